@@ -1,0 +1,59 @@
+//! Loom, spec A.12 (seed MC4, HDDS-17268): a freshly restarted datanode; the new leader's
+//! heartbeat (term 2) races the old leader's response carrying a term-1 force delete and
+//! the command processor. Three spawned threads.
+#![cfg(loom)]
+
+#[path = "support.rs"]
+mod support;
+
+use hadoop_ref::datanode::state_context::Behavior;
+use hadoop_ref::scenarios::term_fencing::{
+    OldLeader, SEED_KEY, mc4_heartbeat_fence, mc4_residual_window,
+};
+use support::{assert_caught, assert_holds, explore};
+
+#[test]
+fn heartbeat_term_seen_before_init_fences_stale_command() {
+    let exploration = explore("mc4-believes/Fixed", || {
+        mc4_heartbeat_fence(Behavior::Fixed, OldLeader::StillBelievesItLeads, 1)
+    });
+    assert_holds(&exploration);
+}
+
+#[test]
+fn heartbeat_term_discarded_before_init_runs_stale_command() {
+    let exploration = explore("mc4-believes/LegacyIgnoreHeartbeatTermBeforeInit", || {
+        mc4_heartbeat_fence(
+            Behavior::LegacyIgnoreHeartbeatTermBeforeInit,
+            OldLeader::StillBelievesItLeads,
+            1,
+        )
+    });
+    assert_caught(&exploration, SEED_KEY);
+}
+
+#[test]
+fn stepped_down_leader_command_fenced_by_heartbeat_term() {
+    let exploration = explore("mc4-follower/Fixed", || {
+        mc4_heartbeat_fence(Behavior::Fixed, OldLeader::SteppedDownHoldingCommand, 1)
+    });
+    assert_holds(&exploration);
+}
+
+#[test]
+fn awaiting_leader_term_closes_residual_window() {
+    let exploration = explore("mc4-residual/AwaitLeaderTerm", || {
+        mc4_residual_window(Behavior::AwaitLeaderTerm, 1)
+    });
+    assert_holds(&exploration);
+}
+
+#[test]
+fn fixed_rule_leaves_residual_window_open() {
+    // The seed's patch narrows the window but does not close it (spec A.14): init before
+    // the new leader's first response takes the deposed leader's term.
+    let exploration = explore("mc4-residual/Fixed", || {
+        mc4_residual_window(Behavior::Fixed, 1)
+    });
+    assert_caught(&exploration, SEED_KEY);
+}

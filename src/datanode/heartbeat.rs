@@ -1,0 +1,235 @@
+//! `HeartbeatEndpointTask`: the datanode's conversation with one SCM, and the
+//! [`ScmEndpoint`] boundary it talks through.
+//!
+//! **The race (HDDS-17268).** Each SCM endpoint has its own heartbeat thread, and
+//! `processResponse` applied the response's term with an unlocked check-then-set: two
+//! SCMs answering as leader at once (terms 2 and 3) could leave the term at 2.
+//!
+//! **The fix** is in [`StateContext::update_term_from_heartbeat`], which holds the context
+//! lock. This task applies the response's term before it queues any command of the same
+//! response, as Ozone does, so a command never raises the term past its own response's.
+
+use std::fmt;
+
+use super::commands::{CommandKind, ScmCommand};
+use super::state_context::{EndpointState, EndpointStateMachine, StateContext};
+use super::{DatanodeError, DatanodeId, ScmId, Term, validate_term};
+use crate::sync::Arc;
+
+/// The SCM's answer to a heartbeat (`SCMHeartbeatResponseProto`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeartbeatResponse {
+    /// The datanode the response is for.
+    pub datanode: DatanodeId,
+    /// The SCM's leader term; only an SCM that believes it leads sends one.
+    pub term: Option<Term>,
+    /// Queued commands, each with the term of the leader that created it.
+    pub commands: Vec<ScmCommand>,
+}
+
+/// What the datanode tells the SCM in a heartbeat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeartbeatRequest {
+    /// The datanode.
+    pub datanode: DatanodeId,
+    /// Commands waiting in its queue.
+    pub queued_commands: usize,
+}
+
+/// Why an SCM call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EndpointError {
+    /// The SCM did not answer (down, paused, partitioned).
+    #[error("SCM unavailable")]
+    Unavailable,
+}
+
+/// An SCM as a datanode's endpoint thread sees it (`StorageContainerDatanodeProtocol`).
+pub trait ScmEndpoint: Send + Sync + fmt::Debug {
+    /// The SCM's id.
+    fn scm_id(&self) -> ScmId;
+    /// GETVERSION.
+    fn get_version(&self, datanode: DatanodeId) -> Result<(), EndpointError>;
+    /// REGISTER.
+    fn register(&self, datanode: DatanodeId) -> Result<(), EndpointError>;
+    /// HEARTBEAT: hands out the commands queued for the datanode.
+    fn send_heartbeat(&self, request: HeartbeatRequest)
+    -> Result<HeartbeatResponse, EndpointError>;
+}
+
+/// What one call of [`HeartbeatEndpointTask::run_once`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskOutcome {
+    /// GETVERSION answered; the endpoint moved to REGISTER.
+    Versioned,
+    /// REGISTER answered; the endpoint moved to HEARTBEAT.
+    Registered,
+    /// A heartbeat response was processed.
+    Heartbeat(HeartbeatSummary),
+    /// The endpoint is shut down; nothing was sent.
+    Shutdown,
+}
+
+/// What a processed heartbeat response contained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeartbeatSummary {
+    /// The response's term, applied to the context.
+    pub term: Option<Term>,
+    /// Commands queued.
+    pub queued: usize,
+    /// The SCM asked the datanode to register again; the next call starts at GETVERSION
+    /// and should run at once.
+    pub reregister: bool,
+}
+
+/// The task one endpoint thread runs each cycle (`HeartbeatEndpointTask`, together with
+/// the version and register tasks of the other endpoint states).
+#[derive(Debug)]
+pub struct HeartbeatEndpointTask {
+    datanode: DatanodeId,
+    endpoint: Arc<EndpointStateMachine>,
+    scm: Arc<dyn ScmEndpoint>,
+    context: Arc<StateContext>,
+}
+
+impl HeartbeatEndpointTask {
+    /// The task for `scm`, whose state is `endpoint` (one of `context.endpoints()`).
+    pub fn new(
+        datanode: DatanodeId,
+        endpoint: Arc<EndpointStateMachine>,
+        scm: Arc<dyn ScmEndpoint>,
+        context: Arc<StateContext>,
+    ) -> Self {
+        Self {
+            datanode,
+            endpoint,
+            scm,
+            context,
+        }
+    }
+
+    /// One task per endpoint of `context`, paired with the SCM of the same id.
+    ///
+    /// An endpoint without an SCM in `scms` is [`DatanodeError::ScmUnreachable`].
+    pub fn for_all_endpoints(
+        datanode: DatanodeId,
+        context: &Arc<StateContext>,
+        scms: &[Arc<dyn ScmEndpoint>],
+    ) -> Result<Vec<HeartbeatEndpointTask>, DatanodeError> {
+        context
+            .endpoints()
+            .iter()
+            .map(|endpoint| {
+                let scm = scms
+                    .iter()
+                    .find(|s| s.scm_id() == endpoint.scm())
+                    .ok_or_else(|| DatanodeError::ScmUnreachable {
+                        scm: endpoint.scm(),
+                        reason: "no endpoint configured for this SCM".into(),
+                    })?;
+                Ok(HeartbeatEndpointTask::new(
+                    datanode,
+                    Arc::clone(endpoint),
+                    Arc::clone(scm),
+                    Arc::clone(context),
+                ))
+            })
+            .collect()
+    }
+
+    /// The endpoint's state machine.
+    pub fn endpoint(&self) -> &Arc<EndpointStateMachine> {
+        &self.endpoint
+    }
+
+    /// Runs the step of the endpoint's current state: GETVERSION → REGISTER → HEARTBEAT.
+    pub fn run_once(&self) -> Result<TaskOutcome, DatanodeError> {
+        let unreachable = |error: EndpointError| {
+            self.endpoint.record_missed();
+            DatanodeError::ScmUnreachable {
+                scm: self.scm.scm_id(),
+                reason: error.to_string(),
+            }
+        };
+        match self.endpoint.state() {
+            EndpointState::GetVersion => {
+                self.scm.get_version(self.datanode).map_err(unreachable)?;
+                self.endpoint.record_answered();
+                self.endpoint.set_state(EndpointState::Register);
+                Ok(TaskOutcome::Versioned)
+            }
+            EndpointState::Register => {
+                self.scm.register(self.datanode).map_err(unreachable)?;
+                self.endpoint.record_answered();
+                self.endpoint.set_state(EndpointState::Heartbeat);
+                Ok(TaskOutcome::Registered)
+            }
+            EndpointState::Heartbeat => {
+                let request = HeartbeatRequest {
+                    datanode: self.datanode,
+                    queued_commands: self.context.queue_len(),
+                };
+                let response = self.scm.send_heartbeat(request).map_err(unreachable)?;
+                self.endpoint.record_answered();
+                self.process_response(response).map(TaskOutcome::Heartbeat)
+            }
+            EndpointState::Shutdown => Ok(TaskOutcome::Shutdown),
+        }
+    }
+
+    /// `processResponse`: checks the response as a whole first (it is for this datanode,
+    /// every term is valid), so a malformed response changes nothing; then applies the term,
+    /// then queues the commands in order.
+    pub fn process_response(
+        &self,
+        response: HeartbeatResponse,
+    ) -> Result<HeartbeatSummary, DatanodeError> {
+        if response.datanode != self.datanode {
+            return Err(DatanodeError::ResponseForAnotherDatanode {
+                expected: self.datanode,
+                actual: response.datanode,
+            });
+        }
+        if let Some(term) = response.term {
+            validate_term(term)?;
+        }
+        for command in &response.commands {
+            validate_term(command.term)?;
+        }
+        if let Some(term) = response.term {
+            self.context.update_term_from_heartbeat(term)?;
+        }
+        let mut summary = HeartbeatSummary {
+            term: response.term,
+            queued: 0,
+            reregister: false,
+        };
+        let mut refused = 0;
+        for command in response.commands {
+            if matches!(&command.kind, CommandKind::DeleteBlocks { transactions } if transactions.is_empty())
+            {
+                // Ozone ignores a delete-blocks command with nothing to delete.
+                continue;
+            }
+            if command.kind == CommandKind::Reregister {
+                if self.endpoint.state() == EndpointState::Heartbeat {
+                    self.endpoint.set_state(EndpointState::GetVersion);
+                    summary.reregister = true;
+                }
+                continue;
+            }
+            match self.context.add_command(command) {
+                Ok(()) => summary.queued += 1,
+                Err(DatanodeError::CommandQueueFull { .. }) => refused += 1,
+                Err(other) => return Err(other),
+            }
+        }
+        if refused > 0 {
+            return Err(DatanodeError::CommandQueueFull {
+                limit: self.context.config().command_queue_limit,
+                dropped: refused,
+            });
+        }
+        Ok(summary)
+    }
+}

@@ -1,0 +1,70 @@
+//! The datanode's control plane: SCM-term fencing of commands (HDDS-17268).
+//!
+//! - [`state_context`]: the command queue and the leader-SCM term that fences commands of
+//!   a stale leader (`StateContext`).
+//! - [`heartbeat`]: one `HeartbeatEndpointTask` per SCM endpoint and the [`ScmEndpoint`]
+//!   boundary it talks through.
+//! - [`commands`]: SCM commands and the dispatcher whose handlers re-check term and
+//!   deadline when they run.
+//! - [`container_set`]: the replicas the command handlers act on.
+//! - [`daemon`]: the production driver, a thread per endpoint plus the command processor.
+//!
+//! [`ScmEndpoint`]: heartbeat::ScmEndpoint
+
+pub mod commands;
+pub mod container_set;
+pub mod daemon;
+mod error;
+pub mod heartbeat;
+pub mod state_context;
+
+use std::fmt;
+
+pub use error::DatanodeError;
+
+/// A leader term of the SCM Ratis ring, stamped on every command by the SCM that created it.
+///
+/// Signed because non-HA and test SCMs use [`NON_HA_TERM`] (−1) and commands default to 0.
+pub type Term = i64;
+
+/// The term a non-HA SCM stamps (`SCMContext.INVALID_TERM`). Any lower term is bad input.
+pub const NON_HA_TERM: Term = -1;
+
+/// Checks that `term` is a term an SCM can send: [`NON_HA_TERM`] or non-negative.
+pub fn validate_term(term: Term) -> Result<Term, DatanodeError> {
+    if term < NON_HA_TERM {
+        Err(DatanodeError::InvalidTerm { term })
+    } else {
+        Ok(term)
+    }
+}
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(pub u64);
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!($prefix, "{}"), self.0)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// Identifies a datanode (its UUID in Ozone).
+    DatanodeId,
+    "dn"
+);
+id_type!(
+    /// Identifies an SCM of the HA ring.
+    ScmId,
+    "scm"
+);
+id_type!(
+    /// Identifies a container.
+    ContainerId,
+    "c"
+);

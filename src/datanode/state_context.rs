@@ -1,0 +1,527 @@
+//! `StateContext`: the datanode's command queue and the leader-SCM term that fences
+//! commands of a stale SCM leader (HDDS-3988, HDDS-7621, HDDS-17268).
+//!
+//! **The race (HDDS-17268).** Before the term is initialised, the term of a heartbeat
+//! response was discarded, so init took the old leader's term from the first queued
+//! command; and the heartbeat path raised the term with an unlocked check-then-set, so two
+//! SCMs answering as leader at once could leave the term at 2 after 3 was applied.
+//!
+//! **The fix.** A heartbeat term seen before init is recorded, and init takes the larger of
+//! it and the highest queued command term; every term update holds the context lock; the
+//! term is mirrored in an atomic written only under that lock, for the handler threads.
+//!
+//! [`Behavior`] keeps both unpatched defects selectable, each on its own, and adds
+//! [`Behavior::AwaitLeaderTerm`], which also closes the window the patch leaves open.
+//!
+//! # Example
+//!
+//! ```
+//! use hadoop_ref::clock::ManualClock;
+//! use hadoop_ref::datanode::commands::{CommandId, CommandKind, ScmCommand};
+//! use hadoop_ref::datanode::state_context::{
+//!     Behavior, EndpointState, StateContext, StateContextConfig,
+//! };
+//! use hadoop_ref::datanode::{ContainerId, ScmId};
+//! use hadoop_ref::sync::Arc;
+//!
+//! let ctx = StateContext::new(
+//!     Behavior::Fixed,
+//!     StateContextConfig::default(),
+//!     &[(ScmId(1), false)],
+//!     Arc::new(ManualClock::new(0)),
+//! )?;
+//! ctx.endpoints()[0].set_state(EndpointState::Heartbeat);
+//!
+//! // The new leader's heartbeat (term 2) arrives before any command ...
+//! ctx.update_term_from_heartbeat(2)?;
+//! // ... then the old leader's force delete of term 1.
+//! let delete = CommandKind::DeleteContainer { container: ContainerId(7), force: true };
+//! ctx.add_command(ScmCommand::new(CommandId(1), 1, delete))?;
+//!
+//! // Init takes term 2 and drops the stale command.
+//! assert!(ctx.get_next_command().is_none());
+//! assert_eq!(ctx.term_of_leader(), Some(2));
+//! # Ok::<(), hadoop_ref::datanode::DatanodeError>(())
+//! ```
+
+use std::collections::VecDeque;
+
+use super::commands::ScmCommand;
+use super::{DatanodeError, ScmId, Term, validate_term};
+use crate::clock::Clock;
+use crate::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
+use crate::sync::{Arc, Mutex, MutexGuard};
+
+/// Which term-fencing logic a [`StateContext`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Behavior {
+    /// The patch of HDDS-17268: heartbeat terms before init are recorded and used at init;
+    /// every update holds the context lock.
+    ///
+    /// Residual window (left open by the patch, on purpose): init needs only a majority of
+    /// endpoints in HEARTBEAT and a queued command, so if the first command comes from a
+    /// deposed leader before any response of the new leader was processed, init takes the
+    /// old term and the command runs.
+    Fixed,
+    /// Unpatched defect 1 alone: a heartbeat term received before init is discarded, so
+    /// init takes the highest queued command term only (spec A.12).
+    LegacyIgnoreHeartbeatTermBeforeInit,
+    /// Unpatched defect 2 alone: once the term is set, the heartbeat path raises it with an
+    /// unlocked check-then-set that can lose a higher concurrent update (spec A.13).
+    LegacyUnlockedTermUpdate,
+    /// [`Behavior::Fixed`], and init also waits until a heartbeat response of a leader
+    /// has carried a term, which closes the residual window.
+    ///
+    /// Trade-off: a cluster whose SCMs send no term (an SCM older than HDDS-7621, or no
+    /// leader at all) would stop command processing, so after
+    /// [`StateContextConfig::await_leader_term_bound_ms`] since the (re)start the rule falls
+    /// back to [`Behavior::Fixed`]'s. Commands wait in the queue meanwhile; a queue that
+    /// reaches its limit refuses new ones with [`DatanodeError::CommandQueueFull`].
+    AwaitLeaderTerm,
+}
+
+impl Behavior {
+    /// Every behavior, fixed ones first.
+    pub const ALL: [Behavior; 4] = [
+        Behavior::Fixed,
+        Behavior::AwaitLeaderTerm,
+        Behavior::LegacyIgnoreHeartbeatTermBeforeInit,
+        Behavior::LegacyUnlockedTermUpdate,
+    ];
+
+    /// Whether this is one of the unpatched defects.
+    pub fn is_legacy(self) -> bool {
+        matches!(
+            self,
+            Behavior::LegacyIgnoreHeartbeatTermBeforeInit | Behavior::LegacyUnlockedTermUpdate
+        )
+    }
+
+    /// A short stable name, used in reports and schedule files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Behavior::Fixed => "Fixed",
+            Behavior::LegacyIgnoreHeartbeatTermBeforeInit => "LegacyIgnoreHeartbeatTermBeforeInit",
+            Behavior::LegacyUnlockedTermUpdate => "LegacyUnlockedTermUpdate",
+            Behavior::AwaitLeaderTerm => "AwaitLeaderTerm",
+        }
+    }
+
+    /// The behavior called `name` (as printed by [`Behavior::name`]).
+    pub fn from_name(name: &str) -> Option<Behavior> {
+        Behavior::ALL.into_iter().find(|b| b.name() == name)
+    }
+}
+
+/// Limits of a [`StateContext`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateContextConfig {
+    /// Most commands queued at once (`hdds.datanode.command.queue.limit`, default 5000).
+    pub command_queue_limit: usize,
+    /// With [`Behavior::AwaitLeaderTerm`]: how long after a (re)start init waits for a
+    /// leader's heartbeat term before it falls back to the fixed rule. Default 90 s, three
+    /// default heartbeat intervals (`hdds.heartbeat.interval` 30 s).
+    pub await_leader_term_bound_ms: u64,
+}
+
+impl Default for StateContextConfig {
+    fn default() -> Self {
+        Self {
+            command_queue_limit: 5000,
+            await_leader_term_bound_ms: 90_000,
+        }
+    }
+}
+
+/// The states of the connection to one SCM (`EndpointStateMachine.EndPointStates`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EndpointState {
+    /// Asking the SCM for its version.
+    GetVersion,
+    /// Registering with the SCM.
+    Register,
+    /// Registered; heartbeating.
+    Heartbeat,
+    /// The endpoint is stopped.
+    Shutdown,
+}
+
+impl EndpointState {
+    const ORDER: [EndpointState; 4] = [
+        EndpointState::GetVersion,
+        EndpointState::Register,
+        EndpointState::Heartbeat,
+        EndpointState::Shutdown,
+    ];
+
+    /// The state after this one (saturating at `Shutdown`).
+    pub fn next(self) -> EndpointState {
+        let index = Self::ORDER.iter().position(|s| *s == self).unwrap_or(3);
+        Self::ORDER[(index + 1).min(3)]
+    }
+
+    fn encode(self) -> usize {
+        Self::ORDER.iter().position(|s| *s == self).unwrap_or(3)
+    }
+
+    fn decode(code: usize) -> EndpointState {
+        Self::ORDER[code.min(3)]
+    }
+}
+
+/// The datanode's view of its connection to one SCM (`EndpointStateMachine`).
+#[derive(Debug)]
+pub struct EndpointStateMachine {
+    scm: ScmId,
+    passive: bool,
+    state: AtomicUsize,
+    missed_count: AtomicU64,
+}
+
+impl EndpointStateMachine {
+    fn new(scm: ScmId, passive: bool) -> Self {
+        Self {
+            scm,
+            passive,
+            state: AtomicUsize::new(EndpointState::GetVersion.encode()),
+            missed_count: AtomicU64::new(0),
+        }
+    }
+
+    /// The SCM at the other end.
+    pub fn scm(&self) -> ScmId {
+        self.scm
+    }
+
+    /// A passive endpoint (Recon) never counts toward the majority that term init needs.
+    pub fn is_passive(&self) -> bool {
+        self.passive
+    }
+
+    /// The current state.
+    pub fn state(&self) -> EndpointState {
+        EndpointState::decode(self.state.load(Ordering::Acquire))
+    }
+
+    /// Moves to `state`.
+    pub fn set_state(&self, state: EndpointState) {
+        self.state.store(state.encode(), Ordering::Release);
+    }
+
+    /// Consecutive calls the SCM did not answer.
+    pub fn missed_count(&self) -> u64 {
+        self.missed_count.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn record_missed(&self) {
+        self.missed_count.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn record_answered(&self) {
+        self.missed_count.store(0, Ordering::Relaxed);
+    }
+}
+
+/// A command taken from the queue, with what the context knew when it handed it out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DispatchedCommand {
+    /// The command.
+    pub command: ScmCommand,
+    /// The context's term when the command was handed out (equal to the command's term).
+    pub term_at_dispatch: Term,
+    /// The highest term any heartbeat response had carried into this context (since the
+    /// last restart) when the command was handed out. `None` if no response had a term.
+    pub heartbeat_term_high_water: Option<Term>,
+}
+
+/// Counters of a [`StateContext`] since its last restart.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StateContextStats {
+    /// Commands dropped by `get_next_command` because their term was below the term.
+    pub dropped_stale: u64,
+    /// Commands refused because the queue was full.
+    pub rejected_queue_full: u64,
+}
+
+/// The term as one thread saw it, with the process lifetime it belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TermObservation {
+    /// Restarts of the context before the observation.
+    pub incarnation: u64,
+    /// The term, `None` before init.
+    pub term: Option<Term>,
+}
+
+/// Sentinel of the term atomic: no term yet.
+const TERM_UNSET: i64 = i64::MIN;
+
+#[derive(Debug)]
+struct Inner {
+    queue: VecDeque<ScmCommand>,
+    /// Highest heartbeat term seen while the term was unset (the fix's new state).
+    max_term_seen_before_init: Option<Term>,
+    heartbeat_term_high_water: Option<Term>,
+    started_at_ms: u64,
+    /// Restarts so far; tells observations of different process lifetimes apart.
+    incarnation: u64,
+    stats: StateContextStats,
+}
+
+/// The datanode's command queue and leader-SCM term (`StateContext` in Ozone).
+///
+/// Shared by the heartbeat threads (one per SCM, [`StateContext::add_command`] and
+/// [`StateContext::update_term_from_heartbeat`]), the command processor
+/// ([`StateContext::get_next_command`]) and the handlers
+/// ([`StateContext::term_of_leader`]).
+#[derive(Debug)]
+pub struct StateContext {
+    behavior: Behavior,
+    config: StateContextConfig,
+    clock: Arc<dyn Clock>,
+    endpoints: Vec<Arc<EndpointStateMachine>>,
+    inner: Mutex<Inner>,
+    /// `termOfLeaderSCM`. Written only with `inner` held, except by the unlocked heartbeat
+    /// path of [`Behavior::LegacyUnlockedTermUpdate`]; read without the lock by handlers.
+    term: AtomicI64,
+}
+
+impl StateContext {
+    /// A freshly started context: no term, empty queue, every endpoint in GETVERSION.
+    ///
+    /// `endpoints` lists each SCM with whether it is passive (Recon).
+    pub fn new(
+        behavior: Behavior,
+        config: StateContextConfig,
+        endpoints: &[(ScmId, bool)],
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, DatanodeError> {
+        if config.command_queue_limit == 0 {
+            return Err(DatanodeError::InvalidConfig {
+                reason: "command_queue_limit must be at least 1".into(),
+            });
+        }
+        let started_at_ms = clock.now_ms();
+        Ok(Self {
+            behavior,
+            config,
+            clock,
+            endpoints: endpoints
+                .iter()
+                .map(|&(scm, passive)| Arc::new(EndpointStateMachine::new(scm, passive)))
+                .collect(),
+            inner: Mutex::new(Inner {
+                queue: VecDeque::new(),
+                max_term_seen_before_init: None,
+                heartbeat_term_high_water: None,
+                started_at_ms,
+                incarnation: 0,
+                stats: StateContextStats::default(),
+            }),
+            term: AtomicI64::new(TERM_UNSET),
+        })
+    }
+
+    /// The fencing logic in use.
+    pub fn behavior(&self) -> Behavior {
+        self.behavior
+    }
+
+    /// The limits in use.
+    pub fn config(&self) -> &StateContextConfig {
+        &self.config
+    }
+
+    /// The endpoints, in the order given to [`StateContext::new`].
+    pub fn endpoints(&self) -> &[Arc<EndpointStateMachine>] {
+        &self.endpoints
+    }
+
+    /// The leader-SCM term, `None` until initialised (`getTermOfLeaderSCM`). Lock-free:
+    /// handler threads call it when a command runs.
+    pub fn term_of_leader(&self) -> Option<Term> {
+        decode_term(self.term.load(Ordering::Acquire))
+    }
+
+    /// Applies the term of a heartbeat response (`updateTermOfLeaderSCM(long)`).
+    ///
+    /// Before init the term is recorded for init (discarded by
+    /// [`Behavior::LegacyIgnoreHeartbeatTermBeforeInit`]); after init it raises the term.
+    pub fn update_term_from_heartbeat(&self, term: Term) -> Result<(), DatanodeError> {
+        validate_term(term)?;
+        if self.behavior == Behavior::LegacyUnlockedTermUpdate {
+            let current = self.term.load(Ordering::Acquire);
+            if current != TERM_UNSET {
+                // The unpatched check-then-set: a concurrent higher write can land between
+                // this read and the store below and be overwritten.
+                if current < term {
+                    self.term.store(term, Ordering::Release);
+                }
+                let mut inner = self.inner.lock();
+                raise_high_water(&mut inner, term);
+                return Ok(());
+            }
+        }
+        let mut inner = self.inner.lock();
+        raise_high_water(&mut inner, term);
+        match self.term_locked(&inner) {
+            Some(current) => {
+                if current < term {
+                    self.set_term_locked(&inner, term);
+                }
+            }
+            None if self.behavior == Behavior::LegacyIgnoreHeartbeatTermBeforeInit => {}
+            None => {
+                inner.max_term_seen_before_init = Some(
+                    inner
+                        .max_term_seen_before_init
+                        .map_or(term, |t| t.max(term)),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues a command (`addCommand`); raises the term to the command's if it is set and
+    /// lower.
+    ///
+    /// A full queue refuses the command with [`DatanodeError::CommandQueueFull`].
+    pub fn add_command(&self, command: ScmCommand) -> Result<(), DatanodeError> {
+        validate_term(command.term)?;
+        let mut inner = self.inner.lock();
+        if inner.queue.len() >= self.config.command_queue_limit {
+            inner.stats.rejected_queue_full += 1;
+            return Err(DatanodeError::CommandQueueFull {
+                limit: self.config.command_queue_limit,
+                dropped: 1,
+            });
+        }
+        if let Some(current) = self.term_locked(&inner) {
+            if current < command.term {
+                self.set_term_locked(&inner, command.term);
+            }
+        }
+        inner.queue.push_back(command);
+        debug_assert!(inner.queue.len() <= self.config.command_queue_limit);
+        Ok(())
+    }
+
+    /// Hands out the next command whose term equals the (possibly raised) term
+    /// (`getNextCommand`), initialising the term first if it can. Commands of a lower term
+    /// are dropped. `None`: the queue is empty or the term cannot be initialised yet (the
+    /// commands stay queued).
+    pub fn get_next_command(&self) -> Option<DispatchedCommand> {
+        let mut inner = self.inner.lock();
+        self.init_term_locked(&inner);
+        self.term_locked(&inner)?;
+        while let Some(command) = inner.queue.pop_front() {
+            let mut current = self.term_locked(&inner).unwrap_or(command.term);
+            if current < command.term {
+                self.set_term_locked(&inner, command.term);
+                current = command.term;
+            }
+            if command.term == current {
+                return Some(DispatchedCommand {
+                    command,
+                    term_at_dispatch: current,
+                    heartbeat_term_high_water: inner.heartbeat_term_high_water,
+                });
+            }
+            inner.stats.dropped_stale += 1;
+        }
+        None
+    }
+
+    /// Models a datanode process restart: the term, the queue and what was seen before
+    /// init are lost, every endpoint starts over at GETVERSION. Container data is not
+    /// touched (it lives on disk).
+    pub fn restart(&self) {
+        let mut inner = self.inner.lock();
+        inner.queue.clear();
+        inner.max_term_seen_before_init = None;
+        inner.heartbeat_term_high_water = None;
+        inner.started_at_ms = self.clock.now_ms();
+        inner.incarnation += 1;
+        inner.stats = StateContextStats::default();
+        self.term.store(TERM_UNSET, Ordering::Release);
+        for endpoint in &self.endpoints {
+            endpoint.set_state(EndpointState::GetVersion);
+        }
+    }
+
+    /// The term together with the restart count, read under the lock so the two agree.
+    pub fn observe(&self) -> TermObservation {
+        let inner = self.inner.lock();
+        TermObservation {
+            incarnation: inner.incarnation,
+            term: self.term_locked(&inner),
+        }
+    }
+
+    /// Commands waiting in the queue.
+    pub fn queue_len(&self) -> usize {
+        self.inner.lock().queue.len()
+    }
+
+    /// The highest heartbeat term received since the last restart.
+    pub fn heartbeat_term_high_water(&self) -> Option<Term> {
+        self.inner.lock().heartbeat_term_high_water
+    }
+
+    /// Counters since the last restart.
+    pub fn stats(&self) -> StateContextStats {
+        self.inner.lock().stats
+    }
+
+    /// `initTermOfLeaderSCM`: once per start, when a majority of the non-passive endpoints
+    /// heartbeat and a command is queued.
+    fn init_term_locked(&self, inner: &MutexGuard<'_, Inner>) {
+        if self.term_locked(inner).is_some() {
+            return;
+        }
+        let scm_count = self.endpoints.iter().filter(|e| !e.is_passive()).count();
+        let heartbeating = self
+            .endpoints
+            .iter()
+            .filter(|e| !e.is_passive() && e.state() == EndpointState::Heartbeat)
+            .count();
+        if heartbeating < scm_count / 2 + 1 {
+            return;
+        }
+        let Some(max_queued) = inner.queue.iter().map(|c| c.term).max() else {
+            return;
+        };
+        if self.behavior == Behavior::AwaitLeaderTerm
+            && inner.max_term_seen_before_init.is_none()
+            && self.clock.now_ms().saturating_sub(inner.started_at_ms)
+                < self.config.await_leader_term_bound_ms
+        {
+            return;
+        }
+        let term = inner
+            .max_term_seen_before_init
+            .map_or(max_queued, |seen| seen.max(max_queued));
+        self.set_term_locked(inner, term);
+    }
+
+    /// Reads the term; the guard proves the caller holds the lock.
+    fn term_locked(&self, _inner: &MutexGuard<'_, Inner>) -> Option<Term> {
+        decode_term(self.term.load(Ordering::Acquire))
+    }
+
+    /// Writes the term; the guard proves the caller holds the lock.
+    fn set_term_locked(&self, _inner: &MutexGuard<'_, Inner>, term: Term) {
+        self.term.store(term, Ordering::Release);
+    }
+}
+
+fn raise_high_water(inner: &mut Inner, term: Term) {
+    inner.heartbeat_term_high_water = Some(
+        inner
+            .heartbeat_term_high_water
+            .map_or(term, |t| t.max(term)),
+    );
+}
+
+fn decode_term(raw: i64) -> Option<Term> {
+    (raw != TERM_UNSET).then_some(raw)
+}

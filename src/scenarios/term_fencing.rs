@@ -1,0 +1,576 @@
+//! Scenarios and invariants of datanode SCM-term fencing (HDDS-17268), shared by the loom
+//! and shuttle tests, the soak tool and the property tests.
+//!
+//! **The race.** A datanode that discards the heartbeat term before init, or loses a
+//! concurrent term update, settles on an old leader's term and runs that leader's commands
+//! (a force delete of a replica in the seed's reproduction).
+//!
+//! **What is checked.** Every scenario wires real [`StateContext`]s, real
+//! [`HeartbeatEndpointTask`]s and a real [`CommandDispatcher`] to [`InProcessScm`]s, runs
+//! heartbeat threads and the command processor concurrently, and checks the invariants
+//! below over what they observed. A scenario is a plain function: any checker, or none,
+//! can run it.
+
+use super::rng::SeededRng;
+use super::scm::InProcessScm;
+use super::{Violation, join_all};
+use crate::clock::{Clock, ManualClock};
+use crate::datanode::commands::{CommandDispatcher, CommandKind, CommandReport};
+use crate::datanode::container_set::{ContainerReplica, ContainerSet, ContainerState};
+use crate::datanode::heartbeat::{HeartbeatEndpointTask, ScmEndpoint};
+use crate::datanode::state_context::{Behavior, StateContext, StateContextConfig, TermObservation};
+use crate::datanode::{ContainerId, DatanodeError, DatanodeId, ScmId, Term};
+use crate::sync::{Arc, thread};
+
+/// The seed every violation of this module names.
+pub const SEED_KEY: &str = "HDDS-17268";
+
+/// Where the scenarios' clocks start (any fixed time; deadlines are relative to it).
+pub const SCENARIO_START_MS: u64 = 1_700_000_000_000;
+
+fn violation(property: &'static str, detail: String) -> Violation {
+    Violation {
+        seed: SEED_KEY,
+        property,
+        detail,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Invariants
+// ---------------------------------------------------------------------------------------
+
+/// I-A1: within one process lifetime, the term one thread observes never goes down.
+pub fn term_never_decreases(observations: &[TermObservation]) -> Result<(), Violation> {
+    for pair in observations.windows(2) {
+        let (before, after) = (pair[0], pair[1]);
+        if before.incarnation != after.incarnation {
+            continue;
+        }
+        if let (Some(b), a) = (before.term, after.term) {
+            if a.is_none_or(|a| a < b) {
+                return Err(violation(
+                    "term never decreases",
+                    format!("term went from {b} to {a:?} without a restart"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Once initialised, the term is at least every heartbeat term the datanode received
+/// (since its last restart). Checked at quiescence: a lost update or a discarded term shows
+/// as a term below the high water.
+pub fn term_covers_heartbeat_terms(context: &StateContext) -> Result<(), Violation> {
+    let high_water = context.heartbeat_term_high_water();
+    match (context.term_of_leader(), high_water) {
+        (Some(term), Some(seen)) if term < seen => Err(violation(
+            "term covers every heartbeat term",
+            format!("term is {term} after a heartbeat response carried term {seen}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// I-A2: no command runs whose term is below a term the datanode had already taken from a
+/// heartbeat response when the command was handed out.
+pub fn no_command_below_heartbeat_term(reports: &[CommandReport]) -> Result<(), Violation> {
+    for report in reports.iter().filter(|r| r.executed()) {
+        let command = &report.dispatched.command;
+        if let Some(seen) = report.dispatched.heartbeat_term_high_water {
+            if command.term < seen {
+                return Err(violation(
+                    "no command below a heartbeat term",
+                    format!(
+                        "command {:?} of term {} ran after a heartbeat response carried term {seen}",
+                        command.kind, command.term
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The residual window of the seed's patch: when every SCM that believed it led at the
+/// datanode's (re)start had a term of at least `floor`, no command of a lower term (one
+/// created by a leader deposed before the restart) runs. Holds with
+/// [`Behavior::AwaitLeaderTerm`] (before its bound); [`Behavior::Fixed`] violates it by
+/// design when init happens before the new leader's first response.
+pub fn no_command_of_leader_deposed_before_restart(
+    reports: &[CommandReport],
+    floor: Term,
+) -> Result<(), Violation> {
+    match reports
+        .iter()
+        .find(|r| r.executed() && r.dispatched.command.term < floor)
+    {
+        Some(report) => Err(violation(
+            "no command of a leader deposed before the restart",
+            format!(
+                "command {:?} of term {} ran although every leader had term >= {floor} at the restart",
+                report.dispatched.command.kind, report.dispatched.command.term
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The datanode under test
+// ---------------------------------------------------------------------------------------
+
+/// A datanode's control plane wired to in-process SCMs, driven step by step.
+#[derive(Debug)]
+pub struct FencingDatanode {
+    /// Its id.
+    pub id: DatanodeId,
+    /// The state context.
+    pub context: Arc<StateContext>,
+    /// The command processor.
+    pub dispatcher: CommandDispatcher,
+    /// One heartbeat task per SCM, in the order of the SCMs given.
+    pub tasks: Vec<HeartbeatEndpointTask>,
+}
+
+impl FencingDatanode {
+    /// A started datanode holding `containers` (closed, empty), with one endpoint per SCM.
+    pub fn new(
+        id: DatanodeId,
+        behavior: Behavior,
+        scms: &[InProcessScm],
+        containers: &[ContainerId],
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, DatanodeError> {
+        let endpoints: Vec<(ScmId, bool)> = scms.iter().map(|s| (s.scm_id(), false)).collect();
+        let context = Arc::new(StateContext::new(
+            behavior,
+            StateContextConfig::default(),
+            &endpoints,
+            Arc::clone(&clock),
+        )?);
+        let set = Arc::new(ContainerSet::new());
+        for &container in containers {
+            set.add(container, ContainerReplica::new(ContainerState::Closed, 0))?;
+        }
+        let scm_endpoints: Vec<Arc<dyn ScmEndpoint>> =
+            scms.iter().map(InProcessScm::endpoint).collect();
+        let tasks = HeartbeatEndpointTask::for_all_endpoints(id, &context, &scm_endpoints)?;
+        Ok(Self {
+            id,
+            dispatcher: CommandDispatcher::new(Arc::clone(&context), set, clock),
+            context,
+            tasks,
+        })
+    }
+
+    /// Runs every endpoint through GETVERSION and REGISTER, one after the other, so that
+    /// all of them heartbeat next. No heartbeat response is processed.
+    pub fn register_all(&self) -> Result<(), DatanodeError> {
+        for task in &self.tasks {
+            task.run_once()?;
+            task.run_once()?;
+        }
+        Ok(())
+    }
+
+    /// Runs the command processor until it takes nothing; bounded by the queue length.
+    pub fn drain(&self) -> Vec<CommandReport> {
+        let bound = self.context.queue_len() + 1;
+        (0..bound)
+            .map_while(|_| self.dispatcher.process_next())
+            .collect()
+    }
+}
+
+fn scms(count: u64) -> Vec<InProcessScm> {
+    (1..=count).map(|i| InProcessScm::new(ScmId(i))).collect()
+}
+
+fn setup_error(error: DatanodeError) -> Violation {
+    violation("scenario setup", error.to_string())
+}
+
+// ---------------------------------------------------------------------------------------
+// MC5: two SCMs answer as leader at once (spec A.13)
+// ---------------------------------------------------------------------------------------
+
+/// The seed's MC5 (spec A.13): the term is 1; an old leader at term 2 that has not stepped
+/// down answers with a term-2 close command while the new leader answers with term 3, on
+/// two heartbeat threads, with the command processor running. Three spawned threads.
+///
+/// Checks [`term_covers_heartbeat_terms`] and [`no_command_below_heartbeat_term`]: the
+/// unlocked update can leave the term at 2 and run the term-2 command.
+pub fn mc5_concurrent_leader_heartbeats(behavior: Behavior) -> Result<(), Violation> {
+    let clock = ManualClock::new(SCENARIO_START_MS).shared();
+    let scms = scms(2);
+    let (old, new) = (&scms[0], &scms[1]);
+    let dn = DatanodeId(1);
+    let containers = [ContainerId(1), ContainerId(2)];
+    let datanode =
+        FencingDatanode::new(dn, behavior, &scms, &containers, clock).map_err(setup_error)?;
+    datanode.register_all().map_err(setup_error)?;
+
+    // Term 1 is initialised from a command of the first leader.
+    old.become_leader(1);
+    queue(
+        old,
+        dn,
+        CommandKind::CloseContainer {
+            container: containers[0],
+        },
+    )?;
+    datanode.tasks[0].run_once().map_err(setup_error)?;
+    let mut reports = datanode.drain();
+    if datanode.context.term_of_leader() != Some(1) {
+        return Err(violation(
+            "scenario setup",
+            format!("term {:?}, expected 1", datanode.context.term_of_leader()),
+        ));
+    }
+
+    // Old leader re-elected at term 2 with a command; the new leader is at term 3.
+    old.become_leader(2);
+    queue(
+        old,
+        dn,
+        CommandKind::CloseContainer {
+            container: containers[1],
+        },
+    )?;
+    new.become_leader(3);
+
+    let datanode = Arc::new(datanode);
+    let handles = vec![
+        spawn_heartbeats(&datanode, 0, 1),
+        spawn_heartbeats(&datanode, 1, 1),
+        spawn_processor(&datanode, 1),
+    ];
+    reports.extend(join_all(handles)?);
+    reports.extend(datanode.drain());
+
+    term_covers_heartbeat_terms(&datanode.context)?;
+    no_command_below_heartbeat_term(&reports)
+}
+
+// ---------------------------------------------------------------------------------------
+// MC4: a stale leader's command before term init (spec A.12)
+// ---------------------------------------------------------------------------------------
+
+/// What the old leader does when leadership moves in [`mc4_stale_leader_before_init`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OldLeader {
+    /// It has not been told yet and still answers with its term 1.
+    StillBelievesItLeads,
+    /// It stepped down but still holds the command, which it hands out without a term.
+    SteppedDownHoldingCommand,
+}
+
+/// What an MC4 run observed, for the invariants to judge.
+#[derive(Debug)]
+pub struct Mc4Run {
+    /// Every command the processor took.
+    pub reports: Vec<CommandReport>,
+    /// The lowest term among the SCMs that believed they led at the restart.
+    pub leader_term_floor_at_restart: Term,
+    /// Whether the old leader's force delete removed the replica (the seed's assertion).
+    pub replica_deleted: bool,
+    /// The datanode, quiescent.
+    pub datanode: FencingDatanode,
+}
+
+/// The seed's MC4 (spec A.12): SCM A led at term 1 and queued a force delete of a replica
+/// for the datanode; leadership moves to SCM B (term 2) and the datanode restarts. B's
+/// heartbeats (term 2, no commands) race A's response carrying the command and the
+/// command processor; `rounds` heartbeats per thread. Three spawned threads.
+pub fn mc4_stale_leader_before_init(
+    behavior: Behavior,
+    old_leader: OldLeader,
+    rounds: usize,
+) -> Result<Mc4Run, Violation> {
+    let clock = ManualClock::new(SCENARIO_START_MS).shared();
+    let scms = scms(3);
+    let (a, b) = (&scms[0], &scms[1]);
+    let dn = DatanodeId(1);
+    let replica = ContainerId(1);
+    let datanode =
+        FencingDatanode::new(dn, behavior, &scms, &[replica], clock).map_err(setup_error)?;
+
+    a.become_leader(1);
+    queue(
+        a,
+        dn,
+        CommandKind::DeleteContainer {
+            container: replica,
+            force: true,
+        },
+    )?;
+    b.become_leader(2);
+    if old_leader == OldLeader::SteppedDownHoldingCommand {
+        a.step_down();
+    }
+    datanode.context.restart();
+    datanode.register_all().map_err(setup_error)?;
+    let leader_term_floor_at_restart = scms
+        .iter()
+        .filter_map(|s| s.leadership())
+        .min()
+        .unwrap_or(Term::MIN);
+
+    let datanode = Arc::new(datanode);
+    let handles = vec![
+        spawn_heartbeats(&datanode, 1, rounds),
+        spawn_heartbeats(&datanode, 0, rounds),
+        spawn_processor(&datanode, rounds),
+    ];
+    let mut reports = join_all(handles)?;
+    // B has answered by now, so even AwaitLeaderTerm can initialise.
+    reports.extend(datanode.drain());
+    let datanode = Arc::try_unwrap(datanode)
+        .map_err(|_| violation("scenario setup", "datanode still shared".into()))?;
+    Ok(Mc4Run {
+        replica_deleted: !datanode.dispatcher.containers().contains(replica),
+        reports,
+        leader_term_floor_at_restart,
+        datanode,
+    })
+}
+
+/// [`mc4_stale_leader_before_init`] judged by the heartbeat fence:
+/// [`term_covers_heartbeat_terms`] and [`no_command_below_heartbeat_term`].
+pub fn mc4_heartbeat_fence(
+    behavior: Behavior,
+    old_leader: OldLeader,
+    rounds: usize,
+) -> Result<(), Violation> {
+    let run = mc4_stale_leader_before_init(behavior, old_leader, rounds)?;
+    term_covers_heartbeat_terms(&run.datanode.context)?;
+    no_command_below_heartbeat_term(&run.reports)
+}
+
+/// [`mc4_stale_leader_before_init`] with the old leader stepped down, judged by
+/// [`no_command_of_leader_deposed_before_restart`]: the window the seed's patch leaves open.
+pub fn mc4_residual_window(behavior: Behavior, rounds: usize) -> Result<(), Violation> {
+    let run = mc4_stale_leader_before_init(behavior, OldLeader::SteppedDownHoldingCommand, rounds)?;
+    no_command_of_leader_deposed_before_restart(&run.reports, run.leader_term_floor_at_restart)
+}
+
+// ---------------------------------------------------------------------------------------
+// Three SCMs with leader transfers and a restarting datanode
+// ---------------------------------------------------------------------------------------
+
+/// Size of a [`cluster_with_leader_transfers`] run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClusterShape {
+    /// Heartbeat cycles per endpoint thread.
+    pub heartbeat_rounds: usize,
+    /// Calls of the command processor.
+    pub processor_rounds: usize,
+    /// Steps of the controller (transfers, commands, restarts, pauses, clock ticks).
+    pub controller_steps: usize,
+}
+
+impl Default for ClusterShape {
+    fn default() -> Self {
+        Self {
+            heartbeat_rounds: 6,
+            processor_rounds: 8,
+            controller_steps: 10,
+        }
+    }
+}
+
+/// Clock ticks of the controller stay this far below [`StateContextConfig`]'s default
+/// await bound (90 s), so [`Behavior::AwaitLeaderTerm`] never falls back within a run.
+const MAX_TICK_MS: u64 = 8_000;
+
+/// Three in-process SCMs, one datanode with three replicas, a controller thread that
+/// transfers leadership (the old leader sometimes lingering as a self-believed leader),
+/// issues commands from whoever believes it leads, restarts the datanode, pauses and
+/// resumes SCMs and ticks the clock, all from `seed`; three heartbeat threads and the
+/// command processor run meanwhile (five spawned threads: a shuttle scenario, too big for
+/// loom).
+///
+/// Checks [`term_never_decreases`] per thread, [`term_covers_heartbeat_terms`] at the end
+/// and [`no_command_below_heartbeat_term`] over every command.
+pub fn cluster_with_leader_transfers(
+    behavior: Behavior,
+    seed: u64,
+    shape: ClusterShape,
+) -> Result<(), Violation> {
+    let clock = ManualClock::new(SCENARIO_START_MS);
+    let scms = scms(3);
+    let dn = DatanodeId(1);
+    let containers: Vec<ContainerId> = (1..=3).map(ContainerId).collect();
+    let datanode = Arc::new(
+        FencingDatanode::new(dn, behavior, &scms, &containers, clock.shared())
+            .map_err(setup_error)?,
+    );
+    scms[0].become_leader(1);
+
+    let mut handles = Vec::new();
+    for index in 0..scms.len() {
+        let datanode = Arc::clone(&datanode);
+        handles.push(thread::spawn(move || {
+            let mut observations = Vec::new();
+            for _ in 0..shape.heartbeat_rounds {
+                // An unanswered or refused heartbeat is part of the scenario.
+                let _ = datanode.tasks[index].run_once();
+                observations.push(datanode.context.observe());
+                thread::yield_now();
+            }
+            term_never_decreases(&observations).map(|()| Vec::new())
+        }));
+    }
+    {
+        let datanode = Arc::clone(&datanode);
+        handles.push(thread::spawn(move || {
+            let mut reports = Vec::new();
+            let mut observations = Vec::new();
+            for _ in 0..shape.processor_rounds {
+                reports.extend(datanode.dispatcher.process_next());
+                observations.push(datanode.context.observe());
+                thread::yield_now();
+            }
+            term_never_decreases(&observations).map(|()| reports)
+        }));
+    }
+    {
+        let datanode = Arc::clone(&datanode);
+        let scms = scms.clone();
+        handles.push(thread::spawn(move || {
+            let mut controller = Controller {
+                rng: SeededRng::new(seed),
+                scms,
+                datanode,
+                clock,
+                containers,
+                next_term: 2,
+            };
+            for _ in 0..shape.controller_steps {
+                controller.step()?;
+                thread::yield_now();
+            }
+            Ok(Vec::new())
+        }));
+    }
+    let mut reports = join_all(handles)?;
+    reports.extend(datanode.drain());
+    term_covers_heartbeat_terms(&datanode.context)?;
+    no_command_below_heartbeat_term(&reports)
+}
+
+struct Controller {
+    rng: SeededRng,
+    scms: Vec<InProcessScm>,
+    datanode: Arc<FencingDatanode>,
+    clock: ManualClock,
+    containers: Vec<ContainerId>,
+    next_term: Term,
+}
+
+impl Controller {
+    fn step(&mut self) -> Result<(), Violation> {
+        let scm_count = self.scms.len() as u64;
+        match self.rng.below(100) {
+            // Leadership moves; a third of the time the old leader lingers, believing it
+            // leads, until a later transfer tells it.
+            0..=24 => {
+                let to = self.rng.below(scm_count) as usize;
+                let linger = self.rng.chance(35);
+                for (i, scm) in self.scms.iter().enumerate() {
+                    if i != to && !(linger && scm.leadership().is_some()) {
+                        scm.step_down();
+                    }
+                }
+                self.scms[to].become_leader(self.next_term);
+                self.next_term += 1;
+            }
+            25..=64 => {
+                let believers: Vec<_> = self
+                    .scms
+                    .iter()
+                    .filter(|s| s.leadership().is_some())
+                    .cloned()
+                    .collect();
+                if !believers.is_empty() {
+                    let scm = believers[self.rng.below(believers.len() as u64) as usize].clone();
+                    let kind = self.command_kind();
+                    let deadline_ms = self.clock.now_ms() + 5_000 + self.rng.below(30_000);
+                    // A refusal means it stopped believing meanwhile: nothing to send.
+                    let _ = scm.queue_command(self.datanode.id, kind, deadline_ms);
+                }
+            }
+            65..=79 => self.datanode.context.restart(),
+            80..=89 => {
+                let scm = &self.scms[self.rng.below(scm_count) as usize];
+                if self.rng.chance(50) {
+                    scm.pause();
+                } else {
+                    scm.resume();
+                }
+            }
+            _ => {
+                self.clock.advance_ms(1 + self.rng.below(MAX_TICK_MS));
+            }
+        }
+        Ok(())
+    }
+
+    fn command_kind(&mut self) -> CommandKind {
+        let container = self.containers[self.rng.below(self.containers.len() as u64) as usize];
+        match self.rng.below(3) {
+            0 => CommandKind::DeleteContainer {
+                container,
+                force: true,
+            },
+            1 => CommandKind::CloseContainer { container },
+            _ => CommandKind::ReplicateContainer {
+                container: ContainerId(100 + self.rng.below(3)),
+                sources: vec![DatanodeId(2)],
+            },
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Thread bodies
+// ---------------------------------------------------------------------------------------
+
+fn queue(scm: &InProcessScm, dn: DatanodeId, kind: CommandKind) -> Result<(), Violation> {
+    scm.queue_command(dn, kind, 0)
+        .map(|_| ())
+        .map_err(|e| violation("scenario setup", e.to_string()))
+}
+
+fn spawn_heartbeats(
+    datanode: &Arc<FencingDatanode>,
+    task: usize,
+    rounds: usize,
+) -> thread::JoinHandle<Result<Vec<CommandReport>, Violation>> {
+    let datanode = Arc::clone(datanode);
+    thread::spawn(move || {
+        for _ in 0..rounds {
+            datanode.tasks[task].run_once().map_err(setup_error)?;
+        }
+        Ok(Vec::new())
+    })
+}
+
+fn spawn_processor(
+    datanode: &Arc<FencingDatanode>,
+    rounds: usize,
+) -> thread::JoinHandle<Result<Vec<CommandReport>, Violation>> {
+    let datanode = Arc::clone(datanode);
+    thread::spawn(move || {
+        let mut reports = Vec::new();
+        for _ in 0..rounds {
+            reports.extend(datanode.dispatcher.process_next());
+            if rounds > 1 {
+                thread::yield_now();
+            }
+        }
+        Ok(reports)
+    })
+}

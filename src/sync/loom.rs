@@ -1,0 +1,29 @@
+//! Loom backend: the raw loom primitives that [`super::model`] wraps into the facade's shape.
+
+pub(super) use loom::sync::{
+    Condvar as RawCondvar, Mutex as RawMutex, MutexGuard as RawMutexGuard, RwLock as RawRwLock,
+    RwLockReadGuard as RawRwLockReadGuard, RwLockWriteGuard as RawRwLockWriteGuard,
+};
+
+pub use loom::sync::Arc;
+
+/// Atomic integers (`loom::sync::atomic`).
+pub mod atomic {
+    pub use loom::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+}
+
+/// Threads (`loom::thread`); `sleep` is a yield because loom does not model time.
+pub mod thread {
+    pub use loom::thread::{JoinHandle, spawn, yield_now};
+
+    /// Loom does not model time: sleeping is a scheduling point and nothing more.
+    pub fn sleep(_duration: std::time::Duration) {
+        yield_now();
+    }
+}
+
+/// An `Arc` of a boxed value, typically a trait object (loom's `Arc` cannot coerce to an
+/// unsized type, so this goes through `std`'s).
+pub fn arc_from_box<T: ?Sized>(boxed: Box<T>) -> Arc<T> {
+    Arc::from_std(std::sync::Arc::from(boxed))
+}

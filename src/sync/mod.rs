@@ -1,0 +1,86 @@
+//! The one synchronization facade of the crate.
+//!
+//! Every lock, atomic, thread, channel and `ArcSwap` a component uses comes from here, so
+//! that the same source runs in three builds:
+//!
+//! | build | how | backend |
+//! |---|---|---|
+//! | production | `cargo build` | `parking_lot`, `std` atomics and threads, `crossbeam-channel`, `arc-swap` |
+//! | loom | `RUSTFLAGS="--cfg loom"` | `loom::sync`, `loom::thread`, the model channel and `ArcSwap` |
+//! | shuttle | `--features shuttle` | `shuttle::sync`, `shuttle::thread`, the same model channel and `ArcSwap` |
+//!
+//! The API has `parking_lot`'s shape in all three: `lock()`, `read()` and `write()` return
+//! the guard (poisoning is ignored, a panic already failed the run) and
+//! [`Condvar::wait`] takes `&mut guard`. Neither checker can see inside `crossbeam-channel`
+//! or `arc-swap`, so the model builds use a small Mutex + Condvar queue ([`channel`]) and
+//! an `RwLock<Arc<T>>` ([`ArcSwap`]) with the same API.
+//!
+//! Time is not modelled by either checker: components read time from a
+//! [`Clock`](crate::clock::Clock) and no logic depends on a timeout firing. In the model
+//! builds a timed wait returns at once as timed out, which callers treat like a spurious
+//! wakeup.
+//!
+//! [`unmodelled`] holds the few std primitives a *harness* needs (a stopwatch, an
+//! iteration counter). They are invisible to the checkers by design and no component uses
+//! them.
+//!
+//! # Example
+//!
+//! ```
+//! use hadoop_ref::sync::{Arc, Mutex, thread};
+//!
+//! let counter = Arc::new(Mutex::new(0u32));
+//! let c = Arc::clone(&counter);
+//! let handle = thread::spawn(move || *c.lock() += 1);
+//! handle.join().expect("the thread does not panic");
+//! assert_eq!(*counter.lock(), 1);
+//! ```
+
+#[cfg(all(loom, feature = "shuttle"))]
+compile_error!("build with either `--cfg loom` or `--features shuttle`, not both");
+
+#[cfg(not(any(loom, feature = "shuttle")))]
+mod production;
+#[cfg(not(any(loom, feature = "shuttle")))]
+pub use production::*;
+
+#[cfg(loom)]
+mod loom;
+#[cfg(loom)]
+use self::loom as backend;
+
+#[cfg(all(feature = "shuttle", not(loom)))]
+mod shuttle;
+#[cfg(all(feature = "shuttle", not(loom)))]
+use self::shuttle as backend;
+
+#[cfg(any(loom, feature = "shuttle"))]
+mod model;
+#[cfg(any(loom, feature = "shuttle"))]
+pub use model::*;
+
+#[cfg(any(loom, feature = "shuttle"))]
+mod model_arc_swap;
+#[cfg(any(loom, feature = "shuttle"))]
+pub use model_arc_swap::ArcSwap;
+
+/// Channels with `crossbeam-channel`'s API (a Mutex + Condvar queue in the model builds).
+#[cfg(any(loom, feature = "shuttle"))]
+pub mod channel {
+    pub use super::model_channel::{Receiver, Sender, bounded, unbounded};
+    pub use crossbeam_channel::{RecvError, RecvTimeoutError, SendError, TryRecvError};
+}
+#[cfg(any(loom, feature = "shuttle"))]
+mod model_channel;
+
+pub mod unmodelled;
+
+/// Milliseconds since the Unix epoch from the operating system's wall clock.
+///
+/// Only [`SystemClock`](crate::clock::SystemClock) calls this; everything else reads a
+/// [`Clock`](crate::clock::Clock). A clock set before 1970 reads as 0 rather than failing.
+pub fn system_time_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}

@@ -1,0 +1,29 @@
+//! Shuttle backend: the raw shuttle primitives that [`super::model`] wraps into the
+//! facade's shape.
+
+pub(super) use shuttle::sync::{
+    Condvar as RawCondvar, Mutex as RawMutex, MutexGuard as RawMutexGuard, RwLock as RawRwLock,
+    RwLockReadGuard as RawRwLockReadGuard, RwLockWriteGuard as RawRwLockWriteGuard,
+};
+
+pub use shuttle::sync::Arc;
+
+/// Atomic integers (`shuttle::sync::atomic`; shuttle treats every ordering as `SeqCst`).
+pub mod atomic {
+    pub use shuttle::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+}
+
+/// Threads (`shuttle::thread`); `sleep` is a yield because shuttle does not model time.
+pub mod thread {
+    pub use shuttle::thread::{JoinHandle, spawn, yield_now};
+
+    /// Shuttle does not model time: sleeping is a scheduling point and nothing more.
+    pub fn sleep(_duration: std::time::Duration) {
+        yield_now();
+    }
+}
+
+/// An `Arc` of a boxed value, typically a trait object.
+pub fn arc_from_box<T: ?Sized>(boxed: Box<T>) -> Arc<T> {
+    Arc::from(boxed)
+}

@@ -1,0 +1,52 @@
+//! Harness bookkeeping that must stay *outside* a checker's model: a stopwatch and a
+//! counter built on `std`, identical in every build.
+//!
+//! A loom or shuttle run re-executes its closure many times; a count of those executions,
+//! or the wall time they took, has to survive between executions, which a model primitive
+//! cannot do (a loom type kept across iterations breaks the model). No component uses this
+//! module: it serves tests, benches and the soak tool.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Counts events across checker iterations.
+#[derive(Debug, Default)]
+pub struct Counter(AtomicU64);
+
+impl Counter {
+    /// A counter at zero.
+    pub const fn new() -> Self {
+        Self(AtomicU64::new(0))
+    }
+
+    /// Adds one and returns the new count.
+    pub fn increment(&self) -> u64 {
+        self.0.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// The current count.
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Sets the count back to zero.
+    pub fn reset(&self) {
+        self.0.store(0, Ordering::Relaxed);
+    }
+}
+
+/// Wall time elapsed since it was started.
+#[derive(Debug, Clone, Copy)]
+pub struct Stopwatch(Instant);
+
+impl Stopwatch {
+    /// Starts now.
+    pub fn start() -> Self {
+        Self(Instant::now())
+    }
+
+    /// Time since [`Stopwatch::start`].
+    pub fn elapsed(&self) -> Duration {
+        self.0.elapsed()
+    }
+}
