@@ -106,7 +106,7 @@ pub fn term_fencing() -> Vec<Case> {
     cases!(
         cases,
         "mc5_concurrent_leader_heartbeats",
-        |behavior, _seed| { mc5_concurrent_leader_heartbeats(behavior) },
+        |behavior, _seed| mc5_concurrent_leader_heartbeats(behavior),
         [
             (Fixed, Holds),
             (AwaitLeaderTerm, Holds),
@@ -116,7 +116,7 @@ pub fn term_fencing() -> Vec<Case> {
     cases!(
         cases,
         "cluster_leader_transfers",
-        |behavior, seed| { cluster_with_leader_transfers(behavior, seed, ClusterShape::default()) },
+        |behavior, seed| cluster_with_leader_transfers(behavior, seed, ClusterShape::default()),
         [
             (Fixed, Holds),
             (AwaitLeaderTerm, Holds),

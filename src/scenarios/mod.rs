@@ -8,6 +8,8 @@
 //! variants must be caught.
 
 pub mod catalogue;
+#[cfg(feature = "shuttle")]
+pub mod checker;
 pub mod rng;
 pub mod scm;
 pub mod term_fencing;

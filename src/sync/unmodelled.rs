@@ -50,3 +50,16 @@ impl Stopwatch {
         self.0.elapsed()
     }
 }
+
+/// Runs `f` on a new OS thread and waits for it; `Err` carries its panic.
+///
+/// Shuttle keeps per-OS-thread state between runs (it skips persisting a second failing
+/// schedule of the same length on the same thread), so a harness gives every checker run
+/// a thread of its own.
+pub fn on_new_os_thread<T, F>(f: F) -> std::thread::Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    std::thread::spawn(f).join()
+}

@@ -1,0 +1,232 @@
+//! Runs a [`Case`] under shuttle (random or PCT schedules), counts executions, and saves a
+//! failing schedule to a file that [`replay_file`] runs again. Used by the shuttle tests
+//! and the soak tool.
+
+use std::fs;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use shuttle::rand::{RngCore, thread_rng};
+use shuttle::scheduler::{PctScheduler, RandomScheduler};
+use shuttle::{Config, FailurePersistence, Runner};
+
+use super::catalogue::{self, Case};
+use crate::sync::unmodelled::{Counter, Stopwatch, on_new_os_thread};
+
+/// Which shuttle scheduler explores the schedules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchedulerKind {
+    /// Uniformly random choice at every scheduling point.
+    Random,
+    /// Probabilistic concurrency testing with the given bug depth.
+    Pct {
+        /// Bug depth (number of priority change points + 1).
+        depth: usize,
+    },
+}
+
+impl SchedulerKind {
+    /// `random` or `pct3`.
+    pub fn label(self) -> String {
+        match self {
+            SchedulerKind::Random => "random".into(),
+            SchedulerKind::Pct { depth } => format!("pct{depth}"),
+        }
+    }
+}
+
+/// How long and how a case is explored.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    /// The scheduler.
+    pub scheduler: SchedulerKind,
+    /// Most executions.
+    pub iterations: usize,
+    /// Stop earlier once this much wall time has passed.
+    pub max_time: Option<Duration>,
+    /// Seed of the scheduler (scenario seeds are drawn from it, so a run is reproducible).
+    pub seed: u64,
+    /// Where a failing schedule is written; `None` keeps it in memory only.
+    pub schedule_dir: Option<PathBuf>,
+}
+
+/// What a run found.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    /// Executions run, up to and including a failing one.
+    pub iterations: u64,
+    /// Wall time of the run.
+    pub elapsed: Duration,
+    /// The first violation (or other panic) seen, if any.
+    pub failure: Option<String>,
+    /// The schedule file written for the failure.
+    pub schedule_file: Option<PathBuf>,
+}
+
+impl RunResult {
+    /// Executions per second.
+    pub fn rate_per_s(&self) -> f64 {
+        self.iterations as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+/// Runs `case` under `spec`, on an OS thread of its own.
+pub fn run_case(case: Case, spec: &RunSpec) -> RunResult {
+    let spec = spec.clone();
+    let stopwatch = Stopwatch::start();
+    let iterations: &'static Counter = Box::leak(Box::new(Counter::new()));
+    let temp_dir = spec.schedule_dir.as_ref().map(|dir| {
+        dir.join(format!(
+            ".shuttle-{}-{}-{}",
+            case.scenario,
+            case.variant,
+            std::process::id()
+        ))
+    });
+    let persistence_dir = temp_dir.clone();
+    let outcome = on_new_os_thread(move || {
+        let mut config = Config::new();
+        config.max_time = spec.max_time;
+        config.failure_persistence = match &persistence_dir {
+            Some(dir) if fs::create_dir_all(dir).is_ok() => {
+                FailurePersistence::File(Some(dir.clone()))
+            }
+            _ => FailurePersistence::Print,
+        };
+        let body = move || {
+            iterations.increment();
+            let seed = thread_rng().next_u64();
+            if let Err(violation) = case.run(seed) {
+                panic!("{violation}");
+            }
+        };
+        catch_unwind(AssertUnwindSafe(|| match spec.scheduler {
+            SchedulerKind::Random => {
+                Runner::new(
+                    RandomScheduler::new_from_seed(spec.seed, spec.iterations),
+                    config,
+                )
+                .run(body);
+            }
+            SchedulerKind::Pct { depth } => {
+                Runner::new(
+                    PctScheduler::new_from_seed(spec.seed, depth, spec.iterations),
+                    config,
+                )
+                .run(body);
+            }
+        }))
+        .err()
+        .map(|payload| panic_message(payload.as_ref()))
+    });
+    let failure = outcome.unwrap_or_else(|payload| Some(panic_message(payload.as_ref())));
+    let schedule_file = match (&failure, &temp_dir, &spec.schedule_dir) {
+        (Some(_), Some(temp), Some(out)) => save_schedule(case, temp, out),
+        _ => None,
+    };
+    if let Some(temp) = &temp_dir {
+        // Best effort: an empty or half-written temporary directory is harmless.
+        let _ = fs::remove_dir_all(temp);
+    }
+    RunResult {
+        iterations: iterations.get(),
+        elapsed: stopwatch.elapsed(),
+        failure,
+        schedule_file,
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_else(|| "panic without a message".to_owned())
+}
+
+const SCHEDULE_HEADER: &str = "# hadoop-ref shuttle schedule: replay with `soak replay FILE`";
+
+/// Moves the schedule shuttle wrote into `out/<scenario>.<variant>.schedule`, with a header
+/// naming the case.
+fn save_schedule(case: Case, temp: &Path, out: &Path) -> Option<PathBuf> {
+    let written = fs::read_dir(temp).ok()?.flatten().next()?.path();
+    let schedule = fs::read_to_string(written).ok()?;
+    let path = out.join(format!("{}.{}.schedule", case.scenario, case.variant));
+    let text = format!(
+        "{SCHEDULE_HEADER}\nscenario: {}\nvariant: {}\nschedule: {}\n",
+        case.scenario,
+        case.variant,
+        schedule.trim()
+    );
+    fs::write(&path, text).ok()?;
+    Some(path)
+}
+
+/// Why a schedule file could not be replayed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A header line is missing or malformed.
+    #[error("{path} is not a schedule file: {reason}")]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// No scenario of the catalogue has that name and variant.
+    #[error("no scenario {scenario}/{variant} in the catalogue")]
+    UnknownCase {
+        /// Scenario name.
+        scenario: String,
+        /// Variant name.
+        variant: String,
+    },
+}
+
+/// Replays a schedule file written by [`run_case`]. `Ok(Some(message))` is the failure it
+/// reproduced; `Ok(None)` means the schedule ran without failing (the code changed).
+pub fn replay_file(path: &Path) -> Result<Option<String>, ReplayError> {
+    let text = fs::read_to_string(path).map_err(|source| ReplayError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|line| line.strip_prefix(name)?.strip_prefix(": "))
+            .map(str::to_owned)
+            .ok_or_else(|| ReplayError::Malformed {
+                path: path.to_owned(),
+                reason: format!("no `{name}:` line"),
+            })
+    };
+    let (scenario, variant, schedule) = (field("scenario")?, field("variant")?, field("schedule")?);
+    let case = catalogue::all()
+        .into_iter()
+        .find(|c| c.scenario == scenario && c.variant == variant)
+        .ok_or(ReplayError::UnknownCase { scenario, variant })?;
+    let outcome = on_new_os_thread(move || {
+        catch_unwind(AssertUnwindSafe(|| {
+            shuttle::replay(
+                move || {
+                    let seed = thread_rng().next_u64();
+                    if let Err(violation) = case.run(seed) {
+                        panic!("{violation}");
+                    }
+                },
+                &schedule,
+            )
+        }))
+        .err()
+        .map(|payload| panic_message(payload.as_ref()))
+    });
+    Ok(outcome.unwrap_or_else(|payload| Some(panic_message(payload.as_ref()))))
+}
