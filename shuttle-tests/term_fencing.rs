@@ -1,6 +1,10 @@
 //! Shuttle, HDDS-17268: every term-fencing scenario of the catalogue under random and PCT
 //! schedules. Fixed variants must hold over thousands of schedules; each legacy variant
-//! must be caught within a bounded number (the bound is asserted). Scheduler seeds are
+//! must be caught within a bounded number (the bound is asserted). PCT is not asked to
+//! catch the unlocked update in the cluster scenario: the lost update must land between
+//! two specific steps and then be acted on before the next heartbeat repairs it, deeper
+//! than PCT's depth 3 reaches in 20 000 schedules (random finds it in hundreds to a few
+//! thousand; MC5 holds the PCT check of that race). Scheduler seeds are
 //! fixed, so a run is reproducible; a failing schedule is written under
 //! `target/shuttle-schedules/` for `cargo soak replay FILE`.
 
@@ -107,7 +111,6 @@ shuttle_tests! {
     cluster_ignore_before_init_caught_random: "cluster_leader_transfers" / "LegacyIgnoreHeartbeatTermBeforeInit", RANDOM;
     cluster_ignore_before_init_caught_pct: "cluster_leader_transfers" / "LegacyIgnoreHeartbeatTermBeforeInit", PCT3;
     cluster_unlocked_update_caught_random: "cluster_leader_transfers" / "LegacyUnlockedTermUpdate", RANDOM;
-    cluster_unlocked_update_caught_pct: "cluster_leader_transfers" / "LegacyUnlockedTermUpdate", PCT3;
 }
 
 #[test]

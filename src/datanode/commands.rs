@@ -127,9 +127,13 @@ pub struct CommandReport {
 }
 
 impl CommandReport {
-    /// Whether the command ran.
-    pub fn executed(&self) -> bool {
-        self.outcome == CommandOutcome::Executed
+    /// Whether the command passed both fences and its handler ran it (whether the handler
+    /// then succeeded or refused it).
+    pub fn ran(&self) -> bool {
+        matches!(
+            self.outcome,
+            CommandOutcome::Executed | CommandOutcome::Failed(_)
+        )
     }
 }
 

@@ -260,7 +260,6 @@ struct Inner {
     queue: VecDeque<ScmCommand>,
     /// Highest heartbeat term seen while the term was unset (the fix's new state).
     max_term_seen_before_init: Option<Term>,
-    heartbeat_term_high_water: Option<Term>,
     started_at_ms: u64,
     /// Restarts so far; tells observations of different process lifetimes apart.
     incarnation: u64,
@@ -283,6 +282,9 @@ pub struct StateContext {
     /// `termOfLeaderSCM`. Written only with `inner` held, except by the unlocked heartbeat
     /// path of [`Behavior::LegacyUnlockedTermUpdate`]; read without the lock by handlers.
     term: AtomicI64,
+    /// Highest term any heartbeat response carried since the last restart. Raised after
+    /// the term update it belongs to; a metric, and what the invariants judge dispatches by.
+    heartbeat_term_high_water: AtomicI64,
 }
 
 impl StateContext {
@@ -312,12 +314,12 @@ impl StateContext {
             inner: Mutex::new(Inner {
                 queue: VecDeque::new(),
                 max_term_seen_before_init: None,
-                heartbeat_term_high_water: None,
                 started_at_ms,
                 incarnation: 0,
                 stats: StateContextStats::default(),
             }),
             term: AtomicI64::new(TERM_UNSET),
+            heartbeat_term_high_water: AtomicI64::new(TERM_UNSET),
         })
     }
 
@@ -356,13 +358,12 @@ impl StateContext {
                 if current < term {
                     self.term.store(term, Ordering::Release);
                 }
-                let mut inner = self.inner.lock();
-                raise_high_water(&mut inner, term);
+                self.heartbeat_term_high_water
+                    .fetch_max(term, Ordering::AcqRel);
                 return Ok(());
             }
         }
         let mut inner = self.inner.lock();
-        raise_high_water(&mut inner, term);
         match self.term_locked(&inner) {
             Some(current) => {
                 if current < term {
@@ -378,6 +379,8 @@ impl StateContext {
                 );
             }
         }
+        self.heartbeat_term_high_water
+            .fetch_max(term, Ordering::AcqRel);
         Ok(())
     }
 
@@ -423,7 +426,9 @@ impl StateContext {
                 return Some(DispatchedCommand {
                     command,
                     term_at_dispatch: current,
-                    heartbeat_term_high_water: inner.heartbeat_term_high_water,
+                    heartbeat_term_high_water: decode_term(
+                        self.heartbeat_term_high_water.load(Ordering::Acquire),
+                    ),
                 });
             }
             inner.stats.dropped_stale += 1;
@@ -438,7 +443,8 @@ impl StateContext {
         let mut inner = self.inner.lock();
         inner.queue.clear();
         inner.max_term_seen_before_init = None;
-        inner.heartbeat_term_high_water = None;
+        self.heartbeat_term_high_water
+            .store(TERM_UNSET, Ordering::Release);
         inner.started_at_ms = self.clock.now_ms();
         inner.incarnation += 1;
         inner.stats = StateContextStats::default();
@@ -464,7 +470,7 @@ impl StateContext {
 
     /// The highest heartbeat term received since the last restart.
     pub fn heartbeat_term_high_water(&self) -> Option<Term> {
-        self.inner.lock().heartbeat_term_high_water
+        decode_term(self.heartbeat_term_high_water.load(Ordering::Acquire))
     }
 
     /// Counters since the last restart.
@@ -512,14 +518,6 @@ impl StateContext {
     fn set_term_locked(&self, _inner: &MutexGuard<'_, Inner>, term: Term) {
         self.term.store(term, Ordering::Release);
     }
-}
-
-fn raise_high_water(inner: &mut Inner, term: Term) {
-    inner.heartbeat_term_high_water = Some(
-        inner
-            .heartbeat_term_high_water
-            .map_or(term, |t| t.max(term)),
-    );
 }
 
 fn decode_term(raw: i64) -> Option<Term> {

@@ -17,10 +17,11 @@ use super::{Violation, join_all};
 use crate::clock::{Clock, ManualClock};
 use crate::datanode::commands::{CommandDispatcher, CommandKind, CommandReport};
 use crate::datanode::container_set::{ContainerReplica, ContainerSet, ContainerState};
-use crate::datanode::heartbeat::{HeartbeatEndpointTask, ScmEndpoint};
+use crate::datanode::heartbeat::{HeartbeatEndpointTask, ScmEndpoint, TaskOutcome};
 use crate::datanode::state_context::{Behavior, StateContext, StateContextConfig, TermObservation};
 use crate::datanode::{ContainerId, DatanodeError, DatanodeId, ScmId, Term};
-use crate::sync::{Arc, thread};
+use crate::sync::atomic::{AtomicBool, Ordering};
+use crate::sync::{Arc, RwLock, thread};
 
 /// The seed every violation of this module names.
 pub const SEED_KEY: &str = "HDDS-17268";
@@ -76,7 +77,7 @@ pub fn term_covers_heartbeat_terms(context: &StateContext) -> Result<(), Violati
 /// I-A2: no command runs whose term is below a term the datanode had already taken from a
 /// heartbeat response when the command was handed out.
 pub fn no_command_below_heartbeat_term(reports: &[CommandReport]) -> Result<(), Violation> {
-    for report in reports.iter().filter(|r| r.executed()) {
+    for report in reports.iter().filter(|r| r.ran()) {
         let command = &report.dispatched.command;
         if let Some(seen) = report.dispatched.heartbeat_term_high_water {
             if command.term < seen {
@@ -104,7 +105,7 @@ pub fn no_command_of_leader_deposed_before_restart(
 ) -> Result<(), Violation> {
     match reports
         .iter()
-        .find(|r| r.executed() && r.dispatched.command.term < floor)
+        .find(|r| r.ran() && r.dispatched.command.term < floor)
     {
         Some(report) => Err(violation(
             "no command of a leader deposed before the restart",
@@ -132,6 +133,9 @@ pub struct FencingDatanode {
     pub dispatcher: CommandDispatcher,
     /// One heartbeat task per SCM, in the order of the SCMs given.
     pub tasks: Vec<HeartbeatEndpointTask>,
+    /// Held shared by every step and exclusively by [`FencingDatanode::restart`]: a
+    /// restart ends the process, so no step of the old process runs across it.
+    lifetime: RwLock<()>,
 }
 
 impl FencingDatanode {
@@ -162,7 +166,32 @@ impl FencingDatanode {
             dispatcher: CommandDispatcher::new(Arc::clone(&context), set, clock),
             context,
             tasks,
+            lifetime: RwLock::new(()),
         })
+    }
+
+    /// One cycle of the endpoint thread of SCM number `index`, within a process lifetime.
+    pub fn heartbeat(&self, index: usize) -> Result<TaskOutcome, DatanodeError> {
+        let _alive = self.lifetime.read();
+        match self.tasks.get(index) {
+            Some(task) => task.run_once(),
+            None => Err(DatanodeError::ScmUnreachable {
+                scm: ScmId(index as u64),
+                reason: "no such endpoint".into(),
+            }),
+        }
+    }
+
+    /// One call of the command processor, within a process lifetime.
+    pub fn process(&self) -> Option<CommandReport> {
+        let _alive = self.lifetime.read();
+        self.dispatcher.process_next()
+    }
+
+    /// Restarts the process ([`StateContext::restart`]) once no step is in flight.
+    pub fn restart(&self) {
+        let _dead = self.lifetime.write();
+        self.context.restart();
     }
 
     /// Runs every endpoint through GETVERSION and REGISTER, one after the other, so that
@@ -363,20 +392,20 @@ pub fn mc4_residual_window(behavior: Behavior, rounds: usize) -> Result<(), Viol
 /// Size of a [`cluster_with_leader_transfers`] run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClusterShape {
-    /// Heartbeat cycles per endpoint thread.
-    pub heartbeat_rounds: usize,
-    /// Calls of the command processor.
-    pub processor_rounds: usize,
     /// Steps of the controller (transfers, commands, restarts, pauses, clock ticks).
     pub controller_steps: usize,
+    /// Cycles each heartbeat thread and the processor run after the controller is done.
+    pub tail_rounds: usize,
+    /// Bound on the cycles of each heartbeat thread and of the processor.
+    pub max_rounds: usize,
 }
 
 impl Default for ClusterShape {
     fn default() -> Self {
         Self {
-            heartbeat_rounds: 6,
-            processor_rounds: 8,
-            controller_steps: 10,
+            controller_steps: 12,
+            tail_rounds: 3,
+            max_rounds: 64,
         }
     }
 }
@@ -409,14 +438,30 @@ pub fn cluster_with_leader_transfers(
     );
     scms[0].become_leader(1);
 
+    // The datanode's threads run while the controller does, then a few cycles more.
+    let controller_done = Arc::new(AtomicBool::new(false));
+    let rounds = move |done: &AtomicBool, tail: &mut usize| {
+        if done.load(Ordering::Acquire) {
+            if *tail == 0 {
+                return false;
+            }
+            *tail -= 1;
+        }
+        true
+    };
     let mut handles = Vec::new();
     for index in 0..scms.len() {
         let datanode = Arc::clone(&datanode);
+        let done = Arc::clone(&controller_done);
         handles.push(thread::spawn(move || {
             let mut observations = Vec::new();
-            for _ in 0..shape.heartbeat_rounds {
+            let mut tail = shape.tail_rounds;
+            for _ in 0..shape.max_rounds {
+                if !rounds(&done, &mut tail) {
+                    break;
+                }
                 // An unanswered or refused heartbeat is part of the scenario.
-                let _ = datanode.tasks[index].run_once();
+                let _ = datanode.heartbeat(index);
                 observations.push(datanode.context.observe());
                 thread::yield_now();
             }
@@ -425,11 +470,16 @@ pub fn cluster_with_leader_transfers(
     }
     {
         let datanode = Arc::clone(&datanode);
+        let done = Arc::clone(&controller_done);
         handles.push(thread::spawn(move || {
             let mut reports = Vec::new();
             let mut observations = Vec::new();
-            for _ in 0..shape.processor_rounds {
-                reports.extend(datanode.dispatcher.process_next());
+            let mut tail = shape.tail_rounds;
+            for _ in 0..shape.max_rounds {
+                if !rounds(&done, &mut tail) {
+                    break;
+                }
+                reports.extend(datanode.process());
                 observations.push(datanode.context.observe());
                 thread::yield_now();
             }
@@ -439,6 +489,7 @@ pub fn cluster_with_leader_transfers(
     {
         let datanode = Arc::clone(&datanode);
         let scms = scms.clone();
+        let done = Arc::clone(&controller_done);
         handles.push(thread::spawn(move || {
             let mut controller = Controller {
                 rng: SeededRng::new(seed),
@@ -449,9 +500,14 @@ pub fn cluster_with_leader_transfers(
                 next_term: 2,
             };
             for _ in 0..shape.controller_steps {
-                controller.step()?;
+                let step = controller.step();
+                if step.is_err() {
+                    done.store(true, Ordering::Release);
+                }
+                step?;
                 thread::yield_now();
             }
+            done.store(true, Ordering::Release);
             Ok(Vec::new())
         }));
     }
@@ -476,18 +532,14 @@ impl Controller {
         match self.rng.below(100) {
             // Leadership moves; a third of the time the old leader lingers, believing it
             // leads, until a later transfer tells it.
-            0..=24 => {
-                let to = self.rng.below(scm_count) as usize;
-                let linger = self.rng.chance(35);
-                for (i, scm) in self.scms.iter().enumerate() {
-                    if i != to && !(linger && scm.leadership().is_some()) {
-                        scm.step_down();
-                    }
-                }
-                self.scms[to].become_leader(self.next_term);
-                self.next_term += 1;
+            0..=19 => self.transfer_leadership(),
+            // The seed's trigger: the datanode restarts during the failover, while the old
+            // leader may still hold commands for it.
+            20..=29 => {
+                self.transfer_leadership();
+                self.datanode.restart();
             }
-            25..=64 => {
+            30..=64 => {
                 let believers: Vec<_> = self
                     .scms
                     .iter()
@@ -502,8 +554,8 @@ impl Controller {
                     let _ = scm.queue_command(self.datanode.id, kind, deadline_ms);
                 }
             }
-            65..=79 => self.datanode.context.restart(),
-            80..=89 => {
+            65..=74 => self.datanode.restart(),
+            75..=89 => {
                 let scm = &self.scms[self.rng.below(scm_count) as usize];
                 if self.rng.chance(50) {
                     scm.pause();
@@ -516,6 +568,18 @@ impl Controller {
             }
         }
         Ok(())
+    }
+
+    fn transfer_leadership(&mut self) {
+        let to = self.rng.below(self.scms.len() as u64) as usize;
+        let linger = self.rng.chance(35);
+        for (i, scm) in self.scms.iter().enumerate() {
+            if i != to && !(linger && scm.leadership().is_some()) {
+                scm.step_down();
+            }
+        }
+        self.scms[to].become_leader(self.next_term);
+        self.next_term += 1;
     }
 
     fn command_kind(&mut self) -> CommandKind {
