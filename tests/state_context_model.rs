@@ -1,0 +1,234 @@
+//! Property test: `StateContext` against a small reference model over random sequences of
+//! heartbeat terms, commands, takes, endpoint state changes, clock advances and restarts,
+//! for every `Behavior`; the fencing invariants of `scenarios::term_fencing` are checked
+//! along the way for the fixed behaviors.
+#![cfg(not(any(loom, feature = "shuttle")))]
+
+use std::collections::VecDeque;
+
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+
+use hadoop_ref::clock::ManualClock;
+use hadoop_ref::datanode::commands::{CommandDispatcher, CommandId, CommandKind, ScmCommand};
+use hadoop_ref::datanode::container_set::{ContainerReplica, ContainerSet, ContainerState};
+use hadoop_ref::datanode::state_context::{
+    Behavior, EndpointState, StateContext, StateContextConfig,
+};
+use hadoop_ref::datanode::{ContainerId, DatanodeError, ScmId, Term};
+use hadoop_ref::scenarios::term_fencing::{
+    no_command_below_heartbeat_term, term_covers_heartbeat_terms, term_never_decreases,
+};
+use hadoop_ref::sync::Arc;
+
+const LIMIT: usize = 4;
+const BOUND_MS: u64 = 30_000;
+const SCMS: usize = 3;
+
+#[derive(Debug, Clone)]
+enum Op {
+    Heartbeat(Term),
+    Add(Term),
+    Take,
+    Heartbeating(usize),
+    Advance(u64),
+    Restart,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        3 => (-2i64..6).prop_map(Op::Heartbeat),
+        4 => (-2i64..6).prop_map(Op::Add),
+        4 => Just(Op::Take),
+        2 => (0..=SCMS).prop_map(Op::Heartbeating),
+        1 => (0u64..20_000).prop_map(Op::Advance),
+        1 => Just(Op::Restart),
+    ]
+}
+
+fn behavior() -> impl Strategy<Value = Behavior> {
+    prop::sample::select(Behavior::ALL.to_vec())
+}
+
+/// The rules of spec A.4 and A.14, written out plainly.
+#[derive(Debug)]
+struct Model {
+    behavior: Behavior,
+    now_ms: u64,
+    started_at_ms: u64,
+    term: Option<Term>,
+    seen_before_init: Option<Term>,
+    queue: VecDeque<(u64, Term)>,
+    heartbeating: usize,
+}
+
+impl Model {
+    fn heartbeat(&mut self, term: Term) {
+        match self.term {
+            Some(current) => self.term = Some(current.max(term)),
+            None if self.behavior == Behavior::LegacyIgnoreHeartbeatTermBeforeInit => {}
+            None => {
+                self.seen_before_init = Some(self.seen_before_init.map_or(term, |s| s.max(term)))
+            }
+        }
+    }
+
+    fn add(&mut self, id: u64, term: Term) -> bool {
+        if self.queue.len() >= LIMIT {
+            return false;
+        }
+        self.term = self.term.map(|t| t.max(term));
+        self.queue.push_back((id, term));
+        true
+    }
+
+    fn take(&mut self) -> Option<u64> {
+        self.init();
+        let mut term = self.term?;
+        while let Some((id, command_term)) = self.queue.pop_front() {
+            term = term.max(command_term);
+            self.term = Some(term);
+            if command_term == term {
+                return Some(id);
+            }
+        }
+        None
+    }
+
+    fn init(&mut self) {
+        if self.term.is_some() || self.heartbeating < SCMS / 2 + 1 {
+            return;
+        }
+        let Some(max_queued) = self.queue.iter().map(|&(_, t)| t).max() else {
+            return;
+        };
+        if self.behavior == Behavior::AwaitLeaderTerm
+            && self.seen_before_init.is_none()
+            && self.now_ms - self.started_at_ms < BOUND_MS
+        {
+            return;
+        }
+        self.term = Some(
+            self.seen_before_init
+                .map_or(max_queued, |s| s.max(max_queued)),
+        );
+    }
+
+    fn restart(&mut self) {
+        self.term = None;
+        self.seen_before_init = None;
+        self.queue.clear();
+        self.heartbeating = 0;
+        self.started_at_ms = self.now_ms;
+    }
+}
+
+fn run(behavior: Behavior, ops: Vec<Op>) -> Result<(), TestCaseError> {
+    let clock = ManualClock::new(0);
+    let endpoints: Vec<_> = (1..=SCMS as u64).map(|i| (ScmId(i), false)).collect();
+    let config = StateContextConfig {
+        command_queue_limit: LIMIT,
+        await_leader_term_bound_ms: BOUND_MS,
+    };
+    let context =
+        Arc::new(StateContext::new(behavior, config, &endpoints, clock.shared()).unwrap());
+    let containers = Arc::new(ContainerSet::new());
+    containers
+        .add(
+            ContainerId(1),
+            ContainerReplica::new(ContainerState::Closed, 0),
+        )
+        .unwrap();
+    let dispatcher = CommandDispatcher::new(Arc::clone(&context), containers, clock.shared());
+    let mut model = Model {
+        behavior,
+        now_ms: 0,
+        started_at_ms: 0,
+        term: None,
+        seen_before_init: None,
+        queue: VecDeque::new(),
+        heartbeating: 0,
+    };
+    let mut observations = vec![context.observe()];
+    let mut reports = Vec::new();
+    for (id, op) in (0u64..).zip(ops) {
+        match op {
+            Op::Heartbeat(term) => {
+                let result = context.update_term_from_heartbeat(term);
+                if term < -1 {
+                    prop_assert_eq!(result, Err(DatanodeError::InvalidTerm { term }));
+                } else {
+                    prop_assert_eq!(result, Ok(()));
+                    model.heartbeat(term);
+                }
+            }
+            Op::Add(term) => {
+                let kind = CommandKind::CloseContainer {
+                    container: ContainerId(1),
+                };
+                let result = context.add_command(ScmCommand::new(CommandId(id), term, kind));
+                if term < -1 {
+                    prop_assert_eq!(result, Err(DatanodeError::InvalidTerm { term }));
+                } else {
+                    let accepted = model.add(id, term);
+                    prop_assert_eq!(result.is_ok(), accepted, "queue full at the same moment");
+                }
+            }
+            Op::Take => {
+                let report = dispatcher.process_next();
+                let taken = report.as_ref().map(|r| r.dispatched.command.id.0);
+                prop_assert_eq!(taken, model.take());
+                reports.extend(report);
+            }
+            Op::Heartbeating(count) => {
+                for (i, endpoint) in context.endpoints().iter().enumerate() {
+                    let state = if i < count {
+                        EndpointState::Heartbeat
+                    } else {
+                        EndpointState::GetVersion
+                    };
+                    endpoint.set_state(state);
+                }
+                model.heartbeating = count;
+            }
+            Op::Advance(ms) => {
+                model.now_ms = clock.advance_ms(ms);
+            }
+            Op::Restart => {
+                context.restart();
+                model.restart();
+            }
+        }
+        prop_assert_eq!(context.term_of_leader(), model.term);
+        prop_assert_eq!(context.queue_len(), model.queue.len());
+        observations.push(context.observe());
+        if !behavior.is_legacy() {
+            term_covers_heartbeat_terms(&context)
+                .map_err(|v| TestCaseError::fail(v.to_string()))?;
+        }
+    }
+    term_never_decreases(&observations).map_err(|v| TestCaseError::fail(v.to_string()))?;
+    if !behavior.is_legacy() {
+        no_command_below_heartbeat_term(&reports)
+            .map_err(|v| TestCaseError::fail(v.to_string()))?;
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 512,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "proptest-regressions/state_context_model.txt",
+        ))),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn state_context_matches_reference_model(
+        behavior in behavior(),
+        ops in prop::collection::vec(op(), 1..60),
+    ) {
+        run(behavior, ops)?;
+    }
+}
