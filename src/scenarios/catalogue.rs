@@ -26,6 +26,10 @@ pub struct Case {
     pub variant: &'static str,
     /// What it must do.
     pub expectation: Expectation,
+    /// Whether PCT at depth 3 is expected to reach a [`Expectation::Caught`] defect within
+    /// the bounds used here. False where the defect lies deeper than that (measured, and
+    /// said in the case's comment); the random scheduler must still catch it.
+    pub pct_reaches: bool,
     run: fn(u64) -> Result<(), Violation>,
 }
 
@@ -53,6 +57,7 @@ macro_rules! cases {
                 scenario: $scenario,
                 variant: Behavior::$variant.name(),
                 expectation: Expectation::$expect,
+                pct_reaches: true,
                 run: |$seed| {
                     let $behavior = Behavior::$variant;
                     $body
@@ -124,6 +129,17 @@ pub fn term_fencing() -> Vec<Case> {
             (LegacyUnlockedTermUpdate, Caught),
         ]
     );
+    // The lost update must land between a heartbeat thread's read and write, and a
+    // lower-term command must then be taken before the next heartbeat repairs the term:
+    // PCT depth 3 did not reach that in 20 000 schedules for three seeds (depth 8 did for
+    // two of three); random finds it within a few thousand. MC5 checks this race under PCT.
+    for case in &mut cases {
+        if case.scenario == "cluster_leader_transfers"
+            && case.variant == Behavior::LegacyUnlockedTermUpdate.name()
+        {
+            case.pct_reaches = false;
+        }
+    }
     cases
 }
 

@@ -2,6 +2,7 @@
 //! failing schedule to a file that [`replay_file`] runs again. Used by the shuttle tests
 //! and the soak tool.
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -12,7 +13,7 @@ use shuttle::scheduler::{PctScheduler, RandomScheduler};
 use shuttle::{Config, FailurePersistence, Runner};
 
 use super::catalogue::{self, Case};
-use crate::sync::unmodelled::{Counter, Stopwatch, on_new_os_thread};
+use crate::sync::unmodelled::{Counter, Stopwatch, exclusive, on_new_os_thread};
 
 /// Which shuttle scheduler explores the schedules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,29 +72,37 @@ impl RunResult {
     }
 }
 
-/// Runs `case` under `spec`, on an OS thread of its own.
+/// Runs `case` under `spec`, on an OS thread of its own, one run at a time per process.
 pub fn run_case(case: Case, spec: &RunSpec) -> RunResult {
+    exclusive(|| run_case_exclusively(case, spec))
+}
+
+/// The one directory shuttle persists failing schedules to in this process: its panic hook
+/// keeps the configuration of the first run, so every run must name the same directory.
+fn shuttle_failure_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("hadoop-ref-shuttle-{}", std::process::id()))
+}
+
+fn schedule_files(dir: &Path) -> BTreeSet<PathBuf> {
+    fs::read_dir(dir)
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default()
+}
+
+fn run_case_exclusively(case: Case, spec: &RunSpec) -> RunResult {
     let spec = spec.clone();
     let stopwatch = Stopwatch::start();
     let iterations: &'static Counter = Box::leak(Box::new(Counter::new()));
-    let temp_dir = spec.schedule_dir.as_ref().map(|dir| {
-        dir.join(format!(
-            ".shuttle-{}-{}-{}",
-            case.scenario,
-            case.variant,
-            std::process::id()
-        ))
-    });
-    let persistence_dir = temp_dir.clone();
+    let failure_dir = shuttle_failure_dir();
+    let persistence = match fs::create_dir_all(&failure_dir) {
+        Ok(()) => FailurePersistence::File(Some(failure_dir.clone())),
+        Err(_) => FailurePersistence::Print,
+    };
+    let before = schedule_files(&failure_dir);
     let outcome = on_new_os_thread(move || {
         let mut config = Config::new();
         config.max_time = spec.max_time;
-        config.failure_persistence = match &persistence_dir {
-            Some(dir) if fs::create_dir_all(dir).is_ok() => {
-                FailurePersistence::File(Some(dir.clone()))
-            }
-            _ => FailurePersistence::Print,
-        };
+        config.failure_persistence = persistence;
         let body = move || {
             iterations.increment();
             let seed = thread_rng().next_u64();
@@ -121,13 +130,17 @@ pub fn run_case(case: Case, spec: &RunSpec) -> RunResult {
         .map(|payload| panic_message(payload.as_ref()))
     });
     let failure = outcome.unwrap_or_else(|payload| Some(panic_message(payload.as_ref())));
-    let schedule_file = match (&failure, &temp_dir, &spec.schedule_dir) {
-        (Some(_), Some(temp), Some(out)) => save_schedule(case, temp, out),
+    let written: Vec<PathBuf> = schedule_files(&failure_dir)
+        .difference(&before)
+        .cloned()
+        .collect();
+    let schedule_file = match (&failure, written.first(), &spec.schedule_dir) {
+        (Some(_), Some(written), Some(out)) => save_schedule(case, spec.scheduler, written, out),
         _ => None,
     };
-    if let Some(temp) = &temp_dir {
-        // Best effort: an empty or half-written temporary directory is harmless.
-        let _ = fs::remove_dir_all(temp);
+    for file in written {
+        // Best effort: a leftover file in the temporary directory is harmless.
+        let _ = fs::remove_file(file);
     }
     RunResult {
         iterations: iterations.get(),
@@ -147,14 +160,23 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 
 const SCHEDULE_HEADER: &str = "# hadoop-ref shuttle schedule: replay with `soak replay FILE`";
 
-/// Moves the schedule shuttle wrote into `out/<scenario>.<variant>.schedule`, with a header
-/// naming the case.
-fn save_schedule(case: Case, temp: &Path, out: &Path) -> Option<PathBuf> {
-    let written = fs::read_dir(temp).ok()?.flatten().next()?.path();
+/// Copies the schedule shuttle wrote into `out/<scenario>.<variant>.<scheduler>.schedule`,
+/// with a header naming the case.
+fn save_schedule(
+    case: Case,
+    scheduler: SchedulerKind,
+    written: &Path,
+    out: &Path,
+) -> Option<PathBuf> {
     let schedule = fs::read_to_string(written).ok()?;
-    let path = out.join(format!("{}.{}.schedule", case.scenario, case.variant));
+    let path = out.join(format!(
+        "{}.{}.{}.schedule",
+        case.scenario,
+        case.variant,
+        scheduler.label()
+    ));
     let text = format!(
-        "{SCHEDULE_HEADER}\nscenario: {}\nvariant: {}\nschedule: {}\n",
+        "{SCHEDULE_HEADER}\nscenario: {}\nvariant: {}\nschedule:\n{}\n",
         case.scenario,
         case.variant,
         schedule.trim()
@@ -208,25 +230,40 @@ pub fn replay_file(path: &Path) -> Result<Option<String>, ReplayError> {
                 reason: format!("no `{name}:` line"),
             })
     };
-    let (scenario, variant, schedule) = (field("scenario")?, field("variant")?, field("schedule")?);
+    let (scenario, variant) = (field("scenario")?, field("variant")?);
+    // The schedule is every line after `schedule:`, as shuttle wrapped it.
+    let schedule: String = text
+        .lines()
+        .skip_while(|line| line.trim() != "schedule:")
+        .skip(1)
+        .flat_map(|line| line.chars().filter(|c| !c.is_whitespace()))
+        .collect();
+    if schedule.is_empty() {
+        return Err(ReplayError::Malformed {
+            path: path.to_owned(),
+            reason: "no schedule after the `schedule:` line".into(),
+        });
+    }
     let case = catalogue::all()
         .into_iter()
         .find(|c| c.scenario == scenario && c.variant == variant)
         .ok_or(ReplayError::UnknownCase { scenario, variant })?;
-    let outcome = on_new_os_thread(move || {
-        catch_unwind(AssertUnwindSafe(|| {
-            shuttle::replay(
-                move || {
-                    let seed = thread_rng().next_u64();
-                    if let Err(violation) = case.run(seed) {
-                        panic!("{violation}");
-                    }
-                },
-                &schedule,
-            )
-        }))
-        .err()
-        .map(|payload| panic_message(payload.as_ref()))
+    let outcome = exclusive(|| {
+        on_new_os_thread(move || {
+            catch_unwind(AssertUnwindSafe(|| {
+                shuttle::replay(
+                    move || {
+                        let seed = thread_rng().next_u64();
+                        if let Err(violation) = case.run(seed) {
+                            panic!("{violation}");
+                        }
+                    },
+                    &schedule,
+                )
+            }))
+            .err()
+            .map(|payload| panic_message(payload.as_ref()))
+        })
     });
     Ok(outcome.unwrap_or_else(|payload| Some(panic_message(payload.as_ref()))))
 }

@@ -7,6 +7,7 @@
 //! module: it serves tests, benches and the soak tool.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// Counts events across checker iterations.
@@ -62,4 +63,15 @@ where
     F: FnOnce() -> T + Send + 'static,
 {
     std::thread::spawn(f).join()
+}
+
+/// Runs `f` while no other `exclusive` section of this process runs.
+///
+/// Shuttle reports a failing schedule through a process-wide panic hook configured by the
+/// first run; a harness that has to pick the schedule file of *its* failure out of a shared
+/// directory runs one checker run at a time.
+pub fn exclusive<T>(f: impl FnOnce() -> T) -> T {
+    static SECTION: Mutex<()> = Mutex::new(());
+    let _held = SECTION.lock().unwrap_or_else(PoisonError::into_inner);
+    f()
 }

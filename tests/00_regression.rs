@@ -1,0 +1,73 @@
+//! Every minimized failure found while building the crate, kept as a named test with a
+//! one-line postmortem.
+#![cfg(not(any(loom, feature = "shuttle")))]
+
+use hadoop_ref::clock::ManualClock;
+use hadoop_ref::datanode::commands::{
+    CommandId, CommandKind, CommandOutcome, CommandReport, ScmCommand,
+};
+use hadoop_ref::datanode::state_context::{
+    Behavior, DispatchedCommand, EndpointState, StateContext, StateContextConfig,
+};
+use hadoop_ref::datanode::{ContainerId, DatanodeError, ScmId};
+use hadoop_ref::scenarios::term_fencing::no_command_below_heartbeat_term;
+
+/// Postmortem: moving the heartbeat high water into an atomic dropped its update on the
+/// locked path, so the fence invariant could not see a discarded term and shuttle let
+/// `LegacyIgnoreHeartbeatTermBeforeInit` escape the cluster scenario.
+#[test]
+fn heartbeat_high_water_is_recorded_by_every_behavior_before_and_after_init() {
+    for behavior in Behavior::ALL {
+        let context = StateContext::new(
+            behavior,
+            StateContextConfig::default(),
+            &[(ScmId(1), false)],
+            ManualClock::new(0).shared(),
+        )
+        .unwrap();
+        context.endpoints()[0].set_state(EndpointState::Heartbeat);
+        context.update_term_from_heartbeat(2).unwrap();
+        assert_eq!(
+            context.heartbeat_term_high_water(),
+            Some(2),
+            "{behavior:?} before init"
+        );
+        context
+            .add_command(ScmCommand::new(CommandId(1), 2, CommandKind::Reregister))
+            .unwrap();
+        assert!(context.get_next_command().is_some());
+        context.update_term_from_heartbeat(5).unwrap();
+        assert_eq!(
+            context.heartbeat_term_high_water(),
+            Some(5),
+            "{behavior:?} after init"
+        );
+    }
+}
+
+/// Postmortem: the fence invariant judged only commands whose handler succeeded; a stale
+/// force delete of a replica an earlier command had already removed failed in the handler
+/// and went unjudged, which hid the legacy defect in the cluster scenario.
+#[test]
+fn stale_command_that_a_handler_refused_still_counts_as_run() {
+    let command = ScmCommand::new(
+        CommandId(1),
+        1,
+        CommandKind::DeleteContainer {
+            container: ContainerId(1),
+            force: true,
+        },
+    );
+    let report = CommandReport {
+        dispatched: DispatchedCommand {
+            command,
+            term_at_dispatch: 1,
+            heartbeat_term_high_water: Some(2),
+        },
+        outcome: CommandOutcome::Failed(DatanodeError::UnknownContainer {
+            container: ContainerId(1),
+        }),
+    };
+    assert!(report.ran());
+    assert!(no_command_below_heartbeat_term(&[report]).is_err());
+}
