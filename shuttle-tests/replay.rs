@@ -1,0 +1,53 @@
+//! Shuttle: every committed failing schedule under `shuttle-tests/schedules/` replays to
+//! the same kind of violation. They are the catches of the legacy defects (and of the
+//! residual window the seed's patch leaves open), written by the soak tool.
+//!
+//! A schedule goes stale when the code a scenario runs changes its scheduling points;
+//! regenerate them all with
+//! `rm -r shuttle-tests/schedules && cargo soak --seed 1 --out shuttle-tests/schedules`.
+
+use std::path::Path;
+
+use hadoop_ref::scenarios::catalogue::{self, Expectation};
+use hadoop_ref::scenarios::checker::replay_file;
+use hadoop_ref::scenarios::term_fencing::SEED_KEY;
+
+#[test]
+fn committed_schedules_reproduce_their_violation() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shuttle-tests/schedules");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("shuttle-tests/schedules exists")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "schedule"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no schedule files in {}", dir.display());
+    for file in &files {
+        let failure = replay_file(file)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{} replays clean: the schedule is stale (see this file's docs)",
+                    file.display()
+                )
+            });
+        assert!(
+            failure.contains(SEED_KEY),
+            "{} fails for another reason: {failure}",
+            file.display()
+        );
+        println!("replayed {}: {failure}", file.display());
+    }
+}
+
+#[test]
+fn every_caught_case_has_a_committed_schedule() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shuttle-tests/schedules");
+    for case in catalogue::all() {
+        if case.expectation == Expectation::Caught {
+            let random = dir.join(format!("{}.{}.random.schedule", case.scenario, case.variant));
+            assert!(random.exists(), "{} has no committed schedule", case.id());
+        }
+    }
+}
