@@ -46,7 +46,10 @@ fn every_caught_case_has_a_committed_schedule() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shuttle-tests/schedules");
     for case in catalogue::all() {
         if case.expectation == Expectation::Caught {
-            let random = dir.join(format!("{}.{}.random.schedule", case.scenario, case.variant));
+            let random = dir.join(format!(
+                "{}.{}.random.schedule",
+                case.scenario, case.variant
+            ));
             assert!(random.exists(), "{} has no committed schedule", case.id());
         }
     }
