@@ -132,13 +132,13 @@ fn run(behavior: Behavior, ops: Vec<Op>) -> Result<(), TestCaseError> {
     };
     let context =
         Arc::new(StateContext::new(behavior, config, &endpoints, clock.shared()).unwrap());
-    let containers = Arc::new(ContainerSet::new());
-    containers
-        .add(
+    let containers = Arc::new(
+        ContainerSet::from_replicas([(
             ContainerId(1),
             ContainerReplica::new(ContainerState::Closed, 0),
-        )
-        .unwrap();
+        )])
+        .unwrap(),
+    );
     let dispatcher = CommandDispatcher::new(Arc::clone(&context), containers, clock.shared());
     let mut model = Model {
         behavior,

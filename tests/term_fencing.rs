@@ -35,10 +35,14 @@ fn context_with(behavior: Behavior, config: StateContextConfig) -> (StateContext
 /// A context whose endpoints all heartbeat, so init needs only a queued command.
 fn heartbeating(behavior: Behavior) -> StateContext {
     let (context, _) = context_with(behavior, StateContextConfig::default());
+    all_heartbeating(&context);
+    context
+}
+
+fn all_heartbeating(context: &StateContext) {
     for endpoint in context.endpoints() {
         endpoint.set_state(EndpointState::Heartbeat);
     }
-    context
 }
 
 fn command(id: u64, term: Term) -> ScmCommand {
@@ -204,9 +208,7 @@ fn await_leader_term_falls_back_after_its_bound() {
         ..StateContextConfig::default()
     };
     let (context, clock) = context_with(Behavior::AwaitLeaderTerm, config);
-    for endpoint in context.endpoints() {
-        endpoint.set_state(EndpointState::Heartbeat);
-    }
+    all_heartbeating(&context);
     context.add_command(command(1, 1)).unwrap();
     clock.advance_ms(9_999);
     assert_eq!(context.get_next_command(), None);
@@ -227,9 +229,7 @@ fn await_leader_term_bound_restarts_with_the_datanode() {
     let (context, clock) = context_with(Behavior::AwaitLeaderTerm, config);
     clock.advance_ms(20_000);
     context.restart();
-    for endpoint in context.endpoints() {
-        endpoint.set_state(EndpointState::Heartbeat);
-    }
+    all_heartbeating(&context);
     context.add_command(command(1, 1)).unwrap();
     assert_eq!(context.get_next_command(), None);
 }
@@ -543,25 +543,23 @@ fn dispatcher(behavior: Behavior) -> (CommandDispatcher, ManualClock) {
         .unwrap(),
     );
     context.endpoints()[0].set_state(EndpointState::Heartbeat);
-    let containers = Arc::new(ContainerSet::new());
-    containers
-        .add(
-            ContainerId(1),
-            ContainerReplica::new(ContainerState::Closed, 0),
-        )
-        .unwrap();
-    containers
-        .add(
-            ContainerId(2),
-            ContainerReplica::new(ContainerState::Open, 0),
-        )
-        .unwrap();
-    containers
-        .add(
-            ContainerId(3),
-            ContainerReplica::new(ContainerState::Closed, 5),
-        )
-        .unwrap();
+    let containers = Arc::new(
+        ContainerSet::from_replicas([
+            (
+                ContainerId(1),
+                ContainerReplica::new(ContainerState::Closed, 0),
+            ),
+            (
+                ContainerId(2),
+                ContainerReplica::new(ContainerState::Open, 0),
+            ),
+            (
+                ContainerId(3),
+                ContainerReplica::new(ContainerState::Closed, 5),
+            ),
+        ])
+        .unwrap(),
+    );
     (
         CommandDispatcher::new(context, containers, clock.shared()),
         clock,

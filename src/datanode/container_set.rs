@@ -63,6 +63,18 @@ impl ContainerSet {
         Self::default()
     }
 
+    /// A set holding `replicas`; a container named twice is
+    /// [`DatanodeError::ContainerExists`].
+    pub fn from_replicas(
+        replicas: impl IntoIterator<Item = (ContainerId, ContainerReplica)>,
+    ) -> Result<Self, DatanodeError> {
+        let set = Self::new();
+        for (id, replica) in replicas {
+            set.add(id, replica)?;
+        }
+        Ok(set)
+    }
+
     /// Adds a replica; an existing one is [`DatanodeError::ContainerExists`].
     pub fn add(&self, id: ContainerId, replica: ContainerReplica) -> Result<(), DatanodeError> {
         let mut replicas = self.replicas.write();

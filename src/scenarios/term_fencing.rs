@@ -154,10 +154,10 @@ impl FencingDatanode {
             &endpoints,
             Arc::clone(&clock),
         )?);
-        let set = Arc::new(ContainerSet::new());
-        for &container in containers {
-            set.add(container, ContainerReplica::new(ContainerState::Closed, 0))?;
-        }
+        let set =
+            Arc::new(ContainerSet::from_replicas(containers.iter().map(|&id| {
+                (id, ContainerReplica::new(ContainerState::Closed, 0))
+            }))?);
         let scm_endpoints: Vec<Arc<dyn ScmEndpoint>> =
             scms.iter().map(InProcessScm::endpoint).collect();
         let tasks = HeartbeatEndpointTask::for_all_endpoints(id, &context, &scm_endpoints)?;
