@@ -10,6 +10,7 @@
 //! | module | seed | the race |
 //! |---|---|---|
 //! | [`datanode`] | HDDS-17268 | the heartbeat SCM term ignored before term init, and updated with an unlocked check-then-set, let a stale leader's command run |
+//! | [`scm`] | HDDS-16891 | after a leader change or restart the SCM has no pending allocations and grants again the slots of containers not yet written |
 //!
 //! ## How it is checked
 //!
@@ -49,5 +50,7 @@
 
 pub mod clock;
 pub mod datanode;
+pub mod ids;
 pub mod scenarios;
+pub mod scm;
 pub mod sync;

@@ -10,7 +10,7 @@ use hadoop_ref::datanode::state_context::{
     Behavior, DispatchedCommand, EndpointState, StateContext, StateContextConfig,
 };
 use hadoop_ref::datanode::{ContainerId, DatanodeError, ScmId};
-use hadoop_ref::scenarios::term_fencing::no_command_below_heartbeat_term;
+use hadoop_ref::scenarios::term_fencing::{Observed, no_command_below_heard_term};
 
 /// Postmortem: moving the heartbeat high water into an atomic dropped its update on the
 /// locked path, so the fence invariant could not see a discarded term and shuttle let
@@ -47,9 +47,10 @@ fn heartbeat_high_water_is_recorded_by_every_behavior_before_and_after_init() {
 
 /// Postmortem: the fence invariant judged only commands whose handler succeeded; a stale
 /// force delete of a replica an earlier command had already removed failed in the handler
-/// and went unjudged, which hid the legacy defect in the cluster scenario.
+/// and went unjudged, which hid the legacy defect in the cluster scenario. It now judges
+/// every dispatch, whatever the handler does.
 #[test]
-fn stale_command_that_a_handler_refused_still_counts_as_run() {
+fn stale_command_that_a_handler_refused_is_still_judged() {
     let command = ScmCommand::new(
         CommandId(1),
         1,
@@ -69,5 +70,9 @@ fn stale_command_that_a_handler_refused_still_counts_as_run() {
         }),
     };
     assert!(report.ran());
-    assert!(no_command_below_heartbeat_term(&[report]).is_err());
+    let observed = Observed {
+        report,
+        heard_before: Some(2),
+    };
+    assert!(no_command_below_heard_term(&[observed]).is_err());
 }

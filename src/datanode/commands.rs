@@ -6,9 +6,9 @@
 //! the term can rise between dispatch and execution. Both fences use a strict `<`, so a
 //! wrongly low term lets the stale leader's command through both.
 //!
-//! **The fix** lives in [`StateContext`]; the handlers here keep the second fence of spec
-//! A.6: an expired deadline (read from the [`Clock`]) or a term below the current one skips
-//! the command when it is about to run.
+//! **The fix** lives in [`StateContext`]; the delete-container and replication handlers
+//! keep the second fence of spec A.6: an expired deadline (read from the [`Clock`]) or a
+//! term below the current one skips the command when it is about to run.
 
 use super::container_set::ContainerSet;
 use super::state_context::{DispatchedCommand, StateContext};
@@ -177,29 +177,43 @@ impl CommandDispatcher {
         Some(self.handle(dispatched))
     }
 
-    /// Runs a dispatched command after the execution-time fences of spec A.6: deadline
-    /// first, then term. Java applies them in the delete-container handler and the
-    /// replication supervisor; here every handler does, which is stricter and harmless
-    /// (a current leader re-sends what it still wants).
+    /// Runs a dispatched command. The delete-container handler and the replication
+    /// supervisor first apply the execution-time fences of spec A.6: deadline, then term
+    /// (read lock-free, as their own threads do in Ozone). The other handlers run the
+    /// command as it was dispatched.
     pub fn handle(&self, dispatched: DispatchedCommand) -> CommandReport {
         let command = &dispatched.command;
-        let now_ms = self.clock.now_ms();
-        let outcome = if command.has_expired(now_ms) {
-            CommandOutcome::SkippedExpired { now_ms }
-        } else {
-            match self.context.term_of_leader() {
-                Some(current) if command.term < current => {
-                    CommandOutcome::SkippedStaleTerm { current }
-                }
-                _ => match self.execute(&command.kind) {
-                    Ok(()) => CommandOutcome::Executed,
-                    Err(error) => CommandOutcome::Failed(error),
-                },
-            }
+        let outcome = match self.execution_fence(command) {
+            Some(skipped) => skipped,
+            None => match self.execute(&command.kind) {
+                Ok(()) => CommandOutcome::Executed,
+                Err(error) => CommandOutcome::Failed(error),
+            },
         };
         CommandReport {
             dispatched,
             outcome,
+        }
+    }
+
+    /// Spec A.6: `DeleteContainerCommandHandler` and `ReplicationSupervisor` skip an
+    /// expired command, then one whose term is below the datanode's (strict `<`).
+    fn execution_fence(&self, command: &ScmCommand) -> Option<CommandOutcome> {
+        if !matches!(
+            command.kind,
+            CommandKind::DeleteContainer { .. } | CommandKind::ReplicateContainer { .. }
+        ) {
+            return None;
+        }
+        let now_ms = self.clock.now_ms();
+        if command.has_expired(now_ms) {
+            return Some(CommandOutcome::SkippedExpired { now_ms });
+        }
+        match self.context.term_of_leader() {
+            Some(current) if command.term < current => {
+                Some(CommandOutcome::SkippedStaleTerm { current })
+            }
+            _ => None,
         }
     }
 

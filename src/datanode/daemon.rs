@@ -177,6 +177,8 @@ impl DatanodeStateMachine {
         }
         let tasks =
             HeartbeatEndpointTask::for_all_endpoints(self.datanode, &self.context, &self.scms)?;
+        // The await bound counts from the start of the threads, not from construction.
+        self.context.mark_started();
         let (stop, stopped) = channel::bounded::<()>(1);
         let mut threads = Vec::with_capacity(tasks.len() + 1);
         for task in tasks {

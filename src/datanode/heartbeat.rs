@@ -77,6 +77,8 @@ pub struct HeartbeatSummary {
     pub term: Option<Term>,
     /// Commands queued.
     pub queued: usize,
+    /// The highest term among the commands queued.
+    pub max_queued_term: Option<Term>,
     /// The SCM asked the datanode to register again; the next call starts at GETVERSION
     /// and should run at once.
     pub reregister: bool,
@@ -202,6 +204,7 @@ impl HeartbeatEndpointTask {
         let mut summary = HeartbeatSummary {
             term: response.term,
             queued: 0,
+            max_queued_term: None,
             reregister: false,
         };
         let mut refused = 0;
@@ -218,8 +221,12 @@ impl HeartbeatEndpointTask {
                 }
                 continue;
             }
+            let term = command.term;
             match self.context.add_command(command) {
-                Ok(()) => summary.queued += 1,
+                Ok(()) => {
+                    summary.queued += 1;
+                    summary.max_queued_term = summary.max_queued_term.max(Some(term));
+                }
                 Err(DatanodeError::CommandQueueFull { .. }) => refused += 1,
                 Err(other) => return Err(other),
             }

@@ -18,8 +18,7 @@ mod error;
 pub mod heartbeat;
 pub mod state_context;
 
-use std::fmt;
-
+pub use crate::ids::{ContainerId, DatanodeId, ScmId};
 pub use error::DatanodeError;
 
 /// A leader term of the SCM Ratis ring, stamped on every command by the SCM that created it.
@@ -38,33 +37,3 @@ pub fn validate_term(term: Term) -> Result<Term, DatanodeError> {
         Ok(term)
     }
 }
-
-macro_rules! id_type {
-    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub struct $name(pub u64);
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, concat!($prefix, "{}"), self.0)
-            }
-        }
-    };
-}
-
-id_type!(
-    /// Identifies a datanode (its UUID in Ozone).
-    DatanodeId,
-    "dn"
-);
-id_type!(
-    /// Identifies an SCM of the HA ring.
-    ScmId,
-    "scm"
-);
-id_type!(
-    /// Identifies a container.
-    ContainerId,
-    "c"
-);

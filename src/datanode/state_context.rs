@@ -70,7 +70,10 @@ pub enum Behavior {
     /// unlocked check-then-set that can lose a higher concurrent update (spec A.13).
     LegacyUnlockedTermUpdate,
     /// [`Behavior::Fixed`], and init also waits until a heartbeat response of a leader
-    /// has carried a term, which closes the residual window.
+    /// has carried a term. This closes the residual window when the deposed leader has
+    /// stepped down (a follower sends no term, so the first term is the new leader's). It
+    /// cannot help while the deposed leader still believes it leads and answers first:
+    /// its term is a leader's term as far as any datanode can tell.
     ///
     /// Trade-off: a cluster whose SCMs send no term (an SCM older than HDDS-7621, or no
     /// leader at all) would stop command processing, so after
@@ -434,6 +437,12 @@ impl StateContext {
             inner.stats.dropped_stale += 1;
         }
         None
+    }
+
+    /// Starts the [`Behavior::AwaitLeaderTerm`] bound afresh (the datanode's threads start
+    /// now). Nothing else changes.
+    pub fn mark_started(&self) {
+        self.inner.lock().started_at_ms = self.clock.now_ms();
     }
 
     /// Models a datanode process restart: the term, the queue and what was seen before

@@ -238,10 +238,10 @@ pub fn replay_file(path: &Path) -> Result<Option<String>, ReplayError> {
         .skip(1)
         .flat_map(|line| line.chars().filter(|c| !c.is_whitespace()))
         .collect();
-    if schedule.is_empty() {
+    if schedule.is_empty() || !schedule.chars().all(|c| c.is_ascii_hexdigit()) {
         return Err(ReplayError::Malformed {
             path: path.to_owned(),
-            reason: "no schedule after the `schedule:` line".into(),
+            reason: "the lines after `schedule:` must be the hex schedule shuttle printed".into(),
         });
     }
     let case = catalogue::all()

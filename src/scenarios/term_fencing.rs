@@ -21,6 +21,7 @@ use crate::datanode::heartbeat::{HeartbeatEndpointTask, ScmEndpoint, TaskOutcome
 use crate::datanode::state_context::{Behavior, StateContext, StateContextConfig, TermObservation};
 use crate::datanode::{ContainerId, DatanodeError, DatanodeId, ScmId, Term};
 use crate::sync::atomic::{AtomicBool, Ordering};
+use crate::sync::unmodelled::HighWater;
 use crate::sync::{Arc, RwLock, thread};
 
 /// The seed every violation of this module names.
@@ -60,31 +61,44 @@ pub fn term_never_decreases(observations: &[TermObservation]) -> Result<(), Viol
     Ok(())
 }
 
-/// Once initialised, the term is at least every heartbeat term the datanode received
-/// (since its last restart). Checked at quiescence: a lost update or a discarded term shows
-/// as a term below the high water.
-pub fn term_covers_heartbeat_terms(context: &StateContext) -> Result<(), Violation> {
-    let high_water = context.heartbeat_term_high_water();
-    match (context.term_of_leader(), high_water) {
-        (Some(term), Some(seen)) if term < seen => Err(violation(
-            "term covers every heartbeat term",
-            format!("term is {term} after a heartbeat response carried term {seen}"),
+/// A dispatched command together with the highest term the harness had seen the datanode
+/// take (from heartbeat responses and their commands) just before the dispatch.
+///
+/// The harness records terms itself, after each heartbeat task returns, so the judgement
+/// does not rest on bookkeeping of the code under test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Observed {
+    /// What the processor did.
+    pub report: CommandReport,
+    /// Highest term heard before the dispatch, `None` if none.
+    pub heard_before: Option<Term>,
+}
+
+/// Once initialised, the term is at least every term the datanode took from heartbeat
+/// responses and their commands (since its last restart). Checked at quiescence: a lost
+/// update or a discarded term shows as a term below what was heard.
+pub fn term_covers_heard_terms(term: Option<Term>, heard: Option<Term>) -> Result<(), Violation> {
+    match (term, heard) {
+        (Some(term), Some(heard)) if term < heard => Err(violation(
+            "term covers every term heard",
+            format!("term is {term} after the datanode took term {heard}"),
         )),
         _ => Ok(()),
     }
 }
 
-/// I-A2: no command runs whose term is below a term the datanode had already taken from a
-/// heartbeat response when the command was handed out.
-pub fn no_command_below_heartbeat_term(reports: &[CommandReport]) -> Result<(), Violation> {
-    for report in reports.iter().filter(|r| r.ran()) {
-        let command = &report.dispatched.command;
-        if let Some(seen) = report.dispatched.heartbeat_term_high_water {
-            if command.term < seen {
+/// I-A2: no command leaves the queue whose term is below a term the datanode had already
+/// taken, from a heartbeat response or a queued command, when it was handed out. Judged at
+/// dispatch, whatever the handlers then do.
+pub fn no_command_below_heard_term(dispatches: &[Observed]) -> Result<(), Violation> {
+    for observed in dispatches {
+        let command = &observed.report.dispatched.command;
+        if let Some(heard) = observed.heard_before {
+            if command.term < heard {
                 return Err(violation(
-                    "no command below a heartbeat term",
+                    "no command below a term already taken",
                     format!(
-                        "command {:?} of term {} ran after a heartbeat response carried term {seen}",
+                        "command {:?} of term {} was dispatched after the datanode took term {heard}",
                         command.kind, command.term
                     ),
                 ));
@@ -97,14 +111,17 @@ pub fn no_command_below_heartbeat_term(reports: &[CommandReport]) -> Result<(), 
 /// The residual window of the seed's patch: when every SCM that believed it led at the
 /// datanode's (re)start had a term of at least `floor`, no command of a lower term (one
 /// created by a leader deposed before the restart) runs. Holds with
-/// [`Behavior::AwaitLeaderTerm`] (before its bound); [`Behavior::Fixed`] violates it by
-/// design when init happens before the new leader's first response.
+/// [`Behavior::AwaitLeaderTerm`] (before its bound) when the deposed leader has stepped
+/// down; [`Behavior::Fixed`] violates it by design when init happens before the new
+/// leader's first response. While the deposed leader still believes it leads, `floor` is
+/// its term and the property says nothing: no datanode can tell the two leaders apart.
 pub fn no_command_of_leader_deposed_before_restart(
-    reports: &[CommandReport],
+    dispatches: &[Observed],
     floor: Term,
 ) -> Result<(), Violation> {
-    match reports
+    match dispatches
         .iter()
+        .map(|o| &o.report)
         .find(|r| r.ran() && r.dispatched.command.term < floor)
     {
         Some(report) => Err(violation(
@@ -133,9 +150,10 @@ pub struct FencingDatanode {
     pub dispatcher: CommandDispatcher,
     /// One heartbeat task per SCM, in the order of the SCMs given.
     pub tasks: Vec<HeartbeatEndpointTask>,
-    /// Held shared by every step and exclusively by [`FencingDatanode::restart`]: a
-    /// restart ends the process, so no step of the old process runs across it.
-    lifetime: RwLock<()>,
+    /// The harness's own record: the highest term the datanode took from a heartbeat
+    /// response or its commands since the last restart. A ghost variable, invisible to
+    /// the checkers, so it adds no interleaving of its own.
+    heard: HighWater,
 }
 
 impl FencingDatanode {
@@ -166,32 +184,69 @@ impl FencingDatanode {
             dispatcher: CommandDispatcher::new(Arc::clone(&context), set, clock),
             context,
             tasks,
-            lifetime: RwLock::new(()),
+            heard: HighWater::new(),
         })
     }
 
-    /// One cycle of the endpoint thread of SCM number `index`, within a process lifetime.
+    /// One cycle of the endpoint thread of SCM number `index`; records the terms the
+    /// datanode took once the task has returned.
     pub fn heartbeat(&self, index: usize) -> Result<TaskOutcome, DatanodeError> {
-        let _alive = self.lifetime.read();
-        match self.tasks.get(index) {
-            Some(task) => task.run_once(),
-            None => Err(DatanodeError::ScmUnreachable {
+        let task = self
+            .tasks
+            .get(index)
+            .ok_or_else(|| DatanodeError::ScmUnreachable {
                 scm: ScmId(index as u64),
                 reason: "no such endpoint".into(),
-            }),
+            })?;
+        let outcome = task.run_once()?;
+        if let TaskOutcome::Heartbeat(summary) = &outcome {
+            if let Some(term) = summary.term.max(summary.max_queued_term) {
+                self.heard.record(term);
+            }
         }
+        Ok(outcome)
     }
 
-    /// One call of the command processor, within a process lifetime.
-    pub fn process(&self) -> Option<CommandReport> {
-        let _alive = self.lifetime.read();
-        self.dispatcher.process_next()
+    /// One call of the command processor, with what had been heard before it.
+    pub fn process(&self) -> Option<Observed> {
+        let heard_before = self.heard();
+        self.dispatcher.process_next().map(|report| Observed {
+            report,
+            heard_before,
+        })
     }
 
-    /// Restarts the process ([`StateContext::restart`]) once no step is in flight.
+    /// The highest term heard since the last restart.
+    pub fn heard(&self) -> Option<Term> {
+        self.heard.get()
+    }
+
+    /// Restarts the process ([`StateContext::restart`]); the caller makes sure no step of
+    /// the old process is in flight.
     pub fn restart(&self) {
-        let _dead = self.lifetime.write();
         self.context.restart();
+        self.heard.reset();
+    }
+
+    /// [`FencingDatanode::heartbeat`] while holding `lifetime` shared.
+    pub fn heartbeat_within(
+        &self,
+        lifetime: &RwLock<()>,
+        index: usize,
+    ) -> Result<TaskOutcome, DatanodeError> {
+        let _alive = lifetime.read();
+        self.heartbeat(index)
+    }
+
+    /// [`FencingDatanode::process`] while holding `lifetime` shared.
+    pub fn process_within(&self, lifetime: &RwLock<()>) -> Option<Observed> {
+        let _alive = lifetime.read();
+        self.process()
+    }
+
+    /// Checks [`term_covers_heard_terms`] (call at quiescence).
+    pub fn check_term_covers_heard_terms(&self) -> Result<(), Violation> {
+        term_covers_heard_terms(self.context.term_of_leader(), self.heard())
     }
 
     /// Runs every endpoint through GETVERSION and REGISTER, one after the other, so that
@@ -205,11 +260,9 @@ impl FencingDatanode {
     }
 
     /// Runs the command processor until it takes nothing; bounded by the queue length.
-    pub fn drain(&self) -> Vec<CommandReport> {
+    pub fn drain(&self) -> Vec<Observed> {
         let bound = self.context.queue_len() + 1;
-        (0..bound)
-            .map_while(|_| self.dispatcher.process_next())
-            .collect()
+        (0..bound).map_while(|_| self.process()).collect()
     }
 }
 
@@ -229,7 +282,7 @@ fn setup_error(error: DatanodeError) -> Violation {
 /// down answers with a term-2 close command while the new leader answers with term 3, on
 /// two heartbeat threads, with the command processor running. Three spawned threads.
 ///
-/// Checks [`term_covers_heartbeat_terms`] and [`no_command_below_heartbeat_term`]: the
+/// Checks [`term_covers_heard_terms`] and [`no_command_below_heard_term`]: the
 /// unlocked update can leave the term at 2 and run the term-2 command.
 pub fn mc5_concurrent_leader_heartbeats(behavior: Behavior) -> Result<(), Violation> {
     let clock = ManualClock::new(SCENARIO_START_MS).shared();
@@ -250,8 +303,8 @@ pub fn mc5_concurrent_leader_heartbeats(behavior: Behavior) -> Result<(), Violat
             container: containers[0],
         },
     )?;
-    datanode.tasks[0].run_once().map_err(setup_error)?;
-    let mut reports = datanode.drain();
+    datanode.heartbeat(0).map_err(setup_error)?;
+    let mut dispatches = datanode.drain();
     if datanode.context.term_of_leader() != Some(1) {
         return Err(violation(
             "scenario setup",
@@ -276,11 +329,11 @@ pub fn mc5_concurrent_leader_heartbeats(behavior: Behavior) -> Result<(), Violat
         spawn_heartbeats(&datanode, 1, 1),
         spawn_processor(&datanode, 1),
     ];
-    reports.extend(join_all(handles)?);
-    reports.extend(datanode.drain());
+    dispatches.extend(join_all(handles)?);
+    dispatches.extend(datanode.drain());
 
-    term_covers_heartbeat_terms(&datanode.context)?;
-    no_command_below_heartbeat_term(&reports)
+    datanode.check_term_covers_heard_terms()?;
+    no_command_below_heard_term(&dispatches)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -300,7 +353,7 @@ pub enum OldLeader {
 #[derive(Debug)]
 pub struct Mc4Run {
     /// Every command the processor took.
-    pub reports: Vec<CommandReport>,
+    pub dispatches: Vec<Observed>,
     /// The lowest term among the SCMs that believed they led at the restart.
     pub leader_term_floor_at_restart: Term,
     /// Whether the old leader's force delete removed the replica (the seed's assertion).
@@ -353,36 +406,36 @@ pub fn mc4_stale_leader_before_init(
         spawn_heartbeats(&datanode, 0, rounds),
         spawn_processor(&datanode, rounds),
     ];
-    let mut reports = join_all(handles)?;
+    let mut dispatches = join_all(handles)?;
     // B has answered by now, so even AwaitLeaderTerm can initialise.
-    reports.extend(datanode.drain());
+    dispatches.extend(datanode.drain());
     let datanode = Arc::try_unwrap(datanode)
         .map_err(|_| violation("scenario setup", "datanode still shared".into()))?;
     Ok(Mc4Run {
         replica_deleted: !datanode.dispatcher.containers().contains(replica),
-        reports,
+        dispatches,
         leader_term_floor_at_restart,
         datanode,
     })
 }
 
 /// [`mc4_stale_leader_before_init`] judged by the heartbeat fence:
-/// [`term_covers_heartbeat_terms`] and [`no_command_below_heartbeat_term`].
+/// [`term_covers_heard_terms`] and [`no_command_below_heard_term`].
 pub fn mc4_heartbeat_fence(
     behavior: Behavior,
     old_leader: OldLeader,
     rounds: usize,
 ) -> Result<(), Violation> {
     let run = mc4_stale_leader_before_init(behavior, old_leader, rounds)?;
-    term_covers_heartbeat_terms(&run.datanode.context)?;
-    no_command_below_heartbeat_term(&run.reports)
+    run.datanode.check_term_covers_heard_terms()?;
+    no_command_below_heard_term(&run.dispatches)
 }
 
 /// [`mc4_stale_leader_before_init`] with the old leader stepped down, judged by
 /// [`no_command_of_leader_deposed_before_restart`]: the window the seed's patch leaves open.
 pub fn mc4_residual_window(behavior: Behavior, rounds: usize) -> Result<(), Violation> {
     let run = mc4_stale_leader_before_init(behavior, OldLeader::SteppedDownHoldingCommand, rounds)?;
-    no_command_of_leader_deposed_before_restart(&run.reports, run.leader_term_floor_at_restart)
+    no_command_of_leader_deposed_before_restart(&run.dispatches, run.leader_term_floor_at_restart)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -421,8 +474,8 @@ const MAX_TICK_MS: u64 = 8_000;
 /// command processor run meanwhile (five spawned threads: a shuttle scenario, too big for
 /// loom).
 ///
-/// Checks [`term_never_decreases`] per thread, [`term_covers_heartbeat_terms`] at the end
-/// and [`no_command_below_heartbeat_term`] over every command.
+/// Checks [`term_never_decreases`] per thread, [`term_covers_heard_terms`] at the end
+/// and [`no_command_below_heard_term`] over every command.
 pub fn cluster_with_leader_transfers(
     behavior: Behavior,
     seed: u64,
@@ -438,6 +491,9 @@ pub fn cluster_with_leader_transfers(
     );
     scms[0].become_leader(1);
 
+    // Every step holds the process lifetime shared, a restart holds it exclusively: a
+    // restart ends the process, so no step of the old process runs across it.
+    let lifetime = Arc::new(RwLock::new(()));
     // The datanode's threads run while the controller does, then a few cycles more.
     let controller_done = Arc::new(AtomicBool::new(false));
     let rounds = move |done: &AtomicBool, tail: &mut usize| {
@@ -453,6 +509,7 @@ pub fn cluster_with_leader_transfers(
     for index in 0..scms.len() {
         let datanode = Arc::clone(&datanode);
         let done = Arc::clone(&controller_done);
+        let lifetime = Arc::clone(&lifetime);
         handles.push(thread::spawn(move || {
             let mut observations = Vec::new();
             let mut tail = shape.tail_rounds;
@@ -461,7 +518,7 @@ pub fn cluster_with_leader_transfers(
                     break;
                 }
                 // An unanswered or refused heartbeat is part of the scenario.
-                let _ = datanode.heartbeat(index);
+                let _ = datanode.heartbeat_within(&lifetime, index);
                 observations.push(datanode.context.observe());
                 thread::yield_now();
             }
@@ -471,6 +528,7 @@ pub fn cluster_with_leader_transfers(
     {
         let datanode = Arc::clone(&datanode);
         let done = Arc::clone(&controller_done);
+        let lifetime = Arc::clone(&lifetime);
         handles.push(thread::spawn(move || {
             let mut reports = Vec::new();
             let mut observations = Vec::new();
@@ -479,7 +537,7 @@ pub fn cluster_with_leader_transfers(
                 if !rounds(&done, &mut tail) {
                     break;
                 }
-                reports.extend(datanode.process());
+                reports.extend(datanode.process_within(&lifetime));
                 observations.push(datanode.context.observe());
                 thread::yield_now();
             }
@@ -492,6 +550,7 @@ pub fn cluster_with_leader_transfers(
         let done = Arc::clone(&controller_done);
         handles.push(thread::spawn(move || {
             let mut controller = Controller {
+                lifetime,
                 rng: SeededRng::new(seed),
                 scms,
                 datanode,
@@ -511,13 +570,14 @@ pub fn cluster_with_leader_transfers(
             Ok(Vec::new())
         }));
     }
-    let mut reports = join_all(handles)?;
-    reports.extend(datanode.drain());
-    term_covers_heartbeat_terms(&datanode.context)?;
-    no_command_below_heartbeat_term(&reports)
+    let mut dispatches = join_all(handles)?;
+    dispatches.extend(datanode.drain());
+    datanode.check_term_covers_heard_terms()?;
+    no_command_below_heard_term(&dispatches)
 }
 
 struct Controller {
+    lifetime: Arc<RwLock<()>>,
     rng: SeededRng,
     scms: Vec<InProcessScm>,
     datanode: Arc<FencingDatanode>,
@@ -537,7 +597,7 @@ impl Controller {
             // leader may still hold commands for it.
             20..=29 => {
                 self.transfer_leadership();
-                self.datanode.restart();
+                self.restart_datanode();
             }
             30..=64 => {
                 let believers: Vec<_> = self
@@ -554,7 +614,7 @@ impl Controller {
                     let _ = scm.queue_command(self.datanode.id, kind, deadline_ms);
                 }
             }
-            65..=74 => self.datanode.restart(),
+            65..=74 => self.restart_datanode(),
             75..=89 => {
                 let scm = &self.scms[self.rng.below(scm_count) as usize];
                 if self.rng.chance(50) {
@@ -568,6 +628,11 @@ impl Controller {
             }
         }
         Ok(())
+    }
+
+    fn restart_datanode(&self) {
+        let _dead = self.lifetime.write();
+        self.datanode.restart();
     }
 
     fn transfer_leadership(&mut self) {
@@ -612,11 +677,11 @@ fn spawn_heartbeats(
     datanode: &Arc<FencingDatanode>,
     task: usize,
     rounds: usize,
-) -> thread::JoinHandle<Result<Vec<CommandReport>, Violation>> {
+) -> thread::JoinHandle<Result<Vec<Observed>, Violation>> {
     let datanode = Arc::clone(datanode);
     thread::spawn(move || {
         for _ in 0..rounds {
-            datanode.tasks[task].run_once().map_err(setup_error)?;
+            datanode.heartbeat(task).map_err(setup_error)?;
         }
         Ok(Vec::new())
     })
@@ -625,12 +690,12 @@ fn spawn_heartbeats(
 fn spawn_processor(
     datanode: &Arc<FencingDatanode>,
     rounds: usize,
-) -> thread::JoinHandle<Result<Vec<CommandReport>, Violation>> {
+) -> thread::JoinHandle<Result<Vec<Observed>, Violation>> {
     let datanode = Arc::clone(datanode);
     thread::spawn(move || {
         let mut reports = Vec::new();
         for _ in 0..rounds {
-            reports.extend(datanode.dispatcher.process_next());
+            reports.extend(datanode.process());
             if rounds > 1 {
                 thread::yield_now();
             }

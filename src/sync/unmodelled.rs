@@ -75,3 +75,42 @@ pub fn exclusive<T>(f: impl FnOnce() -> T) -> T {
     let _held = SECTION.lock().unwrap_or_else(PoisonError::into_inner);
     f()
 }
+
+/// A ghost variable for a harness: the highest value recorded since the last reset.
+///
+/// A scenario records what it saw right after a step returns and reads it right before
+/// the next step starts. Being invisible to the checkers, the record adds no scheduling
+/// point, so the exploration covers exactly the interleavings of the code under test.
+#[derive(Debug)]
+pub struct HighWater(std::sync::atomic::AtomicI64);
+
+impl HighWater {
+    const NONE: i64 = i64::MIN;
+
+    /// Nothing recorded.
+    pub const fn new() -> Self {
+        Self(std::sync::atomic::AtomicI64::new(Self::NONE))
+    }
+
+    /// Raises the record to `value` if it is higher.
+    pub fn record(&self, value: i64) {
+        self.0.fetch_max(value, Ordering::SeqCst);
+    }
+
+    /// The highest value recorded, `None` if nothing was (or `i64::MIN` was the highest).
+    pub fn get(&self) -> Option<i64> {
+        let value = self.0.load(Ordering::SeqCst);
+        (value != Self::NONE).then_some(value)
+    }
+
+    /// Forgets everything recorded.
+    pub fn reset(&self) {
+        self.0.store(Self::NONE, Ordering::SeqCst);
+    }
+}
+
+impl Default for HighWater {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,38 @@
+//! Identifiers shared by the datanode, SCM and their scenarios.
+
+use std::fmt;
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(pub u64);
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!($prefix, "{}"), self.0)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// Identifies a datanode (its UUID in Ozone).
+    DatanodeId,
+    "dn"
+);
+id_type!(
+    /// Identifies an SCM of the HA ring.
+    ScmId,
+    "scm"
+);
+id_type!(
+    /// Identifies a container.
+    ContainerId,
+    "c"
+);
+id_type!(
+    /// Identifies a write pipeline (a set of datanodes) in SCM.
+    PipelineId,
+    "p"
+);

@@ -1,0 +1,220 @@
+//! The SCM's replicated log as an SCM sees it ([`ReplicatedLog`]), the persisted container
+//! table ([`ScmDb`]), and [`SimulatedRatis`], an in-process stand-in for the Ratis ring.
+//!
+//! `SimulatedRatis` is deliberately thin and honest about it: one shared log with leader
+//! terms, commit on append (no quorum, no network, no elections of its own: leadership
+//! moves when a scenario says so), a sequence-id generator, log compaction into a snapshot
+//! that a lagging follower must install, and two injected faults that matter to
+//! HDDS-16891: a submit that times out although the entry commits, and a not-leader answer
+//! for an entry the next leader commits anyway (spec B.10). Real Ratis is out of scope.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+
+use super::{ContainerInfo, Term};
+use crate::ids::{ContainerId, ScmId};
+use crate::sync::Mutex;
+
+/// An entry of the SCM log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogEntry {
+    /// `ContainerStateManager.addContainer`, applied on every SCM.
+    AddContainer(ContainerInfo),
+}
+
+/// Why a submit was not confirmed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SubmitError {
+    /// The submitter is not the leader of the log's current term (`SCM_NOT_LEADER`). The
+    /// entry may or may not be in the log.
+    #[error("not the leader")]
+    NotLeader,
+    /// No answer in time (`ozone.scm.ha.ratis.request.timeout`); the entry may commit.
+    #[error("request timed out")]
+    Timeout,
+}
+
+/// A fault the next submit meets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubmitFault {
+    /// The entry commits, the submitter hears a timeout.
+    TimeoutAfterCommit,
+    /// The entry commits (a next leader commits it), the submitter hears not-leader.
+    NotLeaderAfterCommit,
+}
+
+/// What a follower must apply to catch up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatchUp {
+    /// The log was compacted past the follower: install this container table first.
+    pub snapshot: Option<Snapshot>,
+    /// Committed entries after the snapshot (or after the follower's index), with their
+    /// indexes.
+    pub entries: Vec<(u64, LogEntry)>,
+}
+
+/// A compacted prefix of the log: the container table as of `index`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    /// The last index it covers.
+    pub index: u64,
+    /// The container table at that index.
+    pub containers: BTreeMap<ContainerId, ContainerInfo>,
+}
+
+/// The replicated log as one SCM sees it (the part of `SCMRatisServer` used here).
+pub trait ReplicatedLog: Send + Sync + fmt::Debug {
+    /// Appends `entry` as `from`, which believes it leads at `term`. `Ok(index)` once the
+    /// entry is committed.
+    fn submit(&self, from: ScmId, term: Term, entry: LogEntry) -> Result<u64, SubmitError>;
+    /// What a member that applied up to `applied_index` must apply next.
+    fn catch_up(&self, applied_index: u64) -> CatchUp;
+    /// The next container id (`SequenceIdGenerator`, itself replicated in Ozone). Ids are
+    /// consumed even when the allocation then fails.
+    fn next_container_id(&self) -> ContainerId;
+}
+
+#[derive(Debug, Default)]
+struct RingState {
+    term: Term,
+    leader: Option<ScmId>,
+    /// Entries after the snapshot, with their indexes.
+    entries: Vec<(u64, LogEntry)>,
+    last_index: u64,
+    snapshot: Snapshot,
+    next_container_id: u64,
+    faults: VecDeque<SubmitFault>,
+}
+
+/// An in-process Ratis ring for the SCMs of a scenario (see the module docs for what it
+/// leaves out).
+#[derive(Debug, Default)]
+pub struct SimulatedRatis {
+    state: Mutex<RingState>,
+}
+
+impl SimulatedRatis {
+    /// An empty log at term 0 without a leader.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Makes `leader` the leader of a new term and returns the term. The previous leader
+    /// is deposed: its later submits are refused.
+    pub fn elect(&self, leader: ScmId) -> Term {
+        let mut state = self.state.lock();
+        state.term += 1;
+        state.leader = Some(leader);
+        state.term
+    }
+
+    /// The current term and leader.
+    pub fn leadership(&self) -> (Term, Option<ScmId>) {
+        let state = self.state.lock();
+        (state.term, state.leader)
+    }
+
+    /// The leader crashed or was partitioned away: no leader until the next election.
+    pub fn lose_leader(&self) {
+        self.state.lock().leader = None;
+    }
+
+    /// Compacts every committed entry into the snapshot; a member behind it must install
+    /// the snapshot.
+    pub fn compact(&self) {
+        let mut state = self.state.lock();
+        let entries = std::mem::take(&mut state.entries);
+        for (index, entry) in entries {
+            apply_to(&mut state.snapshot.containers, &entry);
+            state.snapshot.index = index;
+        }
+    }
+
+    /// The next submit meets `fault`.
+    pub fn inject(&self, fault: SubmitFault) {
+        self.state.lock().faults.push_back(fault);
+    }
+
+    /// Index of the last committed entry.
+    pub fn last_index(&self) -> u64 {
+        self.state.lock().last_index
+    }
+}
+
+impl ReplicatedLog for SimulatedRatis {
+    fn submit(&self, from: ScmId, term: Term, entry: LogEntry) -> Result<u64, SubmitError> {
+        let mut state = self.state.lock();
+        if state.leader != Some(from) || state.term != term {
+            return Err(SubmitError::NotLeader);
+        }
+        state.last_index += 1;
+        let index = state.last_index;
+        state.entries.push((index, entry));
+        match state.faults.pop_front() {
+            None => Ok(index),
+            Some(SubmitFault::TimeoutAfterCommit) => Err(SubmitError::Timeout),
+            Some(SubmitFault::NotLeaderAfterCommit) => Err(SubmitError::NotLeader),
+        }
+    }
+
+    fn catch_up(&self, applied_index: u64) -> CatchUp {
+        let state = self.state.lock();
+        let snapshot = (applied_index < state.snapshot.index).then(|| state.snapshot.clone());
+        let after = snapshot.as_ref().map_or(applied_index, |s| s.index);
+        CatchUp {
+            snapshot,
+            entries: state
+                .entries
+                .iter()
+                .filter(|(index, _)| *index > after)
+                .cloned()
+                .collect(),
+        }
+    }
+
+    fn next_container_id(&self) -> ContainerId {
+        let mut state = self.state.lock();
+        state.next_container_id += 1;
+        ContainerId(state.next_container_id)
+    }
+}
+
+/// Applies one log entry to a container table.
+pub fn apply_to(containers: &mut BTreeMap<ContainerId, ContainerInfo>, entry: &LogEntry) {
+    match entry {
+        LogEntry::AddContainer(info) => {
+            containers.insert(info.id, info.clone());
+        }
+    }
+}
+
+/// An SCM's persisted state (its RocksDB in Ozone): the container table and the index it
+/// was applied up to. Survives a crash; a restarted SCM reloads from it.
+#[derive(Debug, Default)]
+pub struct ScmDb {
+    state: Mutex<Snapshot>,
+}
+
+impl ScmDb {
+    /// An empty database.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The applied index and the container table.
+    pub fn load(&self) -> Snapshot {
+        self.state.lock().clone()
+    }
+
+    /// Persists one applied entry.
+    pub fn apply(&self, index: u64, entry: &LogEntry) {
+        let mut state = self.state.lock();
+        apply_to(&mut state.containers, entry);
+        state.index = index;
+    }
+
+    /// Replaces everything with an installed snapshot.
+    pub fn install(&self, snapshot: Snapshot) {
+        *self.state.lock() = snapshot;
+    }
+}
