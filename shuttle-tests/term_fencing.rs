@@ -8,66 +8,21 @@
 //! fixed, so a run is reproducible; a failing schedule is written under
 //! `target/shuttle-schedules/` for `cargo soak replay FILE`.
 
-use std::path::PathBuf;
+#[path = "support.rs"]
+mod support;
 
-use hadoop_ref::scenarios::catalogue::{self, Case, Expectation};
-use hadoop_ref::scenarios::checker::{RunSpec, SchedulerKind, run_case};
+use hadoop_ref::scenarios::catalogue;
+use hadoop_ref::scenarios::checker::SchedulerKind;
 use hadoop_ref::scenarios::term_fencing::SEED_KEY;
 
-/// Schedules a fixed variant must survive, per scheduler.
-const HOLD_ITERATIONS: usize = 10_000;
-/// Within this many schedules a legacy variant must be caught.
-const CATCH_BOUND: usize = 20_000;
-
-fn case(scenario: &str, variant: &str) -> Case {
-    catalogue::term_fencing()
-        .into_iter()
-        .find(|c| c.scenario == scenario && c.variant == variant)
-        .unwrap_or_else(|| panic!("no case {scenario}/{variant} in the catalogue"))
-}
-
 fn check(scenario: &str, variant: &str, scheduler: SchedulerKind) {
-    let case = case(scenario, variant);
-    let iterations = match case.expectation {
-        Expectation::Holds => HOLD_ITERATIONS,
-        Expectation::Caught => CATCH_BOUND,
-    };
-    let spec = RunSpec {
+    support::check(
+        &catalogue::term_fencing(),
+        scenario,
+        variant,
         scheduler,
-        iterations,
-        max_time: None,
-        seed: 0x0005_EED1_7268,
-        schedule_dir: Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR"))),
-    };
-    let result = run_case(case, &spec);
-    println!(
-        "shuttle {} [{}]: {} schedule(s) in {:.2?} ({:.0}/s), {}",
-        case.id(),
-        scheduler.label(),
-        result.iterations,
-        result.elapsed,
-        result.rate_per_s(),
-        result.failure.as_deref().unwrap_or("no violation"),
+        SEED_KEY,
     );
-    match (case.expectation, &result.failure) {
-        (Expectation::Holds, None) => {}
-        (Expectation::Holds, Some(failure)) => panic!(
-            "{} must hold but failed after {} schedules (saved to {:?}): {failure}",
-            case.id(),
-            result.iterations,
-            result.schedule_file
-        ),
-        (Expectation::Caught, Some(failure)) => assert!(
-            failure.contains(SEED_KEY),
-            "{} failed for another reason than a {SEED_KEY} violation: {failure}",
-            case.id()
-        ),
-        (Expectation::Caught, None) => panic!(
-            "{} escaped: not caught within {} schedules",
-            case.id(),
-            result.iterations
-        ),
-    }
 }
 
 macro_rules! shuttle_tests {
@@ -115,10 +70,5 @@ shuttle_tests! {
 
 #[test]
 fn every_catalogue_case_is_tested() {
-    // Keeps the list above in step with the catalogue.
-    let source = include_str!("term_fencing.rs");
-    for case in catalogue::term_fencing() {
-        let entry = format!("\"{}\" / \"{}\"", case.scenario, case.variant);
-        assert!(source.contains(&entry), "{} has no shuttle test", case.id());
-    }
+    support::assert_every_case_listed(&catalogue::term_fencing(), include_str!("term_fencing.rs"));
 }

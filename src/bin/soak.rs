@@ -226,7 +226,26 @@ fn run(options: &Options) -> ExitCode {
         eprintln!("soak: cannot create {}: {error}", options.out.display());
         return ExitCode::from(2);
     }
-    let runs = cases.len() * options.schedulers.len();
+    let runs: usize = cases
+        .iter()
+        .map(|c| {
+            if c.sequential {
+                options
+                    .schedulers
+                    .iter()
+                    .filter(|s| **s == SchedulerKind::Random)
+                    .count()
+            } else {
+                options.schedulers.len()
+            }
+        })
+        .sum();
+    if runs == 0 {
+        eprintln!(
+            "soak: nothing to run (sequential scenarios run under the random scheduler only)"
+        );
+        return ExitCode::from(2);
+    }
     let share = options
         .time
         .map(|t| t / u32::try_from(runs).unwrap_or(u32::MAX));
@@ -243,7 +262,12 @@ fn run(options: &Options) -> ExitCode {
     let mut rows = Vec::with_capacity(runs);
     let mut index = 0;
     for &case in &cases {
-        for &scheduler in &options.schedulers {
+        // A sequential scenario has one schedule; PCT needs threads to prioritise.
+        let schedulers = options
+            .schedulers
+            .iter()
+            .filter(|s| !(case.sequential && matches!(s, SchedulerKind::Pct { .. })));
+        for &scheduler in schedulers {
             index += 1;
             rows.push(soak_one(
                 options,
@@ -280,7 +304,13 @@ fn soak_one(
     (index, runs): (usize, usize),
 ) -> Row {
     let stopwatch = Stopwatch::start();
-    let chunk_iterations = options.iterations.div_ceil(CHUNKS).max(1);
+    // A sequential scenario runs the same steps every time: once is enough.
+    let iterations = if case.sequential {
+        1
+    } else {
+        options.iterations
+    };
+    let chunk_iterations = iterations.div_ceil(CHUNKS).max(1);
     let mut row = Row {
         case,
         scheduler,
@@ -291,7 +321,7 @@ fn soak_one(
         schedule_file: None,
     };
     for chunk in 0..CHUNKS {
-        let remaining_iterations = options.iterations.saturating_sub(row.schedules as usize);
+        let remaining_iterations = iterations.saturating_sub(row.schedules as usize);
         let remaining_time = share.map(|s| s.saturating_sub(stopwatch.elapsed()));
         if remaining_iterations == 0 || remaining_time.is_some_and(|t| t.is_zero()) {
             break;

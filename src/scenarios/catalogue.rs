@@ -2,11 +2,16 @@
 //! hold, legacy variants must be caught. The shuttle tests and the soak tool iterate it.
 
 use super::Violation;
+use super::allocation::{
+    AllocationShape, Failover, allocation_cluster, mc8_pending_allocation_failover,
+    rebuild_gate_race, report_order_race,
+};
 use super::term_fencing::{
     ClusterShape, OldLeader, cluster_with_leader_transfers, mc4_heartbeat_fence,
     mc4_residual_window, mc5_concurrent_leader_heartbeats,
 };
 use crate::datanode::state_context::Behavior;
+use crate::scm::Behavior as ScmBehavior;
 
 /// What a variant of a scenario must do under a checker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -22,7 +27,7 @@ pub enum Expectation {
 pub struct Case {
     /// Scenario name (stable; used in reports and schedule files).
     pub scenario: &'static str,
-    /// Variant name (a `Behavior` name).
+    /// Variant name (the name of the component's `Behavior`).
     pub variant: &'static str,
     /// What it must do.
     pub expectation: Expectation,
@@ -30,6 +35,9 @@ pub struct Case {
     /// the bounds used here. False where the defect lies deeper than that (measured, and
     /// said in the case's comment); the random scheduler must still catch it.
     pub pct_reaches: bool,
+    /// The scenario spawns no thread (a fixed sequence of steps, like the seed's own
+    /// reproduction): one execution says all, and PCT does not apply.
+    pub sequential: bool,
     run: fn(u64) -> Result<(), Violation>,
 }
 
@@ -52,14 +60,19 @@ pub const MC4_ROUNDS: usize = 3;
 macro_rules! cases {
     ($into:ident, $scenario:literal, |$behavior:ident, $seed:ident| $body:expr,
      [$(($variant:ident, $expect:ident)),+ $(,)?]) => {
+        cases!($into, $scenario, Behavior, |$behavior, $seed| $body, [$(($variant, $expect)),+]);
+    };
+    ($into:ident, $scenario:literal, $kind:ident, |$behavior:ident, $seed:ident| $body:expr,
+     [$(($variant:ident, $expect:ident)),+ $(,)?]) => {
         $(
             $into.push(Case {
                 scenario: $scenario,
-                variant: Behavior::$variant.name(),
+                variant: $kind::$variant.name(),
                 expectation: Expectation::$expect,
                 pct_reaches: true,
+                sequential: false,
                 run: |$seed| {
-                    let $behavior = Behavior::$variant;
+                    let $behavior = $kind::$variant;
                     $body
                 },
             });
@@ -143,7 +156,68 @@ pub fn term_fencing() -> Vec<Case> {
     cases
 }
 
+/// The SCM pending-allocation scenarios (HDDS-16891).
+pub fn allocation() -> Vec<Case> {
+    let mut cases = Vec::new();
+    cases!(
+        cases,
+        "mc8_transfer",
+        ScmBehavior,
+        |behavior, _seed| mc8_pending_allocation_failover(behavior, Failover::Transfer),
+        [(Fixed, Holds), (LegacyNoRebuild, Caught)]
+    );
+    cases!(
+        cases,
+        "mc8_restart_single_scm",
+        ScmBehavior,
+        |behavior, _seed| mc8_pending_allocation_failover(behavior, Failover::RestartSingleScm),
+        [(Fixed, Holds), (LegacyNoRebuild, Caught)]
+    );
+    cases!(
+        cases,
+        "mc8_restart_all_scms",
+        ScmBehavior,
+        |behavior, _seed| mc8_pending_allocation_failover(behavior, Failover::RestartAllScms),
+        [(Fixed, Holds), (LegacyNoRebuild, Caught)]
+    );
+    cases!(
+        cases,
+        "rebuild_gate_race",
+        ScmBehavior,
+        |behavior, _seed| rebuild_gate_race(behavior),
+        [
+            (Fixed, Holds),
+            (LegacyRebuildWithoutGate, Caught),
+            (LegacyNoRebuild, Caught)
+        ]
+    );
+    cases!(
+        cases,
+        "report_order_race",
+        ScmBehavior,
+        |behavior, _seed| report_order_race(behavior),
+        [(Fixed, Holds)]
+    );
+    cases!(
+        cases,
+        "allocation_cluster",
+        ScmBehavior,
+        |behavior, seed| allocation_cluster(behavior, seed, AllocationShape::default()),
+        [
+            (Fixed, Holds),
+            (LegacyNoRebuild, Caught),
+            (LegacyRebuildWithoutGate, Caught)
+        ]
+    );
+    for case in &mut cases {
+        case.sequential = case.scenario.starts_with("mc8_");
+    }
+    cases
+}
+
 /// Every scenario of the crate.
 pub fn all() -> Vec<Case> {
-    term_fencing()
+    let mut cases = term_fencing();
+    cases.extend(allocation());
+    cases
 }

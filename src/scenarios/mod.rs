@@ -7,6 +7,7 @@
 //! compare it with the [`catalogue`]'s expectation: fixed variants must hold, legacy
 //! variants must be caught.
 
+pub mod allocation;
 pub mod catalogue;
 #[cfg(feature = "shuttle")]
 pub mod checker;

@@ -23,13 +23,13 @@
 //! use hadoop_ref::scm::{Behavior, Pipeline, ScmConfig, ScmError, StorageContainerManager};
 //! use hadoop_ref::sync::Arc;
 //!
-//! let ring = Arc::new(SimulatedRatis::new());
+//! let ring = SimulatedRatis::new();
 //! let config = ScmConfig::with_pipelines(vec![Pipeline {
 //!     id: PipelineId(1),
 //!     nodes: vec![DatanodeId(1)],
 //! }]);
 //! let scm = StorageContainerManager::new(
-//!     ScmId(1), Behavior::Fixed, config.clone(), ring.clone(),
+//!     ScmId(1), Behavior::Fixed, config.clone(), ring.log(),
 //!     Arc::new(ScmDb::new()), ManualClock::new(0).shared(),
 //! )?;
 //! scm.register_datanode(DatanodeId(1));

@@ -13,7 +13,7 @@ use std::fmt;
 
 use super::{ContainerInfo, Term};
 use crate::ids::{ContainerId, ScmId};
-use crate::sync::Mutex;
+use crate::sync::{Arc, Mutex, arc_from_box};
 
 /// An entry of the SCM log.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,16 +87,21 @@ struct RingState {
 }
 
 /// An in-process Ratis ring for the SCMs of a scenario (see the module docs for what it
-/// leaves out).
-#[derive(Debug, Default)]
+/// leaves out). Clones are handles to the same ring.
+#[derive(Debug, Clone, Default)]
 pub struct SimulatedRatis {
-    state: Mutex<RingState>,
+    state: Arc<Mutex<RingState>>,
 }
 
 impl SimulatedRatis {
     /// An empty log at term 0 without a leader.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A handle as the `Arc<dyn ReplicatedLog>` an SCM takes.
+    pub fn log(&self) -> Arc<dyn ReplicatedLog> {
+        arc_from_box(Box::new(self.clone()) as Box<dyn ReplicatedLog>)
     }
 
     /// Makes `leader` the leader of a new term and returns the term. The previous leader

@@ -46,6 +46,14 @@ impl DatanodeInfo {
 }
 
 /// Keeps the pending allocations of every datanode (`PendingContainerTracker`).
+///
+/// A space check reads the datanode's storage reports *while holding its bucket lock*.
+/// Ozone reads them before taking the bucket's monitor; then a check can pair a storage
+/// report from before a container was created (not counting it as committed) with a
+/// bucket from after its container report removed the entry (not counting it as pending),
+/// and grant the slot twice. The shuttle cluster scenario found that interleaving; a
+/// datanode's node report reaches SCM before the container report for the same create, so
+/// under the bucket lock the check sees the container at least once.
 #[derive(Debug)]
 pub struct PendingContainerTracker {
     container_size: u64,
@@ -73,11 +81,12 @@ impl PendingContainerTracker {
         node: &DatanodeInfo,
         container: ContainerId,
     ) -> bool {
+        let mut bucket = node.pending.lock();
+        // Read under the bucket lock: see `PendingContainerTracker`'s docs.
         let reports = node.storage_reports();
         if reports.is_empty() {
             return false;
         }
-        let mut bucket = node.pending.lock();
         bucket.roll_if_needed(self.clock.now_ms());
         bucket.check_space_and_add(&reports, self.container_size, container)
     }
@@ -91,8 +100,8 @@ impl PendingContainerTracker {
 
     /// Whether the datanode has a slot beyond its pending ones; records nothing.
     pub fn has_available_space(&self, node: &DatanodeInfo) -> bool {
-        let reports = node.storage_reports();
         let mut bucket = node.pending.lock();
+        let reports = node.storage_reports();
         bucket.roll_if_needed(self.clock.now_ms());
         has_slot(&reports, self.container_size, bucket.pending_count())
     }

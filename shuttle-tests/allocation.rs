@@ -1,0 +1,61 @@
+//! Shuttle, HDDS-16891: every SCM pending-allocation scenario of the catalogue under
+//! random and PCT schedules (sequential ones, like the seed's MC8, once). Fixed variants
+//! must hold; each legacy variant must be caught within a bounded number of schedules.
+
+#[path = "support.rs"]
+mod support;
+
+use hadoop_ref::scenarios::allocation::SEED_KEY;
+use hadoop_ref::scenarios::catalogue;
+use hadoop_ref::scenarios::checker::SchedulerKind;
+
+fn check(scenario: &str, variant: &str, scheduler: SchedulerKind) {
+    support::check(
+        &catalogue::allocation(),
+        scenario,
+        variant,
+        scheduler,
+        SEED_KEY,
+    );
+}
+
+macro_rules! shuttle_tests {
+    ($($name:ident: $scenario:literal / $variant:literal, $scheduler:expr;)+) => {
+        $(
+            #[test]
+            fn $name() {
+                check($scenario, $variant, $scheduler);
+            }
+        )+
+    };
+}
+
+const RANDOM: SchedulerKind = SchedulerKind::Random;
+const PCT3: SchedulerKind = SchedulerKind::Pct { depth: 3 };
+
+shuttle_tests! {
+    mc8_transfer_new_leader_refuses_c2: "mc8_transfer" / "Fixed", RANDOM;
+    mc8_transfer_legacy_grants_c2: "mc8_transfer" / "LegacyNoRebuild", RANDOM;
+    mc8_single_scm_restart_refuses_c2: "mc8_restart_single_scm" / "Fixed", RANDOM;
+    mc8_single_scm_restart_legacy_grants_c2: "mc8_restart_single_scm" / "LegacyNoRebuild", RANDOM;
+    mc8_all_scms_restart_refuses_c2: "mc8_restart_all_scms" / "Fixed", RANDOM;
+    mc8_all_scms_restart_legacy_grants_c2: "mc8_restart_all_scms" / "LegacyNoRebuild", RANDOM;
+    gate_holds_random: "rebuild_gate_race" / "Fixed", RANDOM;
+    gate_holds_pct: "rebuild_gate_race" / "Fixed", PCT3;
+    ungated_rebuild_caught_random: "rebuild_gate_race" / "LegacyRebuildWithoutGate", RANDOM;
+    ungated_rebuild_caught_pct: "rebuild_gate_race" / "LegacyRebuildWithoutGate", PCT3;
+    no_rebuild_caught_in_gate_race_random: "rebuild_gate_race" / "LegacyNoRebuild", RANDOM;
+    report_order_holds_random: "report_order_race" / "Fixed", RANDOM;
+    report_order_holds_pct: "report_order_race" / "Fixed", PCT3;
+    cluster_fixed_holds_random: "allocation_cluster" / "Fixed", RANDOM;
+    cluster_fixed_holds_pct: "allocation_cluster" / "Fixed", PCT3;
+    cluster_no_rebuild_caught_random: "allocation_cluster" / "LegacyNoRebuild", RANDOM;
+    cluster_no_rebuild_caught_pct: "allocation_cluster" / "LegacyNoRebuild", PCT3;
+    cluster_ungated_rebuild_caught_random: "allocation_cluster" / "LegacyRebuildWithoutGate", RANDOM;
+    cluster_ungated_rebuild_caught_pct: "allocation_cluster" / "LegacyRebuildWithoutGate", PCT3;
+}
+
+#[test]
+fn every_catalogue_case_is_tested() {
+    support::assert_every_case_listed(&catalogue::allocation(), include_str!("allocation.rs"));
+}

@@ -1,0 +1,80 @@
+//! Runs one catalogue case under shuttle and asserts its expectation: a fixed variant
+//! holds over `HOLD_ITERATIONS` schedules, a legacy variant is caught within
+//! `CATCH_BOUND`. Scheduler seeds are fixed, so a run is reproducible; a failing schedule
+//! is written under the target's temporary directory for `cargo soak replay FILE`.
+
+use std::path::PathBuf;
+
+use hadoop_ref::scenarios::catalogue::{Case, Expectation};
+use hadoop_ref::scenarios::checker::{RunSpec, SchedulerKind, run_case};
+
+/// Schedules a fixed variant must survive, per scheduler.
+pub const HOLD_ITERATIONS: usize = 10_000;
+/// Within this many schedules a legacy variant must be caught.
+pub const CATCH_BOUND: usize = 20_000;
+/// The scheduler seed of every run.
+pub const SEED: u64 = 0x0005_EED1_7268;
+
+/// Runs `scenario`/`variant` of `cases` under `scheduler` and asserts its expectation;
+/// a violation must name `seed_key`.
+pub fn check(
+    cases: &[Case],
+    scenario: &str,
+    variant: &str,
+    scheduler: SchedulerKind,
+    seed_key: &str,
+) {
+    let case = *cases
+        .iter()
+        .find(|c| c.scenario == scenario && c.variant == variant)
+        .unwrap_or_else(|| panic!("no case {scenario}/{variant} in the catalogue"));
+    let iterations = match (case.sequential, case.expectation) {
+        (true, _) => 1,
+        (false, Expectation::Holds) => HOLD_ITERATIONS,
+        (false, Expectation::Caught) => CATCH_BOUND,
+    };
+    let spec = RunSpec {
+        scheduler,
+        iterations,
+        max_time: None,
+        seed: SEED,
+        schedule_dir: Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR"))),
+    };
+    let result = run_case(case, &spec);
+    println!(
+        "shuttle {} [{}]: {} schedule(s) in {:.2?} ({:.0}/s), {}",
+        case.id(),
+        scheduler.label(),
+        result.iterations,
+        result.elapsed,
+        result.rate_per_s(),
+        result.failure.as_deref().unwrap_or("no violation"),
+    );
+    match (case.expectation, &result.failure) {
+        (Expectation::Holds, None) => {}
+        (Expectation::Holds, Some(failure)) => panic!(
+            "{} must hold but failed after {} schedules (saved to {:?}): {failure}",
+            case.id(),
+            result.iterations,
+            result.schedule_file
+        ),
+        (Expectation::Caught, Some(failure)) => assert!(
+            failure.contains(seed_key),
+            "{} failed for another reason than a {seed_key} violation: {failure}",
+            case.id()
+        ),
+        (Expectation::Caught, None) => panic!(
+            "{} escaped: not caught within {} schedules",
+            case.id(),
+            result.iterations
+        ),
+    }
+}
+
+/// Asserts that the test file `source` names every case of `cases`.
+pub fn assert_every_case_listed(cases: &[Case], source: &str) {
+    for case in cases {
+        let entry = format!("\"{}\" / \"{}\"", case.scenario, case.variant);
+        assert!(source.contains(&entry), "{} has no shuttle test", case.id());
+    }
+}
