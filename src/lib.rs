@@ -44,7 +44,7 @@
 //!
 //! Because the backend is picked by `cfg(loom)` and the `shuttle` feature, a downstream
 //! crate's own loom or shuttle tests put this crate into the same mode, and its scenarios
-//! ([`scenarios::term_fencing`]) run inside them unchanged.
+//! ([`scenarios::term_fencing`], [`scenarios::allocation`]) run inside them unchanged.
 
 #![warn(missing_docs)]
 

@@ -166,15 +166,12 @@ impl ReplicatedLog for SimulatedRatis {
         let state = self.state.lock();
         let snapshot = (applied_index < state.snapshot.index).then(|| state.snapshot.clone());
         let after = snapshot.as_ref().map_or(applied_index, |s| s.index);
-        CatchUp {
-            snapshot,
-            entries: state
-                .entries
-                .iter()
-                .filter(|(index, _)| *index > after)
-                .cloned()
-                .collect(),
-        }
+        // Entries are contiguous from the snapshot's index on: slice, don't scan.
+        let skip =
+            usize::try_from(after.saturating_sub(state.snapshot.index)).unwrap_or(usize::MAX);
+        let entries = state.entries.get(skip..).unwrap_or_default().to_vec();
+        debug_assert!(entries.first().is_none_or(|(index, _)| *index == after + 1));
+        CatchUp { snapshot, entries }
     }
 
     fn next_container_id(&self) -> ContainerId {
