@@ -36,7 +36,9 @@ fn committed_schedules_reproduce_their_violation() {
                 )
             });
         assert!(
-            SEED_KEYS.iter().any(|key| failure.starts_with(&format!("{key}: property"))),
+            SEED_KEYS
+                .iter()
+                .any(|key| failure.starts_with(&format!("{key}: property"))),
             "{} fails for another reason: {failure}",
             file.display()
         );
