@@ -490,3 +490,28 @@ fn pending_entries_age_out_after_two_roll_intervals_without_a_report() {
     f.clock.advance_ms(2 * ROLL_MS);
     assert!(pending(&scm, 1).is_empty(), "aged out, as designed");
 }
+
+#[test]
+fn newly_bootstrapped_scm_installs_snapshot_and_rebuilds_as_leader() {
+    let f = Fixture::new();
+    let leader = f.scm(1, Behavior::Fixed, 1);
+    f.lead(&leader);
+    let c1 = leader.allocate_container().unwrap();
+    f.ring.compact();
+    // SCM 3 joins with an empty database; the log before it is compacted away.
+    let bootstrapped = f.scm(3, Behavior::Fixed, 1);
+    assert!(
+        bootstrapped.container(c1).is_some(),
+        "installed from the snapshot"
+    );
+    leader.notify_not_leader();
+    f.lead(&bootstrapped);
+    assert_eq!(pending(&bootstrapped, 1), vec![c1]);
+    assert_eq!(
+        bootstrapped
+            .allocate_container()
+            .map(|c| bootstrapped.container(c).unwrap().pipeline),
+        Ok(PipelineId(2)),
+        "p1's slots stay reserved for c1"
+    );
+}
