@@ -10,6 +10,7 @@
 //! | module | seed | the race |
 //! |---|---|---|
 //! | [`datanode`] | HDDS-17268 | the heartbeat SCM term ignored before term init, and updated with an unlocked check-then-set, let a stale leader's command run |
+//! | [`namenode`] (in progress) | HDFS-2742 | the standby applies a datanode's RBW report after replaying the block's completion and marks a healthy replica corrupt |
 //! | [`scm`] | HDDS-16891 | after a leader change or restart the SCM has no pending allocations and grants again the slots of containers not yet written |
 //!
 //! ## How it is checked
@@ -51,6 +52,7 @@
 pub mod clock;
 pub mod datanode;
 pub mod ids;
+pub mod namenode;
 pub mod scenarios;
 pub mod scm;
 pub mod sync;

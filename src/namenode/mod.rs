@@ -1,0 +1,53 @@
+//! The HDFS HA standby NameNode's handling of datanode messages that arrive before the
+//! edits they depend on (HDFS-2742).
+//!
+//! This module is being built up: [`pending_messages`] (the per-block queue of postponed
+//! datanode messages, `PendingDataNodeMessages`) is here; the namespace, the edit-log
+//! tailer, the block manager's evaluation and failover follow.
+
+pub mod pending_messages;
+
+use crate::ids::DatanodeId;
+
+/// A block id. Blocks are identified by id alone (spec 1.1): two reports of the same id
+/// with different generation stamps are the same block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BlockId(pub i64);
+
+/// A generation stamp.
+pub type GenerationStamp = i64;
+
+/// One storage (volume) of a datanode; reports are per storage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct StorageId {
+    /// The datanode.
+    pub datanode: DatanodeId,
+    /// The storage's index on the datanode.
+    pub index: u32,
+}
+
+/// A block as a datanode reports it: its own generation stamp and length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReportedBlock {
+    /// The block.
+    pub id: BlockId,
+    /// The replica's generation stamp.
+    pub gs: GenerationStamp,
+    /// The replica's length in bytes.
+    pub length: u64,
+}
+
+/// Replica states a datanode reports (spec 1.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReplicaState {
+    /// Write finished, length fixed.
+    Finalized,
+    /// Being written, in an open pipeline.
+    Rbw,
+    /// Waiting for recovery (an RBW replica found after a datanode restart).
+    Rwr,
+    /// Under recovery (never reported normally: an invalid state).
+    Rur,
+    /// A replication target in progress (never reported normally: an invalid state).
+    Temporary,
+}
