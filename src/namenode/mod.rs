@@ -1,10 +1,13 @@
 //! The HDFS HA standby NameNode's handling of datanode messages that arrive before the
 //! edits they depend on (HDFS-2742).
 //!
-//! This module is being built up: [`pending_messages`] (the per-block queue of postponed
-//! datanode messages, `PendingDataNodeMessages`) is here; the namespace, the edit-log
-//! tailer, the block manager's evaluation and failover follow.
+//! This module is being built up. Here: [`pending_messages`] (the per-block queue of
+//! postponed datanode messages, `PendingDataNodeMessages`) and [`evaluation`] (the
+//! corrupt-replica and under-construction decision tables). To follow: the namespace and
+//! edit replay, the block manager's per-replica processing with its drains, failover,
+//! safe-mode accounting, and the datanode actors.
 
+pub mod evaluation;
 pub mod pending_messages;
 
 use crate::ids::DatanodeId;

@@ -1,0 +1,117 @@
+//! The decision tables a NameNode applies to one reported replica (spec 5.1, 5.2): is it
+//! corrupt against the stored block, and is it accepted as a replica of a block under
+//! construction.
+//!
+//! **The race (HDFS-2742).** The same report is judged differently depending on the stored
+//! block's state: an RBW replica is healthy against a block under construction and corrupt
+//! against a later GS of the completed block. A standby that judges it after replaying the
+//! completion marks a healthy replica corrupt.
+//!
+//! **The fix** is in when the standby judges (the queue and its drains); these tables are
+//! the judgement itself, as shipped, with HDFS-2791 (an equal-GS RBW on a COMPLETE block is
+//! ignored) and the pre-HDFS-2791 rule kept selectable ([`RbwOnCompleteRule`]), because the
+//! seed's schedule (spec 12.1) was written against the older rule.
+
+use super::{GenerationStamp, ReplicaState, ReportedBlock};
+
+/// Under-construction states of a stored block (spec 1.2, `BlockUCState`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BlockUcState {
+    /// Being written; length and GS provisional.
+    UnderConstruction,
+    /// Lease or block recovery started (the active only).
+    UnderRecovery,
+    /// The client supplied the final GS and length; not enough replicas yet.
+    Committed,
+    /// Final; counted by safe mode.
+    Complete,
+}
+
+/// The NameNode's stored view of a block, as far as the tables need it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StoredBlockView {
+    /// The NameNode's current generation stamp of the block.
+    pub gs: GenerationStamp,
+    /// The NameNode's current length.
+    pub length: u64,
+    /// Its state.
+    pub state: BlockUcState,
+}
+
+/// How an RBW replica with the block's own GS is judged against a COMPLETE block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RbwOnCompleteRule {
+    /// HDFS-2791 (shipped): ignored, not corrupt, no location recorded: a full report
+    /// built while the pipeline was open can reach the NameNode after `complete()`.
+    IgnoreEqualGs,
+    /// Before HDFS-2791: any RBW or RWR replica of a COMPLETE block is corrupt.
+    AlwaysCorrupt,
+}
+
+/// Why a replica is corrupt (`CorruptReplicasMap.Reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CorruptReason {
+    /// The replica's GS differs from the stored one.
+    GenstampMismatch,
+    /// Same GS, different length, for a finalized replica.
+    SizeMismatch,
+    /// A state that cannot be right for the stored block.
+    InvalidState,
+}
+
+/// The verdict of [`check_replica_corrupt`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReplicaVerdict {
+    /// Consistent with the stored block.
+    Ok,
+    /// Neither corrupt nor a location: an equal-GS RBW of a COMPLETE block (HDFS-2791).
+    Ignored,
+    /// Corrupt, with the reason.
+    Corrupt(CorruptReason),
+}
+
+/// `checkReplicaCorrupt` (spec 5.1, the V2012 verdicts that the shipped code keeps).
+pub fn check_replica_corrupt(
+    reported: &ReportedBlock,
+    state: ReplicaState,
+    stored: &StoredBlockView,
+    rbw_rule: RbwOnCompleteRule,
+) -> ReplicaVerdict {
+    use BlockUcState::{Committed, Complete};
+    use ReplicaVerdict::{Corrupt, Ignored, Ok};
+    match state {
+        ReplicaState::Finalized => match stored.state {
+            Complete | Committed if reported.gs != stored.gs => {
+                Corrupt(CorruptReason::GenstampMismatch)
+            }
+            Complete | Committed if reported.length != stored.length => {
+                Corrupt(CorruptReason::SizeMismatch)
+            }
+            // Any GS is fine for a replica of a block under construction or recovery.
+            _ => Ok,
+        },
+        ReplicaState::Rbw | ReplicaState::Rwr => match stored.state {
+            Complete if rbw_rule == RbwOnCompleteRule::AlwaysCorrupt => {
+                Corrupt(CorruptReason::InvalidState)
+            }
+            Complete if reported.gs != stored.gs => Corrupt(CorruptReason::GenstampMismatch),
+            Complete if state == ReplicaState::Rbw => Ignored,
+            Complete => Corrupt(CorruptReason::InvalidState),
+            _ => Ok,
+        },
+        ReplicaState::Rur | ReplicaState::Temporary => Corrupt(CorruptReason::InvalidState),
+    }
+}
+
+/// `isBlockUnderConstruction` (spec 5.2): whether the replica is taken as one of the
+/// block's expected replicas while it is written.
+pub fn is_block_under_construction(stored: BlockUcState, state: ReplicaState) -> bool {
+    match state {
+        ReplicaState::Finalized => matches!(
+            stored,
+            BlockUcState::UnderConstruction | BlockUcState::UnderRecovery
+        ),
+        ReplicaState::Rbw | ReplicaState::Rwr => stored != BlockUcState::Complete,
+        ReplicaState::Rur | ReplicaState::Temporary => false,
+    }
+}
