@@ -10,7 +10,7 @@ use hadoop_ref::ids::DatanodeId;
 use hadoop_ref::namenode::pending_messages::{
     PendingDataNodeMessages, QueueFull, QueuedReport, ReportedState, StaleEntryPurge,
 };
-use hadoop_ref::namenode::{BlockId, ReplicaState, ReportedBlock, StorageId};
+use hadoop_ref::namenode::{Block, BlockId, ReplicaState, StorageId};
 
 fn storage(dn: u64) -> StorageId {
     StorageId {
@@ -22,7 +22,7 @@ fn storage(dn: u64) -> StorageId {
 fn report(dn: u64, block: i64, gs: i64) -> QueuedReport {
     QueuedReport {
         storage: storage(dn),
-        block: ReportedBlock {
+        block: Block {
             id: BlockId(block),
             gs,
             length: 0,

@@ -6,7 +6,7 @@ use hadoop_ref::namenode::evaluation::{
     BlockUcState, CorruptReason, RbwOnCompleteRule, ReplicaVerdict, StoredBlockView,
     check_replica_corrupt, is_block_under_construction,
 };
-use hadoop_ref::namenode::{BlockId, ReplicaState, ReportedBlock};
+use hadoop_ref::namenode::{Block, BlockId, ReplicaState};
 
 use BlockUcState::{Committed, Complete, UnderConstruction, UnderRecovery};
 use CorruptReason::{GenstampMismatch, InvalidState, SizeMismatch};
@@ -20,15 +20,15 @@ fn stored(gs: i64, length: u64, state: BlockUcState) -> StoredBlockView {
     StoredBlockView { gs, length, state }
 }
 
-fn reported(gs: i64, length: u64) -> ReportedBlock {
-    ReportedBlock {
+fn reported(gs: i64, length: u64) -> Block {
+    Block {
         id: BlockId(1),
         gs,
         length,
     }
 }
 
-fn verdict(r: ReportedBlock, st: ReplicaState, s: StoredBlockView) -> ReplicaVerdict {
+fn verdict(r: Block, st: ReplicaState, s: StoredBlockView) -> ReplicaVerdict {
     check_replica_corrupt(&r, st, &s, SHIPPED)
 }
 

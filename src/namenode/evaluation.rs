@@ -12,7 +12,7 @@
 //! ignored) and the pre-HDFS-2791 rule kept selectable ([`RbwOnCompleteRule`]), because the
 //! seed's schedule (spec 12.1) was written against the older rule.
 
-use super::{GenerationStamp, ReplicaState, ReportedBlock};
+use super::{Block, GenerationStamp, ReplicaState};
 
 /// Under-construction states of a stored block (spec 1.2, `BlockUCState`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -72,7 +72,7 @@ pub enum ReplicaVerdict {
 
 /// `checkReplicaCorrupt` (spec 5.1, the V2012 verdicts that the shipped code keeps).
 pub fn check_replica_corrupt(
-    reported: &ReportedBlock,
+    reported: &Block,
     state: ReplicaState,
     stored: &StoredBlockView,
     rbw_rule: RbwOnCompleteRule,

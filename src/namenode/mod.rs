@@ -8,6 +8,7 @@
 //! safe-mode accounting, and the datanode actors.
 
 pub mod evaluation;
+pub mod namesystem;
 pub mod pending_messages;
 
 use crate::ids::DatanodeId;
@@ -29,14 +30,15 @@ pub struct StorageId {
     pub index: u32,
 }
 
-/// A block as a datanode reports it: its own generation stamp and length.
+/// A block with a generation stamp and a length: in a report, the replica's own; in an
+/// edit, what the active logged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ReportedBlock {
+pub struct Block {
     /// The block.
     pub id: BlockId,
-    /// The replica's generation stamp.
+    /// The generation stamp.
     pub gs: GenerationStamp,
-    /// The replica's length in bytes.
+    /// The length in bytes.
     pub length: u64,
 }
 

@@ -19,11 +19,11 @@
 //! use hadoop_ref::namenode::pending_messages::{
 //!     PendingDataNodeMessages, QueuedReport, ReportedState, StaleEntryPurge,
 //! };
-//! use hadoop_ref::namenode::{BlockId, ReplicaState, ReportedBlock, StorageId};
+//! use hadoop_ref::namenode::{BlockId, ReplicaState, Block, StorageId};
 //!
 //! let mut queue = PendingDataNodeMessages::new(StaleEntryPurge::OnProcess, 1_000_000);
 //! let storage = StorageId { datanode: DatanodeId(1), index: 0 };
-//! let block = ReportedBlock { id: BlockId(7), gs: 1002, length: 0 };
+//! let block = Block { id: BlockId(7), gs: 1002, length: 0 };
 //! queue.enqueue(QueuedReport { storage, block, state: ReportedState::Replica(ReplicaState::Rbw) })?;
 //! assert_eq!(queue.count(), 1);
 //! let taken = queue.take_block_queue(BlockId(7)).expect("queued");
@@ -34,7 +34,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::{BlockId, ReplicaState, ReportedBlock, StorageId};
+use super::{Block, BlockId, ReplicaState, StorageId};
 use crate::ids::DatanodeId;
 
 /// What a queued report says about the replica.
@@ -53,7 +53,7 @@ pub struct QueuedReport {
     /// The reporting storage.
     pub storage: StorageId,
     /// The block as reported.
-    pub block: ReportedBlock,
+    pub block: Block,
     /// The reported state.
     pub state: ReportedState,
 }

@@ -1,0 +1,954 @@
+//! A NameNode's namespace and block manager as the HA standby runs them
+//! (`FSNamesystem`, `FSEditLogLoader`, `BlockManager`): edit replay, per-replica processing
+//! of datanode reports, the per-block queue and its drains, failover, safe-mode counting,
+//! and, once active, corrupt marking, invalidation and excess-replica deletion.
+//!
+//! **The race (HDFS-2742).** The standby applies edits late, so a datanode's report can
+//! reach it before the state it was produced under. Judged after the block's completion, a
+//! healthy RBW replica looks corrupt (and the chain of spec 12.1 loses every replica);
+//! judged before completion without crediting safe mode, the standby never leaves it.
+//!
+//! **The fix.** While `postpone` is on, a report that is future or inconsistent is queued
+//! per replica, per block, and re-judged right after each edit that changes that block
+//! (new block, GS change, completion); completion credits the replicas already present;
+//! failover catches up with `postpone` still on, turns it off, then judges what is left.
+//!
+//! Everything runs under one lock, the namesystem write lock: the ordering problem is
+//! logical (message against edit), not a data race (spec 1.5).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::evaluation::{
+    BlockUcState, CorruptReason, RbwOnCompleteRule, ReplicaVerdict, StoredBlockView,
+    check_replica_corrupt, is_block_under_construction,
+};
+use super::pending_messages::{
+    PendingDataNodeMessages, QueueMetrics, QueuedReport, ReportedState, StaleEntryPurge,
+};
+use super::{Block, BlockId, GenerationStamp, ReplicaState, StorageId};
+use crate::ids::DatanodeId;
+use crate::sync::Mutex;
+
+/// Identifies a file (its inode id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FileId(pub u64);
+
+/// Which standby logic runs (spec 14). Each legacy value restores one unpatched behaviour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Behavior {
+    /// The shipped logic with the later fixes (HDFS-3605, HDFS-15422, HDFS-17477, HDFS-6289,
+    /// HDFS-17905).
+    Fixed,
+    /// Spec 12.2: queued reports are drained only when replay first adds their block, and
+    /// completion does not credit the replicas already present to safe mode.
+    LegacyEarlyDrain,
+    /// HDFS-3605: "postpone" is "the HA state is standby", and failover switches the HA
+    /// state before the catch-up, so the catch-up's drains mark replicas corrupt against
+    /// intermediate states.
+    LegacyHaStateCheck,
+    /// Before HDFS-17453/17477: a queued entry superseded by a newer report of the same
+    /// (block, storage) lingers until failover judges it (spec 12.5).
+    LegacyNoStaleEntryPurge,
+}
+
+/// Settings of a [`Namesystem`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamenodeConfig {
+    /// The logic.
+    pub behavior: Behavior,
+    /// `dfs.namenode.replication.min` (1).
+    pub min_replication: usize,
+    /// Safe replication (defaults to the minimum replication).
+    pub safe_replication: usize,
+    /// `dfs.namenode.safemode.threshold-pct` (0.999), in thousandths.
+    pub safemode_threshold_per_mille: u64,
+    /// Bound of the pending queue.
+    pub pending_queue_limit: usize,
+    /// How an equal-GS RBW of a COMPLETE block is judged.
+    pub rbw_rule: RbwOnCompleteRule,
+}
+
+impl Default for NamenodeConfig {
+    fn default() -> Self {
+        Self {
+            behavior: Behavior::Fixed,
+            min_replication: 1,
+            safe_replication: 1,
+            safemode_threshold_per_mille: 999,
+            pending_queue_limit: 1_000_000,
+            rbw_rule: RbwOnCompleteRule::IgnoreEqualGs,
+        }
+    }
+}
+
+/// An edit the active logged, as the standby replays it (spec 3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditOp {
+    /// `OP_SET_GENSTAMP`: the generation-stamp counter.
+    SetGenstamp(GenerationStamp),
+    /// `OP_ADD` of a new file: created under construction, no blocks.
+    AddFile {
+        /// The file.
+        file: FileId,
+        /// Its replication factor.
+        replication: usize,
+    },
+    /// `OP_ADD_BLOCK`: the penultimate block's final length, then a new last block.
+    AddBlock {
+        /// The file.
+        file: FileId,
+        /// The previous last block as the active has it now (id, GS, final length).
+        penultimate: Option<Block>,
+        /// The new last block.
+        last: Block,
+    },
+    /// `OP_UPDATE_BLOCKS` (or `OP_ADD` with a block list): the whole block list.
+    UpdateBlocks {
+        /// The file.
+        file: FileId,
+        /// The list.
+        blocks: Vec<Block>,
+    },
+    /// `OP_CLOSE`: the final block list; the file is complete.
+    Close {
+        /// The file.
+        file: FileId,
+        /// The list.
+        blocks: Vec<Block>,
+    },
+    /// `OP_APPEND`: the file is reopened, its last block back under construction.
+    Append {
+        /// The file.
+        file: FileId,
+    },
+    /// `OP_SET_REPLICATION`.
+    SetReplication {
+        /// The file.
+        file: FileId,
+        /// The new factor.
+        replication: usize,
+    },
+    /// `OP_DELETE`: the file and its blocks go.
+    Delete {
+        /// The file.
+        file: FileId,
+    },
+}
+
+/// An edit that does not fit the namespace it is replayed on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    /// The edit names a file that does not exist.
+    #[error("edit for unknown file {0:?}")]
+    UnknownFile(FileId),
+    /// `OP_ADD` of a file that exists.
+    #[error("file {0:?} exists already")]
+    FileExists(FileId),
+    /// A block at a position has another id than the stored one.
+    #[error("file {file:?} position {position}: edit has block {edit:?}, namespace {stored:?}")]
+    BlockIdMismatch {
+        /// The file.
+        file: FileId,
+        /// The position in the block list.
+        position: usize,
+        /// The stored id.
+        stored: BlockId,
+        /// The edit's id.
+        edit: BlockId,
+    },
+    /// A block's GS changed where only the last block's may, or went backwards.
+    #[error("block {block:?}: generation stamp {stored} cannot become {edit}")]
+    GenerationStamp {
+        /// The block.
+        block: BlockId,
+        /// The stored GS.
+        stored: GenerationStamp,
+        /// The edit's GS.
+        edit: GenerationStamp,
+    },
+    /// A block id already in use by another file.
+    #[error("block {0:?} already exists")]
+    BlockExists(BlockId),
+    /// An append to a file that is open, or has no block.
+    #[error("file {0:?} cannot be reopened")]
+    CannotReopen(FileId),
+}
+
+/// One stored block (`BlockInfo`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredBlock {
+    /// Id, the NameNode's GS and length.
+    pub block: Block,
+    /// Under-construction state.
+    pub state: BlockUcState,
+    /// The owning file.
+    pub file: FileId,
+    /// Storages holding an accepted replica.
+    pub locations: BTreeSet<StorageId>,
+    /// While not complete: the replicas expected to finish it, with their GS and state.
+    pub expected: BTreeMap<StorageId, (GenerationStamp, ReplicaState)>,
+}
+
+#[derive(Debug, Clone)]
+struct INodeFile {
+    blocks: Vec<BlockId>,
+    under_construction: bool,
+    replication: usize,
+}
+
+/// The HA state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HaState {
+    /// Tails edits; never acts on datanodes.
+    Standby,
+    /// Serves clients and sends commands to datanodes.
+    Active,
+}
+
+/// Safe-mode counters (spec 11).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SafeModeCounts {
+    /// In safe mode.
+    pub on: bool,
+    /// COMPLETE blocks.
+    pub block_total: usize,
+    /// COMPLETE blocks with at least the safe replication of live stored replicas.
+    pub block_safe: usize,
+}
+
+#[derive(Debug)]
+struct State {
+    config: NamenodeConfig,
+    ha: HaState,
+    postpone: bool,
+    gs_counter: GenerationStamp,
+    files: BTreeMap<FileId, INodeFile>,
+    blocks: BTreeMap<BlockId, StoredBlock>,
+    corrupt: BTreeMap<BlockId, BTreeMap<StorageId, (GenerationStamp, CorruptReason)>>,
+    /// Replicas to delete (`invalidateBlocks`), handed to the datanode on its heartbeat.
+    pending_deletion: BTreeMap<StorageId, BTreeMap<BlockId, Block>>,
+    reported_storages: BTreeSet<StorageId>,
+    stale: BTreeSet<DatanodeId>,
+    queue: PendingDataNodeMessages,
+    safe_mode: SafeModeCounts,
+}
+
+/// Where a report comes from: the paths differ in a few steps of spec 4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    Incremental,
+    FirstFullReport,
+    LaterFullReport,
+    /// Re-evaluated from the queue (a drain, or the failover's drain of everything).
+    Queue,
+}
+
+/// A NameNode's namesystem behind its write lock.
+#[derive(Debug)]
+pub struct Namesystem {
+    state: Mutex<State>,
+}
+
+impl Namesystem {
+    /// A standby with an empty namespace, in safe mode, postponing, GS counter at
+    /// `initial_gs`.
+    pub fn standby(config: NamenodeConfig, initial_gs: GenerationStamp) -> Self {
+        let purge = match config.behavior {
+            Behavior::LegacyNoStaleEntryPurge => StaleEntryPurge::None,
+            _ => StaleEntryPurge::OnProcess,
+        };
+        let queue = PendingDataNodeMessages::new(purge, config.pending_queue_limit);
+        Self {
+            state: Mutex::new(State {
+                config,
+                ha: HaState::Standby,
+                postpone: true,
+                gs_counter: initial_gs,
+                files: BTreeMap::new(),
+                blocks: BTreeMap::new(),
+                corrupt: BTreeMap::new(),
+                pending_deletion: BTreeMap::new(),
+                reported_storages: BTreeSet::new(),
+                stale: BTreeSet::new(),
+                queue,
+                safe_mode: SafeModeCounts {
+                    on: true,
+                    ..SafeModeCounts::default()
+                },
+            }),
+        }
+    }
+
+    /// Replays a batch of edits under the lock (one `doTailEdits`). Stops at the first
+    /// edit that does not fit and returns how many were applied with the error.
+    pub fn apply_edits(&self, ops: &[EditOp]) -> Result<usize, (usize, ReplayError)> {
+        let mut state = self.state.lock();
+        for (applied, op) in ops.iter().enumerate() {
+            state.apply(op).map_err(|e| (applied, e))?;
+        }
+        Ok(ops.len())
+    }
+
+    /// An incremental report entry: RECEIVING (RBW), RECEIVED (FINALIZED) or DELETED.
+    pub fn incremental_report(&self, storage: StorageId, block: Block, state: ReportedState) {
+        let mut ns = self.state.lock();
+        ns.process_reported(storage, block, state, Origin::Incremental);
+    }
+
+    /// A full block report of one storage: the first since registration takes the first
+    /// path; a later one also removes the replicas the storage no longer lists.
+    pub fn full_report(&self, storage: StorageId, entries: &[(Block, ReplicaState)]) {
+        let mut ns = self.state.lock();
+        ns.process_full_report(storage, entries);
+    }
+
+    /// Becomes active (`startActiveServices`, one critical section): replays `remaining`
+    /// edits with postpone still on, turns postpone off, marks every datanode stale,
+    /// forgets the standby's deletion set, judges every queued report once, and leaves the
+    /// queue empty. The caller has stopped the tailer.
+    pub fn transition_to_active(
+        &self,
+        remaining: &[EditOp],
+        datanodes: &[DatanodeId],
+    ) -> Result<(), ReplayError> {
+        let mut ns = self.state.lock();
+        if ns.config.behavior == Behavior::LegacyHaStateCheck {
+            // `HAState.setStateInternal` switches first, then runs the catch-up.
+            ns.ha = HaState::Active;
+        }
+        for op in remaining {
+            ns.apply(op)?;
+        }
+        ns.postpone = false;
+        ns.ha = HaState::Active;
+        ns.stale = datanodes.iter().copied().collect();
+        ns.pending_deletion.clear();
+        for report in ns.queue.take_all() {
+            ns.process_reported(report.storage, report.block, report.state, Origin::Queue);
+        }
+        debug_assert_eq!(
+            ns.queue.count(),
+            0,
+            "nothing can be re-queued once postpone is off"
+        );
+        Ok(())
+    }
+
+    /// Deletion commands for a datanode's storages (handed out on its heartbeat). The
+    /// standby's commands are ignored by datanodes, so it hands out none.
+    pub fn take_deletion_commands(&self, datanode: DatanodeId) -> Vec<(StorageId, Block)> {
+        let mut ns = self.state.lock();
+        if ns.ha != HaState::Active {
+            return Vec::new();
+        }
+        let storages: Vec<StorageId> = ns
+            .pending_deletion
+            .keys()
+            .filter(|s| s.datanode == datanode)
+            .copied()
+            .collect();
+        storages
+            .into_iter()
+            .flat_map(|s| {
+                ns.pending_deletion
+                    .remove(&s)
+                    .into_iter()
+                    .flat_map(move |blocks| blocks.into_values().map(move |b| (s, b)))
+            })
+            .collect()
+    }
+
+    /// Turns safe mode on or off (tests and scenarios set up a restarted standby).
+    pub fn set_safe_mode(&self, on: bool) {
+        self.state.lock().safe_mode.on = on;
+    }
+
+    /// The safe-mode counters.
+    pub fn safe_mode(&self) -> SafeModeCounts {
+        self.state.lock().safe_mode
+    }
+
+    /// Recounts the safe-mode counters from the namespace: what the incremental counts
+    /// must equal (invariant 7).
+    pub fn recount_safe_mode(&self) -> (usize, usize) {
+        let ns = self.state.lock();
+        let complete = ns
+            .blocks
+            .values()
+            .filter(|b| b.state == BlockUcState::Complete);
+        let total = complete.clone().count();
+        let safe = complete
+            .filter(|b| b.locations.len() >= ns.config.safe_replication)
+            .count();
+        (total, safe)
+    }
+
+    /// The HA state.
+    pub fn ha_state(&self) -> HaState {
+        self.state.lock().ha
+    }
+
+    /// A copy of a stored block.
+    pub fn block(&self, id: BlockId) -> Option<StoredBlock> {
+        self.state.lock().blocks.get(&id).cloned()
+    }
+
+    /// Replicas flagged corrupt, by block.
+    pub fn corrupt_replicas(&self) -> BTreeMap<BlockId, BTreeSet<StorageId>> {
+        self.state
+            .lock()
+            .corrupt
+            .iter()
+            .map(|(b, m)| (*b, m.keys().copied().collect()))
+            .collect()
+    }
+
+    /// The pending queue's counters.
+    pub fn queue_metrics(&self) -> QueueMetrics {
+        self.state.lock().queue.metrics()
+    }
+
+    /// The generation-stamp counter.
+    pub fn generation_stamp(&self) -> GenerationStamp {
+        self.state.lock().gs_counter
+    }
+}
+
+impl State {
+    fn postponing(&self) -> bool {
+        match self.config.behavior {
+            Behavior::LegacyHaStateCheck => self.ha == HaState::Standby,
+            _ => self.postpone,
+        }
+    }
+
+    // --- edit replay (spec 3, 9) -----------------------------------------------------
+
+    fn apply(&mut self, op: &EditOp) -> Result<(), ReplayError> {
+        match op {
+            EditOp::SetGenstamp(gs) => {
+                self.gs_counter = self.gs_counter.max(*gs);
+                Ok(())
+            }
+            EditOp::AddFile { file, replication } => {
+                if self.files.contains_key(file) {
+                    return Err(ReplayError::FileExists(*file));
+                }
+                self.files.insert(
+                    *file,
+                    INodeFile {
+                        blocks: Vec::new(),
+                        under_construction: true,
+                        replication: *replication,
+                    },
+                );
+                Ok(())
+            }
+            EditOp::AddBlock {
+                file,
+                penultimate,
+                last,
+            } => self.add_new_block(*file, *penultimate, *last),
+            EditOp::UpdateBlocks { file, blocks } => self.update_blocks(*file, blocks, false),
+            EditOp::Close { file, blocks } => self.update_blocks(*file, blocks, true),
+            EditOp::Append { file } => self.reopen_last_block(*file),
+            EditOp::SetReplication { file, replication } => {
+                let inode = self
+                    .files
+                    .get_mut(file)
+                    .ok_or(ReplayError::UnknownFile(*file))?;
+                inode.replication = *replication;
+                Ok(())
+            }
+            EditOp::Delete { file } => self.delete_file(*file),
+        }
+    }
+
+    fn add_new_block(
+        &mut self,
+        file: FileId,
+        penultimate: Option<Block>,
+        last: Block,
+    ) -> Result<(), ReplayError> {
+        let inode = self
+            .files
+            .get(&file)
+            .ok_or(ReplayError::UnknownFile(file))?;
+        let old_last = inode.blocks.last().copied();
+        if self.blocks.contains_key(&last.id) {
+            return Err(ReplayError::BlockExists(last.id));
+        }
+        match (old_last, penultimate) {
+            (None, None) => {}
+            (Some(stored_id), Some(edit)) => {
+                let stored = &self.blocks[&stored_id];
+                if stored_id != edit.id {
+                    return Err(ReplayError::BlockIdMismatch {
+                        file,
+                        position: inode.blocks.len() - 1,
+                        stored: stored_id,
+                        edit: edit.id,
+                    });
+                }
+                if stored.block.gs != edit.gs {
+                    return Err(ReplayError::GenerationStamp {
+                        block: edit.id,
+                        stored: stored.block.gs,
+                        edit: edit.gs,
+                    });
+                }
+                if let Some(stored) = self.blocks.get_mut(&stored_id) {
+                    stored.block.length = edit.length;
+                }
+                if self.blocks[&stored_id].state != BlockUcState::Complete {
+                    self.force_complete(stored_id, edit);
+                    self.drain(stored_id, DrainTrigger::Completed);
+                }
+            }
+            (stored, edit) => {
+                return Err(ReplayError::BlockIdMismatch {
+                    file,
+                    position: inode.blocks.len().saturating_sub(1),
+                    stored: stored.unwrap_or(BlockId(-1)),
+                    edit: edit.map_or(BlockId(-1), |b| b.id),
+                });
+            }
+        }
+        self.append_block(file, last);
+        Ok(())
+    }
+
+    fn update_blocks(
+        &mut self,
+        file: FileId,
+        edit: &[Block],
+        close: bool,
+    ) -> Result<(), ReplayError> {
+        let inode = self
+            .files
+            .get(&file)
+            .ok_or(ReplayError::UnknownFile(file))?;
+        let stored_ids = inode.blocks.clone();
+        // Check the whole edit before changing anything.
+        for (position, (stored_id, block)) in stored_ids.iter().zip(edit).enumerate() {
+            if *stored_id != block.id {
+                return Err(ReplayError::BlockIdMismatch {
+                    file,
+                    position,
+                    stored: *stored_id,
+                    edit: block.id,
+                });
+            }
+            let stored_gs = self.blocks[stored_id].block.gs;
+            let is_last = position + 1 == stored_ids.len() && stored_ids.len() == edit.len();
+            if block.gs < stored_gs || (block.gs != stored_gs && !is_last) {
+                return Err(ReplayError::GenerationStamp {
+                    block: block.id,
+                    stored: stored_gs,
+                    edit: block.gs,
+                });
+            }
+        }
+        for block in edit.iter().skip(stored_ids.len()) {
+            if self.blocks.contains_key(&block.id) {
+                return Err(ReplayError::BlockExists(block.id));
+            }
+        }
+        let last_position = edit.len().saturating_sub(1);
+        for (position, (stored_id, block)) in stored_ids.iter().zip(edit).enumerate() {
+            let Some(stored) = self.blocks.get_mut(stored_id) else {
+                continue;
+            };
+            let gs_changed = stored.block.gs != block.gs;
+            stored.block.length = block.length;
+            stored.block.gs = block.gs;
+            let complete = stored.state == BlockUcState::Complete;
+            let force = !complete && (position != last_position || close);
+            if force {
+                self.force_complete(*stored_id, *block);
+            }
+            if force {
+                self.drain(*stored_id, DrainTrigger::Completed);
+            } else if gs_changed {
+                self.drain(*stored_id, DrainTrigger::GenerationStamp);
+            }
+        }
+        if edit.len() < stored_ids.len() {
+            // The abandoned last block (no drain).
+            for removed in &stored_ids[edit.len()..] {
+                self.remove_block(*removed);
+            }
+            if let Some(inode) = self.files.get_mut(&file) {
+                inode.blocks.truncate(edit.len());
+            }
+        }
+        // Extra blocks are appended under construction, whatever the op.
+        for block in edit.iter().skip(stored_ids.len()) {
+            self.append_block(file, *block);
+        }
+        if close {
+            if let Some(inode) = self.files.get_mut(&file) {
+                inode.under_construction = false;
+            }
+        }
+        Ok(())
+    }
+
+    fn append_block(&mut self, file: FileId, block: Block) {
+        self.blocks.insert(
+            block.id,
+            StoredBlock {
+                block,
+                state: BlockUcState::UnderConstruction,
+                file,
+                locations: BTreeSet::new(),
+                expected: BTreeMap::new(),
+            },
+        );
+        if let Some(inode) = self.files.get_mut(&file) {
+            inode.blocks.push(block.id);
+        }
+        self.drain(block.id, DrainTrigger::NewBlock);
+    }
+
+    /// `forceCompleteBlock`: commit with the edit's GS and length, then complete without a
+    /// replica count, with the safe-mode accounting of spec 11.
+    fn force_complete(&mut self, id: BlockId, edit: Block) {
+        let (safe_replication, min_replication) =
+            (self.config.safe_replication, self.config.min_replication);
+        let credit_present = self.config.behavior != Behavior::LegacyEarlyDrain;
+        let Some(stored) = self.blocks.get_mut(&id) else {
+            return;
+        };
+        stored.block.gs = edit.gs;
+        stored.block.length = edit.length;
+        // removeStaleReplicas: expected replicas of another GS lose their location.
+        let stale: Vec<StorageId> = stored
+            .expected
+            .iter()
+            .filter(|(_, (gs, _))| *gs != edit.gs)
+            .map(|(s, _)| *s)
+            .collect();
+        for storage in stale {
+            stored.locations.remove(&storage);
+        }
+        stored.expected.clear();
+        stored.state = BlockUcState::Complete;
+        let present = stored.locations.len();
+        if self.safe_mode.on {
+            self.safe_mode.block_total += 1;
+            if credit_present && present.min(min_replication) == safe_replication {
+                self.safe_mode.block_safe += 1;
+            }
+        }
+    }
+
+    fn reopen_last_block(&mut self, file: FileId) -> Result<(), ReplayError> {
+        let inode = self
+            .files
+            .get_mut(&file)
+            .ok_or(ReplayError::UnknownFile(file))?;
+        let last = inode
+            .blocks
+            .last()
+            .copied()
+            .filter(|_| !inode.under_construction)
+            .ok_or(ReplayError::CannotReopen(file))?;
+        inode.under_construction = true;
+        let min_replication = self.config.min_replication;
+        if let Some(stored) = self.blocks.get_mut(&last) {
+            if stored.state == BlockUcState::Complete {
+                stored.state = BlockUcState::UnderConstruction;
+                if self.safe_mode.on {
+                    self.safe_mode.block_total = self.safe_mode.block_total.saturating_sub(1);
+                    if stored.locations.len() >= min_replication {
+                        self.safe_mode.block_safe = self.safe_mode.block_safe.saturating_sub(1);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn delete_file(&mut self, file: FileId) -> Result<(), ReplayError> {
+        let inode = self
+            .files
+            .remove(&file)
+            .ok_or(ReplayError::UnknownFile(file))?;
+        for id in inode.blocks {
+            self.remove_block(id);
+        }
+        Ok(())
+    }
+
+    /// Removes a block from the namespace with the safe-mode adjustment of spec 11, and
+    /// its queue (HDFS-17905).
+    fn remove_block(&mut self, id: BlockId) {
+        let Some(stored) = self.blocks.remove(&id) else {
+            return;
+        };
+        if self.safe_mode.on && stored.state == BlockUcState::Complete {
+            self.safe_mode.block_total = self.safe_mode.block_total.saturating_sub(1);
+            if stored.locations.len() >= self.config.min_replication {
+                self.safe_mode.block_safe = self.safe_mode.block_safe.saturating_sub(1);
+            }
+        }
+        self.corrupt.remove(&id);
+        self.queue.remove_block(id);
+    }
+
+    /// `processQueuedMessagesForBlock`: re-judges the block's queue in order; what is still
+    /// future or inconsistent goes back, in order.
+    fn drain(&mut self, id: BlockId, trigger: DrainTrigger) {
+        if self.config.behavior == Behavior::LegacyEarlyDrain && trigger != DrainTrigger::NewBlock {
+            return;
+        }
+        let Some(queued) = self.queue.take_block_queue(id) else {
+            return;
+        };
+        for report in queued {
+            self.process_reported(report.storage, report.block, report.state, Origin::Queue);
+        }
+    }
+
+    // --- reports (spec 4, 7) ---------------------------------------------------------
+
+    fn process_full_report(&mut self, storage: StorageId, entries: &[(Block, ReplicaState)]) {
+        let first = self.reported_storages.insert(storage);
+        let origin = if first {
+            Origin::FirstFullReport
+        } else {
+            Origin::LaterFullReport
+        };
+        for &(block, state) in entries {
+            self.process_reported(storage, block, ReportedState::Replica(state), origin);
+        }
+        if !first {
+            // Replicas the NameNode had on this storage that the report omits.
+            let listed: BTreeSet<BlockId> = entries.iter().map(|(b, _)| b.id).collect();
+            let omitted: Vec<BlockId> = self
+                .blocks
+                .iter()
+                .filter(|(id, b)| b.locations.contains(&storage) && !listed.contains(id))
+                .map(|(id, _)| *id)
+                .collect();
+            for id in omitted {
+                self.remove_stored_location(id, storage);
+            }
+        }
+        // A full report to the active clears the datanode's stale flag.
+        if self.ha == HaState::Active {
+            self.stale.remove(&storage.datanode);
+            self.process_over_replicated_blocks();
+        }
+    }
+
+    fn process_reported(
+        &mut self,
+        storage: StorageId,
+        reported: Block,
+        state: ReportedState,
+        origin: Origin,
+    ) {
+        if origin != Origin::Queue {
+            // HDFS-17477: a newer report of the pair supersedes its queued ones.
+            self.queue.remove_queued_block(storage, reported.id);
+        }
+        let postpone = self.postponing();
+        // 1. Future GS (checked before the lookup).
+        if postpone && reported.gs > self.gs_counter {
+            self.enqueue(storage, reported, state);
+            return;
+        }
+        let ReportedState::Replica(replica_state) = state else {
+            // DELETED: the location goes, without the other checks.
+            self.remove_stored_location(reported.id, storage);
+            return;
+        };
+        // 2. Lookup.
+        let Some(stored) = self.blocks.get(&reported.id) else {
+            if origin != Origin::FirstFullReport {
+                self.pending_deletion
+                    .entry(storage)
+                    .or_default()
+                    .insert(reported.id, reported);
+            }
+            return;
+        };
+        // 3. Already scheduled for deletion.
+        if origin != Origin::FirstFullReport
+            && self
+                .pending_deletion
+                .get(&storage)
+                .is_some_and(|blocks| blocks.contains_key(&reported.id))
+        {
+            return;
+        }
+        let view = StoredBlockView {
+            gs: stored.block.gs,
+            length: stored.block.length,
+            state: stored.state,
+        };
+        // 4. Corrupt?
+        match check_replica_corrupt(&reported, replica_state, &view, self.config.rbw_rule) {
+            ReplicaVerdict::Corrupt(reason) => {
+                if postpone {
+                    self.enqueue(storage, reported, state);
+                } else {
+                    self.mark_corrupt(storage, reported, reason);
+                }
+                return;
+            }
+            ReplicaVerdict::Ignored => return,
+            ReplicaVerdict::Ok => {}
+        }
+        let finalized = replica_state == ReplicaState::Finalized;
+        let stored_here = stored.locations.contains(&storage);
+        // 5. Accepted as a replica under construction.
+        if is_block_under_construction(view.state, replica_state) {
+            if let Some(stored) = self.blocks.get_mut(&reported.id) {
+                stored
+                    .expected
+                    .insert(storage, (reported.gs, replica_state));
+            }
+            if finalized && !stored_here {
+                self.add_stored_block(reported.id, storage);
+            }
+            return;
+        }
+        // 6. Plain add.
+        if finalized && !stored_here {
+            self.add_stored_block(reported.id, storage);
+        }
+    }
+
+    fn enqueue(&mut self, storage: StorageId, block: Block, state: ReportedState) {
+        // At the bound the report is refused and counted; the datanode's next report of
+        // the replica brings it back (see `PendingDataNodeMessages`).
+        let _ = self.queue.enqueue(QueuedReport {
+            storage,
+            block,
+            state,
+        });
+    }
+
+    /// `addStoredBlock`: a new location; safe-mode credit for a COMPLETE block crossing the
+    /// safe replication; on the active, the replication checks.
+    fn add_stored_block(&mut self, id: BlockId, storage: StorageId) {
+        let safe_replication = self.config.safe_replication;
+        let Some(stored) = self.blocks.get_mut(&id) else {
+            return;
+        };
+        if !stored.locations.insert(storage) {
+            return;
+        }
+        let complete = stored.state == BlockUcState::Complete;
+        let count = stored.locations.len();
+        if complete && self.safe_mode.on && count == safe_replication {
+            self.safe_mode.block_safe += 1;
+        }
+        if complete && self.ha == HaState::Active && !self.safe_mode.on {
+            self.check_replication(id);
+        }
+    }
+
+    /// A location leaves (DELETED report, omitted from a full report, invalidated).
+    fn remove_stored_location(&mut self, id: BlockId, storage: StorageId) {
+        let safe_replication = self.config.safe_replication;
+        let Some(stored) = self.blocks.get_mut(&id) else {
+            return;
+        };
+        if !stored.locations.remove(&storage) {
+            return;
+        }
+        if let Some(corrupt) = self.corrupt.get_mut(&id) {
+            corrupt.remove(&storage);
+            if corrupt.is_empty() {
+                self.corrupt.remove(&id);
+            }
+        }
+        if stored.state == BlockUcState::Complete
+            && self.safe_mode.on
+            && stored.locations.len() + 1 == safe_replication
+        {
+            self.safe_mode.block_safe = self.safe_mode.block_safe.saturating_sub(1);
+        }
+    }
+
+    // --- the active's actions (spec 6) ------------------------------------------------
+
+    fn mark_corrupt(&mut self, storage: StorageId, reported: Block, reason: CorruptReason) {
+        let Some(stored) = self.blocks.get_mut(&reported.id) else {
+            return;
+        };
+        stored.locations.insert(storage);
+        self.corrupt
+            .entry(reported.id)
+            .or_default()
+            .insert(storage, (reported.gs, reason));
+        self.check_replication(reported.id);
+    }
+
+    /// Invalidates corrupt replicas once enough live ones exist, and deletes excess
+    /// replicas; both wait while a holder is stale after failover (HDFS-1972).
+    fn check_replication(&mut self, id: BlockId) {
+        let Some(stored) = self.blocks.get(&id) else {
+            return;
+        };
+        let Some(expected) = self.files.get(&stored.file).map(|f| f.replication) else {
+            return;
+        };
+        if stored
+            .locations
+            .iter()
+            .any(|s| self.stale.contains(&s.datanode))
+        {
+            return;
+        }
+        let corrupt: BTreeSet<StorageId> = self
+            .corrupt
+            .get(&id)
+            .map(|m| m.keys().copied().collect())
+            .unwrap_or_default();
+        let live: Vec<StorageId> = stored
+            .locations
+            .iter()
+            .filter(|s| !corrupt.contains(s))
+            .copied()
+            .collect();
+        let mut doomed: Vec<(StorageId, Block)> = Vec::new();
+        if live.len() >= expected {
+            for storage in &corrupt {
+                let gs = self.corrupt[&id][storage].0;
+                doomed.push((*storage, Block { gs, ..stored.block }));
+            }
+        }
+        if live.len() > expected && stored.state == BlockUcState::Complete {
+            // Excess replicas: the last ones in storage order go.
+            for storage in live.iter().skip(expected) {
+                doomed.push((*storage, stored.block));
+            }
+        }
+        for (storage, block) in doomed {
+            self.pending_deletion
+                .entry(storage)
+                .or_default()
+                .insert(id, block);
+            self.remove_stored_location(id, storage);
+        }
+    }
+
+    fn process_over_replicated_blocks(&mut self) {
+        let ids: Vec<BlockId> = self.blocks.keys().copied().collect();
+        for id in ids {
+            self.check_replication(id);
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DrainTrigger {
+    NewBlock,
+    GenerationStamp,
+    Completed,
+}

@@ -1,0 +1,396 @@
+//! The HA standby (HDFS-2742) on the schedules of spec 12, without a checker: each fixed
+//! behaviour holds and each legacy switch shows its defect; edit replay errors; the
+//! safe-mode sequences of spec 11.
+#![cfg(not(any(loom, feature = "shuttle")))]
+
+use hadoop_ref::ids::DatanodeId;
+use hadoop_ref::namenode::evaluation::BlockUcState;
+use hadoop_ref::namenode::namesystem::{
+    Behavior, EditOp, FileId, HaState, NamenodeConfig, Namesystem, ReplayError,
+};
+use hadoop_ref::namenode::pending_messages::ReportedState;
+use hadoop_ref::namenode::{Block, BlockId, ReplicaState, StorageId};
+
+const FILE: FileId = FileId(1);
+const B: BlockId = BlockId(100);
+const LEN: u64 = 4096;
+
+fn storage(dn: u64) -> StorageId {
+    StorageId {
+        datanode: DatanodeId(dn),
+        index: 0,
+    }
+}
+
+fn block(id: BlockId, gs: i64, length: u64) -> Block {
+    Block { id, gs, length }
+}
+
+fn standby(behavior: Behavior, gs: i64) -> Namesystem {
+    Namesystem::standby(
+        NamenodeConfig {
+            behavior,
+            ..NamenodeConfig::default()
+        },
+        gs,
+    )
+}
+
+fn received(ns: &Namesystem, dn: u64, b: Block) {
+    ns.incremental_report(
+        storage(dn),
+        b,
+        ReportedState::Replica(ReplicaState::Finalized),
+    );
+}
+
+const DATANODES: [DatanodeId; 3] = [DatanodeId(1), DatanodeId(2), DatanodeId(3)];
+
+/// Spec 12.1, older-GS variant: DN1's RBW@5 report and every FINALIZED@6 report arrive
+/// before the standby replays the block's allocation, recovery and close.
+fn seed_schedule(ns: &Namesystem) {
+    ns.full_report(storage(1), &[(block(B, 5, 0), ReplicaState::Rbw)]);
+    for dn in 1..=3 {
+        received(ns, dn, block(B, 6, LEN));
+    }
+    let edits = [
+        EditOp::SetGenstamp(5),
+        EditOp::AddFile {
+            file: FILE,
+            replication: 3,
+        },
+        EditOp::AddBlock {
+            file: FILE,
+            penultimate: None,
+            last: block(B, 5, 0),
+        },
+        EditOp::SetGenstamp(6),
+        EditOp::UpdateBlocks {
+            file: FILE,
+            blocks: vec![block(B, 6, 0)],
+        },
+        EditOp::Close {
+            file: FILE,
+            blocks: vec![block(B, 6, LEN)],
+        },
+    ];
+    assert_eq!(ns.apply_edits(&edits), Ok(edits.len()));
+}
+
+#[test]
+fn rbw_report_before_allocation_is_judged_against_the_block_under_construction() {
+    let ns = standby(Behavior::Fixed, 4);
+    seed_schedule(&ns);
+    let stored = ns.block(B).unwrap();
+    assert_eq!(stored.state, BlockUcState::Complete);
+    assert_eq!(
+        stored.locations.len(),
+        3,
+        "every FINALIZED replica is a location"
+    );
+    assert!(ns.corrupt_replicas().is_empty());
+    assert_eq!(ns.queue_metrics().count, 0);
+    ns.transition_to_active(&[], &DATANODES).unwrap();
+    assert!(
+        ns.corrupt_replicas().is_empty(),
+        "no false corruption after failover"
+    );
+    assert_eq!(ns.ha_state(), HaState::Active);
+}
+
+#[test]
+fn lingering_superseded_entry_is_purged_by_the_newer_report() {
+    // Spec 12.5 (b): b@1 then b@2 complete; DN1's late report of b@1 is queued (GS
+    // mismatch); DN1's report of b@2 arrives and is applied.
+    for (behavior, corrupt_after_failover) in [
+        (Behavior::Fixed, false),
+        (Behavior::LegacyNoStaleEntryPurge, true),
+    ] {
+        let ns = standby(behavior, 0);
+        let edits = [
+            EditOp::SetGenstamp(1),
+            EditOp::AddFile {
+                file: FILE,
+                replication: 1,
+            },
+            EditOp::AddBlock {
+                file: FILE,
+                penultimate: None,
+                last: block(B, 1, 0),
+            },
+            EditOp::SetGenstamp(2),
+            EditOp::Close {
+                file: FILE,
+                blocks: vec![block(B, 2, LEN)],
+            },
+        ];
+        ns.apply_edits(&edits).unwrap();
+        received(&ns, 1, block(B, 1, LEN));
+        assert_eq!(
+            ns.queue_metrics().count,
+            1,
+            "{behavior:?}: queued as inconsistent"
+        );
+        received(&ns, 1, block(B, 2, LEN));
+        ns.transition_to_active(&[], &DATANODES).unwrap();
+        assert_eq!(
+            !ns.corrupt_replicas().is_empty(),
+            corrupt_after_failover,
+            "{behavior:?}"
+        );
+    }
+}
+
+/// Spec 12.3: the standby replays only the creation and the first (UC) block; the block
+/// then goes through appends (GS 2..4) whose reports are queued; failover replays the
+/// rest during the catch-up.
+fn append_schedule() -> (Vec<EditOp>, Vec<EditOp>) {
+    let replayed = vec![
+        EditOp::SetGenstamp(1),
+        EditOp::AddFile {
+            file: FILE,
+            replication: 1,
+        },
+        EditOp::AddBlock {
+            file: FILE,
+            penultimate: None,
+            last: block(B, 1, 0),
+        },
+    ];
+    let mut catch_up = vec![EditOp::Close {
+        file: FILE,
+        blocks: vec![block(B, 1, 10)],
+    }];
+    for gs in 2..=4 {
+        catch_up.extend([
+            EditOp::Append { file: FILE },
+            EditOp::SetGenstamp(gs),
+            EditOp::UpdateBlocks {
+                file: FILE,
+                blocks: vec![block(B, gs, 10 * gs as u64 - 10)],
+            },
+            EditOp::Close {
+                file: FILE,
+                blocks: vec![block(B, gs, 10 * gs as u64)],
+            },
+        ]);
+    }
+    (replayed, catch_up)
+}
+
+#[test]
+fn failover_catch_up_with_postpone_on_marks_nothing_corrupt() {
+    for (behavior, corrupt) in [
+        (Behavior::Fixed, false),
+        (Behavior::LegacyHaStateCheck, true),
+    ] {
+        let ns = standby(behavior, 0);
+        let (replayed, catch_up) = append_schedule();
+        ns.apply_edits(&replayed).unwrap();
+        // DN1 reports every GS of the appends, RBW then FINALIZED, before any is replayed.
+        for gs in 2..=4 {
+            ns.incremental_report(
+                storage(1),
+                block(B, gs, 10 * gs as u64 - 5),
+                ReportedState::Replica(ReplicaState::Rbw),
+            );
+            received(&ns, 1, block(B, gs, 10 * gs as u64));
+        }
+        ns.transition_to_active(&catch_up, &DATANODES).unwrap();
+        assert_eq!(!ns.corrupt_replicas().is_empty(), corrupt, "{behavior:?}");
+        let stored = ns.block(B).unwrap();
+        assert_eq!((stored.block.gs, stored.state), (4, BlockUcState::Complete));
+        if !corrupt {
+            assert!(
+                stored.locations.contains(&storage(1)),
+                "DN1 holds the final replica"
+            );
+        }
+    }
+}
+
+/// Spec 12.2: a restarted standby knows 10 complete blocks (all reported) and 5 blocks of
+/// open files; the 5 files close after their replicas were reported.
+#[test]
+fn completion_credits_replicas_already_present_to_safe_mode() {
+    for (behavior, expected) in [
+        (Behavior::Fixed, (15, 15)),
+        (Behavior::LegacyEarlyDrain, (15, 10)),
+    ] {
+        let ns = standby(behavior, 0);
+        let mut edits = vec![EditOp::SetGenstamp(1)];
+        for f in 0..15u64 {
+            edits.push(EditOp::AddFile {
+                file: FileId(f),
+                replication: 1,
+            });
+            edits.push(EditOp::AddBlock {
+                file: FileId(f),
+                penultimate: None,
+                last: block(BlockId(f as i64), 1, 0),
+            });
+        }
+        for f in 0..10u64 {
+            edits.push(EditOp::Close {
+                file: FileId(f),
+                blocks: vec![block(BlockId(f as i64), 1, LEN)],
+            });
+        }
+        ns.apply_edits(&edits).unwrap();
+        for f in 0..15 {
+            received(&ns, 1, block(BlockId(f), 1, LEN));
+        }
+        let counts = ns.safe_mode();
+        assert_eq!(
+            (counts.block_total, counts.block_safe),
+            (10, 10),
+            "{behavior:?}"
+        );
+        let closes: Vec<EditOp> = (10..15u64)
+            .map(|f| EditOp::Close {
+                file: FileId(f),
+                blocks: vec![block(BlockId(f as i64), 1, LEN)],
+            })
+            .collect();
+        ns.apply_edits(&closes).unwrap();
+        let counts = ns.safe_mode();
+        assert_eq!(
+            (counts.block_total, counts.block_safe),
+            expected,
+            "{behavior:?}"
+        );
+        if behavior == Behavior::Fixed {
+            assert_eq!(
+                ns.recount_safe_mode(),
+                (15, 15),
+                "incremental equals the recount"
+            );
+        }
+    }
+}
+
+#[test]
+fn append_and_delete_adjust_safe_mode_counts() {
+    // testAppendWhileInSafeMode: 5/5 → 4/4 after reopen → 0/4 after DN deletions → 0/0.
+    let ns = standby(Behavior::Fixed, 0);
+    let mut edits = vec![
+        EditOp::SetGenstamp(1),
+        EditOp::AddFile {
+            file: FILE,
+            replication: 1,
+        },
+    ];
+    let mut penultimate = None;
+    for id in 0..5 {
+        let last = block(BlockId(id), 1, 0);
+        edits.push(EditOp::AddBlock {
+            file: FILE,
+            penultimate,
+            last,
+        });
+        penultimate = Some(block(BlockId(id), 1, LEN));
+    }
+    edits.push(EditOp::Close {
+        file: FILE,
+        blocks: (0..5).map(|id| block(BlockId(id), 1, LEN)).collect(),
+    });
+    ns.apply_edits(&edits).unwrap();
+    for id in 0..5 {
+        received(&ns, 1, block(BlockId(id), 1, LEN));
+    }
+    let count = |ns: &Namesystem| (ns.safe_mode().block_safe, ns.safe_mode().block_total);
+    assert_eq!(count(&ns), (5, 5));
+    ns.apply_edits(&[EditOp::Append { file: FILE }]).unwrap();
+    assert_eq!(count(&ns), (4, 4));
+    for id in 0..5 {
+        ns.incremental_report(
+            storage(1),
+            block(BlockId(id), 1, LEN),
+            ReportedState::Deleted,
+        );
+    }
+    assert_eq!(count(&ns), (0, 4));
+    ns.apply_edits(&[EditOp::Delete { file: FILE }]).unwrap();
+    assert_eq!(count(&ns), (0, 0));
+}
+
+#[test]
+fn replay_refuses_edits_that_do_not_fit() {
+    let ns = standby(Behavior::Fixed, 0);
+    let setup = [
+        EditOp::SetGenstamp(2),
+        EditOp::AddFile {
+            file: FILE,
+            replication: 1,
+        },
+        EditOp::AddBlock {
+            file: FILE,
+            penultimate: None,
+            last: block(B, 2, 0),
+        },
+    ];
+    ns.apply_edits(&setup).unwrap();
+    let cases = [
+        (
+            EditOp::UpdateBlocks {
+                file: FILE,
+                blocks: vec![block(BlockId(7), 2, 0)],
+            },
+            ReplayError::BlockIdMismatch {
+                file: FILE,
+                position: 0,
+                stored: B,
+                edit: BlockId(7),
+            },
+        ),
+        (
+            EditOp::UpdateBlocks {
+                file: FILE,
+                blocks: vec![block(B, 1, 0)],
+            },
+            ReplayError::GenerationStamp {
+                block: B,
+                stored: 2,
+                edit: 1,
+            },
+        ),
+        (
+            EditOp::Append { file: FileId(9) },
+            ReplayError::UnknownFile(FileId(9)),
+        ),
+        (
+            EditOp::Append { file: FILE },
+            ReplayError::CannotReopen(FILE),
+        ),
+        (
+            EditOp::AddFile {
+                file: FILE,
+                replication: 1,
+            },
+            ReplayError::FileExists(FILE),
+        ),
+    ];
+    for (op, error) in cases {
+        assert_eq!(ns.apply_edits(&[op]), Err((0, error)));
+    }
+    assert_eq!(ns.block(B).unwrap().block.gs, 2, "nothing changed");
+}
+
+#[test]
+fn report_for_an_unknown_block_is_handled_not_an_error() {
+    let ns = standby(Behavior::Fixed, 10);
+    received(&ns, 1, block(BlockId(77), 3, LEN));
+    ns.full_report(
+        storage(2),
+        &[(block(BlockId(78), 3, LEN), ReplicaState::Finalized)],
+    );
+    assert_eq!(
+        ns.queue_metrics().count,
+        0,
+        "unknown and not future: never queued"
+    );
+    assert!(
+        ns.take_deletion_commands(DatanodeId(1)).is_empty(),
+        "the standby sends nothing"
+    );
+}
