@@ -99,6 +99,50 @@ fn rbw_report_before_allocation_is_judged_against_the_block_under_construction()
 }
 
 #[test]
+fn whole_message_queue_judges_rbw_report_after_completion() {
+    // Spec 12.1 steps 1-6 (older-GS variant) on the legacy queue: the queued full report
+    // is processed after the batch that completed the block, and DN1's healthy replica is
+    // marked corrupt, on the standby.
+    let ns = standby(Behavior::LegacyWholeMessageQueue, 4);
+    seed_schedule(&ns);
+    let corrupt = ns.corrupt_replicas();
+    assert_eq!(
+        corrupt
+            .get(&B)
+            .map(|s| s.iter().copied().collect::<Vec<_>>()),
+        Some(vec![storage(1)]),
+        "the seed's false corruption"
+    );
+    assert_eq!(ns.ha_state(), HaState::Standby);
+}
+
+#[test]
+fn whole_message_queue_recounts_safe_mode_after_each_batch() {
+    let ns = standby(Behavior::LegacyWholeMessageQueue, 0);
+    ns.apply_edits(&[
+        EditOp::SetGenstamp(1),
+        EditOp::AddFile {
+            file: FILE,
+            replication: 1,
+        },
+        EditOp::AddBlock {
+            file: FILE,
+            penultimate: None,
+            last: block(B, 1, 0),
+        },
+    ])
+    .unwrap();
+    received(&ns, 1, block(B, 1, LEN));
+    ns.apply_edits(&[EditOp::Close {
+        file: FILE,
+        blocks: vec![block(B, 1, LEN)],
+    }])
+    .unwrap();
+    let counts = ns.safe_mode();
+    assert_eq!((counts.block_total, counts.block_safe), (1, 1));
+}
+
+#[test]
 fn lingering_superseded_entry_is_purged_by_the_newer_report() {
     // Spec 12.5 (b): b@1 then b@2 complete; DN1's late report of b@1 is queued (GS
     // mismatch); DN1's report of b@2 arrives and is applied.

@@ -39,6 +39,12 @@ pub enum Behavior {
     /// The shipped logic with the later fixes (HDFS-3605, HDFS-15422, HDFS-17477, HDFS-6289,
     /// HDFS-17905).
     Fixed,
+    /// Spec 8.2, the queue before the fix: whole messages are postponed when their highest
+    /// GS is in the future and processed, whole and through the active's code, after each
+    /// batch of edits; anything else is processed at once and can mark a replica corrupt
+    /// on the standby. Safe-mode totals are recounted after each batch instead of being
+    /// adjusted by completion, reopen and delete.
+    LegacyWholeMessageQueue,
     /// Spec 12.2: queued reports are drained only when replay first adds their block, and
     /// completion does not credit the replicas already present to safe mode.
     LegacyEarlyDrain,
@@ -231,6 +237,30 @@ struct State {
     stale: BTreeSet<DatanodeId>,
     queue: PendingDataNodeMessages,
     safe_mode: SafeModeCounts,
+    /// [`Behavior::LegacyWholeMessageQueue`]: postponed messages with their target GS.
+    whole_messages: Vec<(GenerationStamp, Message)>,
+    /// [`Behavior::LegacyWholeMessageQueue`]: highest GS seen in block lists this batch.
+    batch_max_gs: GenerationStamp,
+}
+
+/// A whole datanode message, as the legacy queue keeps it.
+#[derive(Debug, Clone)]
+enum Message {
+    Incremental(StorageId, Block, ReportedState),
+    FullReport(StorageId, Vec<(Block, ReplicaState)>),
+}
+
+impl Message {
+    fn target_gs(&self) -> GenerationStamp {
+        match self {
+            Message::Incremental(_, block, _) => block.gs,
+            Message::FullReport(_, entries) => entries
+                .iter()
+                .map(|(b, _)| b.gs)
+                .max()
+                .unwrap_or(GenerationStamp::MIN),
+        }
+    }
 }
 
 /// Where a report comes from: the paths differ in a few steps of spec 4.
@@ -275,6 +305,8 @@ impl Namesystem {
                     on: true,
                     ..SafeModeCounts::default()
                 },
+                whole_messages: Vec::new(),
+                batch_max_gs: GenerationStamp::MIN,
             }),
         }
     }
@@ -283,23 +315,29 @@ impl Namesystem {
     /// edit that does not fit and returns how many were applied with the error.
     pub fn apply_edits(&self, ops: &[EditOp]) -> Result<usize, (usize, ReplayError)> {
         let mut state = self.state.lock();
+        state.batch_max_gs = GenerationStamp::MIN;
+        let mut result = Ok(ops.len());
         for (applied, op) in ops.iter().enumerate() {
-            state.apply(op).map_err(|e| (applied, e))?;
+            if let Err(error) = state.apply(op) {
+                result = Err((applied, error));
+                break;
+            }
         }
-        Ok(ops.len())
+        state.end_of_batch();
+        result
     }
 
     /// An incremental report entry: RECEIVING (RBW), RECEIVED (FINALIZED) or DELETED.
     pub fn incremental_report(&self, storage: StorageId, block: Block, state: ReportedState) {
         let mut ns = self.state.lock();
-        ns.process_reported(storage, block, state, Origin::Incremental);
+        ns.receive(Message::Incremental(storage, block, state));
     }
 
     /// A full block report of one storage: the first since registration takes the first
     /// path; a later one also removes the replicas the storage no longer lists.
     pub fn full_report(&self, storage: StorageId, entries: &[(Block, ReplicaState)]) {
         let mut ns = self.state.lock();
-        ns.process_full_report(storage, entries);
+        ns.receive(Message::FullReport(storage, entries.to_vec()));
     }
 
     /// Becomes active (`startActiveServices`, one critical section): replays `remaining`
@@ -316,15 +354,20 @@ impl Namesystem {
             // `HAState.setStateInternal` switches first, then runs the catch-up.
             ns.ha = HaState::Active;
         }
+        ns.batch_max_gs = GenerationStamp::MIN;
         for op in remaining {
             ns.apply(op)?;
         }
+        ns.end_of_batch();
         ns.postpone = false;
         ns.ha = HaState::Active;
         ns.stale = datanodes.iter().copied().collect();
         ns.pending_deletion.clear();
         for report in ns.queue.take_all() {
             ns.process_reported(report.storage, report.block, report.state, Origin::Queue);
+        }
+        for (_, message) in std::mem::take(&mut ns.whole_messages) {
+            ns.process_message(message);
         }
         debug_assert_eq!(
             ns.queue.count(),
@@ -415,10 +458,73 @@ impl Namesystem {
 }
 
 impl State {
+    /// Whether a future or inconsistent *replica* is queued rather than acted upon. The
+    /// whole-message legacy queue postpones messages, never replicas.
     fn postponing(&self) -> bool {
         match self.config.behavior {
             Behavior::LegacyHaStateCheck => self.ha == HaState::Standby,
+            Behavior::LegacyWholeMessageQueue => false,
             _ => self.postpone,
+        }
+    }
+
+    fn receive(&mut self, message: Message) {
+        if self.config.behavior == Behavior::LegacyWholeMessageQueue
+            && self.postpone
+            && message.target_gs() > self.gs_counter
+        {
+            self.whole_messages.push((message.target_gs(), message));
+            return;
+        }
+        self.process_message(message);
+    }
+
+    fn process_message(&mut self, message: Message) {
+        match message {
+            Message::Incremental(storage, block, state) => {
+                self.process_reported(storage, block, state, Origin::Incremental);
+            }
+            Message::FullReport(storage, entries) => self.process_full_report(storage, &entries),
+        }
+    }
+
+    /// After a batch of edits. The whole-message legacy queue recounts the safe-mode total,
+    /// then processes, in target order, the messages whose target GS the batch's block
+    /// lists reached (spec 8.2).
+    fn end_of_batch(&mut self) {
+        if self.config.behavior != Behavior::LegacyWholeMessageQueue {
+            return;
+        }
+        if self.safe_mode.on {
+            let (total, safe) = self.count_safe_blocks();
+            self.safe_mode.block_total = total;
+            self.safe_mode.block_safe = safe;
+        }
+        self.whole_messages.sort_by_key(|(target, _)| *target);
+        let ready = self
+            .whole_messages
+            .partition_point(|(target, _)| *target <= self.batch_max_gs);
+        let ready: Vec<(GenerationStamp, Message)> = self.whole_messages.drain(..ready).collect();
+        for (_, message) in ready {
+            self.process_message(message);
+        }
+    }
+
+    fn count_safe_blocks(&self) -> (usize, usize) {
+        let complete = self
+            .blocks
+            .values()
+            .filter(|b| b.state == BlockUcState::Complete);
+        let total = complete.clone().count();
+        let safe = complete
+            .filter(|b| b.locations.len() >= self.config.safe_replication)
+            .count();
+        (total, safe)
+    }
+
+    fn note_block_list(&mut self, blocks: &[Block]) {
+        if let Some(max) = blocks.iter().map(|b| b.gs).max() {
+            self.batch_max_gs = self.batch_max_gs.max(max);
         }
     }
 
@@ -448,9 +554,18 @@ impl State {
                 file,
                 penultimate,
                 last,
-            } => self.add_new_block(*file, *penultimate, *last),
-            EditOp::UpdateBlocks { file, blocks } => self.update_blocks(*file, blocks, false),
-            EditOp::Close { file, blocks } => self.update_blocks(*file, blocks, true),
+            } => {
+                self.note_block_list(&[*last]);
+                self.add_new_block(*file, *penultimate, *last)
+            }
+            EditOp::UpdateBlocks { file, blocks } => {
+                self.note_block_list(blocks);
+                self.update_blocks(*file, blocks, false)
+            }
+            EditOp::Close { file, blocks } => {
+                self.note_block_list(blocks);
+                self.update_blocks(*file, blocks, true)
+            }
             EditOp::Append { file } => self.reopen_last_block(*file),
             EditOp::SetReplication { file, replication } => {
                 let inode = self
@@ -617,6 +732,8 @@ impl State {
         let (safe_replication, min_replication) =
             (self.config.safe_replication, self.config.min_replication);
         let credit_present = self.config.behavior != Behavior::LegacyEarlyDrain;
+        // The whole-message legacy queue recounts after each batch instead.
+        let adjust = self.config.behavior != Behavior::LegacyWholeMessageQueue;
         let Some(stored) = self.blocks.get_mut(&id) else {
             return;
         };
@@ -635,7 +752,7 @@ impl State {
         stored.expected.clear();
         stored.state = BlockUcState::Complete;
         let present = stored.locations.len();
-        if self.safe_mode.on {
+        if self.safe_mode.on && adjust {
             self.safe_mode.block_total += 1;
             if credit_present && present.min(min_replication) == safe_replication {
                 self.safe_mode.block_safe += 1;
@@ -659,7 +776,7 @@ impl State {
         if let Some(stored) = self.blocks.get_mut(&last) {
             if stored.state == BlockUcState::Complete {
                 stored.state = BlockUcState::UnderConstruction;
-                if self.safe_mode.on {
+                if self.safe_mode.on && self.config.behavior != Behavior::LegacyWholeMessageQueue {
                     self.safe_mode.block_total = self.safe_mode.block_total.saturating_sub(1);
                     if stored.locations.len() >= min_replication {
                         self.safe_mode.block_safe = self.safe_mode.block_safe.saturating_sub(1);
@@ -687,7 +804,10 @@ impl State {
         let Some(stored) = self.blocks.remove(&id) else {
             return;
         };
-        if self.safe_mode.on && stored.state == BlockUcState::Complete {
+        if self.safe_mode.on
+            && stored.state == BlockUcState::Complete
+            && self.config.behavior != Behavior::LegacyWholeMessageQueue
+        {
             self.safe_mode.block_total = self.safe_mode.block_total.saturating_sub(1);
             if stored.locations.len() >= self.config.min_replication {
                 self.safe_mode.block_safe = self.safe_mode.block_safe.saturating_sub(1);
