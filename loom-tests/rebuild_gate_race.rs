@@ -7,7 +7,9 @@
 #[path = "support.rs"]
 mod support;
 
-use hadoop_ref::scenarios::allocation::{SEED_KEY, rebuild_gate_race, report_order_race};
+use hadoop_ref::scenarios::allocation::{
+    SEED_KEY, rebuild_gate_race, reelection_during_unconfirmed_allocation, report_order_race,
+};
 use hadoop_ref::scm::Behavior;
 use support::{assert_caught, assert_holds, explore};
 
@@ -28,5 +30,13 @@ fn allocation_racing_ungated_rebuild_over_grants() {
 #[test]
 fn space_check_sees_created_container_as_committed_or_pending() {
     let exploration = explore("report-order/Fixed", || report_order_race(Behavior::Fixed));
+    assert_holds(&exploration);
+}
+
+#[test]
+fn rebuild_sees_allocation_committed_across_reelection() {
+    let exploration = explore("reelection/Fixed", || {
+        reelection_during_unconfirmed_allocation(Behavior::Fixed)
+    });
     assert_holds(&exploration);
 }

@@ -45,6 +45,8 @@ shuttle_tests! {
     ungated_rebuild_caught_random: "rebuild_gate_race" / "LegacyRebuildWithoutGate", RANDOM;
     ungated_rebuild_caught_pct: "rebuild_gate_race" / "LegacyRebuildWithoutGate", PCT3;
     no_rebuild_caught_in_gate_race_random: "rebuild_gate_race" / "LegacyNoRebuild", RANDOM;
+    reelection_holds_random: "reelection_race" / "Fixed", RANDOM;
+    reelection_holds_pct: "reelection_race" / "Fixed", PCT3;
     report_order_holds_random: "report_order_race" / "Fixed", RANDOM;
     report_order_holds_pct: "report_order_race" / "Fixed", PCT3;
     cluster_fixed_holds_random: "allocation_cluster" / "Fixed", RANDOM;

@@ -6,6 +6,12 @@
 //!   a space check read the storage report (container not yet committed) before the bucket
 //!   (entry already confirmed away); the tracker now reads the reports under the bucket
 //!   lock. With Ozone's order, loom finds the over-grant in about 1 600 executions.
+//! - `loom-tests/rebuild_gate_race.rs`, `rebuild_sees_allocation_committed_across_reelection`.
+//!   Postmortem: a review found that the fixed rebuild applied the log before taking the
+//!   gate, so an old-term allocation committing (with a timeout answer) during a same-SCM
+//!   re-election lost its kept slot; safety rested on the simulated log's term check,
+//!   which real Ratis does not make. The rebuild now applies the log under the gate; with
+//!   the old order loom finds the lost slot in 37 executions.
 #![cfg(not(any(loom, feature = "shuttle")))]
 
 use hadoop_ref::clock::ManualClock;

@@ -238,7 +238,7 @@ fn allocation_is_refused_off_leader_in_safe_mode_and_before_ready() {
 }
 
 #[test]
-fn fixed_gate_refuses_allocation_until_the_rebuild_of_this_term() {
+fn re_election_at_a_new_term_rebuilds_and_serves_again() {
     let f = Fixture::new();
     let scm = f.scm(1, Behavior::Fixed, 1);
     scm.exit_safe_mode();
@@ -459,7 +459,15 @@ fn reports_from_unknown_datanodes_and_for_unknown_containers_are_errors() {
 #[test]
 fn invalid_config_is_refused() {
     let f = Fixture::new();
+    let empty = Pipeline {
+        id: PipelineId(9),
+        nodes: vec![],
+    };
+    let mut duplicate = f.config.pipelines.clone();
+    duplicate.push(f.config.pipelines[0].clone());
     for config in [
+        ScmConfig::with_pipelines(vec![empty]),
+        ScmConfig::with_pipelines(duplicate),
         ScmConfig {
             container_size: 0,
             ..f.config.clone()

@@ -90,8 +90,11 @@ impl SimDatanode {
     /// when it (re)registers.
     pub fn full_report(&self) -> (StorageReport, Vec<ContainerId>) {
         let created = self.created.lock();
-        let capacity = self.slots * CONTAINER_SIZE + CONTAINER_SIZE / 2;
-        let committed = created.len() as u64 * CONTAINER_SIZE;
+        let capacity = self
+            .slots
+            .saturating_mul(CONTAINER_SIZE)
+            .saturating_add(CONTAINER_SIZE / 2);
+        let committed = (created.len() as u64).saturating_mul(CONTAINER_SIZE);
         (
             StorageReport::new(capacity, committed, 0),
             created.iter().copied().collect(),
@@ -373,6 +376,9 @@ impl ScmCluster {
                 continue;
             }
             for scm in self.scms.iter().map(ArcSwap::load_full) {
+                // Followers apply the log continuously; one that lags by a little has
+                // applied the add-container by the time the report is processed.
+                scm.catch_up();
                 // An SCM that restarted meanwhile may not know the datanode or container
                 // yet; the datanode reports again on its next heartbeat.
                 let _ = scm.process_node_report(datanode.id(), vec![datanode.storage_report()]);
@@ -536,6 +542,91 @@ pub fn report_order_race(behavior: Behavior) -> Result<(), Violation> {
         cluster.write_first_block(container);
     }
     no_datanode_over_granted(cluster.datanodes())
+}
+
+/// A log like real Ratis in one respect: it does not fence a submit by the submitter's
+/// term, only by whether the submitter leads now.
+#[derive(Debug, Clone)]
+pub struct UnfencedLog {
+    ring: SimulatedRatis,
+}
+
+impl crate::scm::ha::ReplicatedLog for UnfencedLog {
+    fn submit(
+        &self,
+        from: ScmId,
+        _term: crate::scm::Term,
+        entry: crate::scm::ha::LogEntry,
+    ) -> Result<u64, crate::scm::ha::SubmitError> {
+        let (term, _) = self.ring.leadership();
+        self.ring.submit(from, term, entry)
+    }
+
+    fn catch_up(&self, applied_index: u64) -> crate::scm::ha::CatchUp {
+        self.ring.catch_up(applied_index)
+    }
+
+    fn next_container_id(&self) -> ContainerId {
+        self.ring.next_container_id()
+    }
+}
+
+/// A race a review found: the leader is re-elected at a new term while an allocation of
+/// the old term holds the gate, and that allocation's submit commits although it answers
+/// a timeout. The new term's rebuild must see the committed container (it applies the log
+/// under the gate), or the container's reserved slot is dropped and never seeded. One SCM,
+/// one datanode with two slots, C1 granted; two spawned threads. Checks
+/// [`leader_reserves_unwritten_containers`].
+pub fn reelection_during_unconfirmed_allocation(behavior: Behavior) -> Result<(), Violation> {
+    let ring = SimulatedRatis::new();
+    let log = crate::sync::arc_from_box(
+        Box::new(UnfencedLog { ring: ring.clone() }) as Box<dyn crate::scm::ha::ReplicatedLog>
+    );
+    let config = ScmConfig {
+        container_size: CONTAINER_SIZE,
+        ..ScmConfig::with_pipelines(vec![pipeline(1, &[1])])
+    };
+    let datanode = SimDatanode::new(DatanodeId(1), 2);
+    let scm = Arc::new(
+        StorageContainerManager::new(
+            ScmId(1),
+            behavior,
+            config,
+            log,
+            Arc::new(ScmDb::new()),
+            ManualClock::new(SCENARIO_START_MS).shared(),
+        )
+        .map_err(setup)?,
+    );
+    scm.register_datanode(datanode.id());
+    scm.process_node_report(datanode.id(), vec![datanode.storage_report()])
+        .map_err(setup)?;
+    scm.exit_safe_mode();
+    scm.notify_leader_changed(ring.elect(scm.id()));
+    scm.notify_leader_ready();
+    scm.allocate_container().map_err(setup)?;
+    ring.inject(SubmitFault::TimeoutAfterCommit);
+
+    let client = {
+        let scm = Arc::clone(&scm);
+        thread::spawn(move || {
+            // The timeout is the injected fault; the entry commits.
+            let _ = scm.allocate_container();
+            Ok(Vec::<()>::new())
+        })
+    };
+    let reelection = {
+        let scm = Arc::clone(&scm);
+        let ring = ring.clone();
+        thread::spawn(move || {
+            scm.notify_leader_changed(ring.elect(scm.id()));
+            scm.notify_leader_ready();
+            Ok(Vec::new())
+        })
+    };
+    join_all(vec![client, reelection])?;
+    scm.catch_up();
+    leader_reserves_unwritten_containers(&scm)
 }
 
 // ---------------------------------------------------------------------------------------

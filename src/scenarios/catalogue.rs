@@ -4,7 +4,7 @@
 use super::Violation;
 use super::allocation::{
     AllocationShape, Failover, allocation_cluster, mc8_pending_allocation_failover,
-    rebuild_gate_race, report_order_race,
+    rebuild_gate_race, reelection_during_unconfirmed_allocation, report_order_race,
 };
 use super::term_fencing::{
     ClusterShape, OldLeader, cluster_with_leader_transfers, mc4_heartbeat_fence,
@@ -190,6 +190,13 @@ pub fn allocation() -> Vec<Case> {
             (LegacyRebuildWithoutGate, Caught),
             (LegacyNoRebuild, Caught)
         ]
+    );
+    cases!(
+        cases,
+        "reelection_race",
+        ScmBehavior,
+        |behavior, _seed| reelection_during_unconfirmed_allocation(behavior),
+        [(Fixed, Holds)]
     );
     cases!(
         cases,

@@ -214,8 +214,7 @@ impl StorageContainerManager {
     /// `SCMServiceManager.notifyStatusChanged`, as seen by the pending-allocation service:
     /// on becoming the serving leader, rebuild (unless the legacy logic runs no rebuild).
     pub fn notify_status_changed(&self) {
-        let context = self.context();
-        if !context.is_serving() {
+        if !self.context().is_serving() {
             return;
         }
         match self.behavior {
@@ -223,15 +222,24 @@ impl StorageContainerManager {
             Behavior::Fixed => {
                 // The gate is held for the whole rebuild: allocations wait, then see it.
                 let mut gate = self.allocation.lock();
-                if gate.rebuilt_for_term != Some(context.term) {
-                    self.rebuild_pending_allocations();
-                    gate.rebuilt_for_term = Some(context.term);
+                // Read again under the gate: a notification that raced a step-down and a
+                // re-election must not rebuild for, or open the gate to, a stale term.
+                let context = self.context();
+                if !context.is_serving() || gate.rebuilt_for_term == Some(context.term) {
+                    return;
                 }
+                // Apply what committed before the gate was taken, so a container whose
+                // submit ended before the rebuild (even unconfirmed) is in the table and
+                // keeps its slot. No submit can be in flight: allocation holds the gate.
+                self.catch_up();
+                self.rebuild_pending_allocations();
+                gate.rebuilt_for_term = Some(context.term);
             }
             Behavior::LegacyRebuildWithoutGate => {
-                if self.allocation.lock().rebuilt_for_term != Some(context.term) {
+                let term = self.context().term;
+                if self.allocation.lock().rebuilt_for_term != Some(term) {
                     self.rebuild_pending_allocations();
-                    self.allocation.lock().rebuilt_for_term = Some(context.term);
+                    self.allocation.lock().rebuilt_for_term = Some(term);
                 }
             }
         }

@@ -39,7 +39,8 @@ pub enum SubmitError {
 pub enum SubmitFault {
     /// The entry commits, the submitter hears a timeout.
     TimeoutAfterCommit,
-    /// The entry commits (a next leader commits it), the submitter hears not-leader.
+    /// The submitter steps down with the entry in its log and hears not-leader; the entry
+    /// commits (a next leader commits it). The ring has no leader until the next election.
     NotLeaderAfterCommit,
 }
 
@@ -65,7 +66,9 @@ pub struct Snapshot {
 /// The replicated log as one SCM sees it (the part of `SCMRatisServer` used here).
 pub trait ReplicatedLog: Send + Sync + fmt::Debug {
     /// Appends `entry` as `from`, which believes it leads at `term`. `Ok(index)` once the
-    /// entry is committed.
+    /// entry is committed. An error says nothing about whether the entry commits: real
+    /// Ratis carries no term per request and may commit a request it answered with
+    /// not-leader or a timeout. The SCM's fix does not rely on a term check here.
     fn submit(&self, from: ScmId, term: Term, entry: LogEntry) -> Result<u64, SubmitError>;
     /// What a member that applied up to `applied_index` must apply next.
     fn catch_up(&self, applied_index: u64) -> CatchUp;
@@ -158,7 +161,12 @@ impl ReplicatedLog for SimulatedRatis {
         match state.faults.pop_front() {
             None => Ok(index),
             Some(SubmitFault::TimeoutAfterCommit) => Err(SubmitError::Timeout),
-            Some(SubmitFault::NotLeaderAfterCommit) => Err(SubmitError::NotLeader),
+            Some(SubmitFault::NotLeaderAfterCommit) => {
+                // The leader stepped down with the entry in its log; a next leader commits
+                // it. Until an election there is no leader.
+                state.leader = None;
+                Err(SubmitError::NotLeader)
+            }
         }
     }
 
@@ -208,15 +216,22 @@ impl ScmDb {
         self.state.lock().clone()
     }
 
-    /// Persists one applied entry.
+    /// Persists one applied entry; an index at or below the persisted one is ignored (an
+    /// old incarnation of the SCM still finishing a call cannot move the database back).
     pub fn apply(&self, index: u64, entry: &LogEntry) {
         let mut state = self.state.lock();
-        apply_to(&mut state.containers, entry);
-        state.index = index;
+        if index > state.index {
+            apply_to(&mut state.containers, entry);
+            state.index = index;
+        }
     }
 
-    /// Replaces everything with an installed snapshot.
+    /// Replaces everything with an installed snapshot, unless the database is already at
+    /// or past its index.
     pub fn install(&self, snapshot: Snapshot) {
-        *self.state.lock() = snapshot;
+        let mut state = self.state.lock();
+        if snapshot.index > state.index || (snapshot.index == 0 && state.index == 0) {
+            *state = snapshot;
+        }
     }
 }

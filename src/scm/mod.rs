@@ -100,7 +100,8 @@ impl ScmConfig {
         }
     }
 
-    /// Checks the values: a zero container size or roll interval is an error.
+    /// Checks the values: a zero container size or roll interval, a pipeline without
+    /// datanodes, or two pipelines with one id is an error.
     pub fn validate(&self) -> Result<(), ScmError> {
         if self.container_size == 0 {
             return Err(ScmError::InvalidConfig {
@@ -110,6 +111,17 @@ impl ScmConfig {
         if self.roll_interval_ms == 0 {
             return Err(ScmError::InvalidConfig {
                 reason: "roll_interval_ms must be at least 1".into(),
+            });
+        }
+        if let Some(empty) = self.pipelines.iter().find(|p| p.nodes.is_empty()) {
+            return Err(ScmError::InvalidConfig {
+                reason: format!("pipeline {} has no datanode", empty.id),
+            });
+        }
+        let ids: std::collections::BTreeSet<_> = self.pipelines.iter().map(|p| p.id).collect();
+        if ids.len() != self.pipelines.len() {
+            return Err(ScmError::InvalidConfig {
+                reason: "pipeline ids must be unique".into(),
             });
         }
         Ok(())
