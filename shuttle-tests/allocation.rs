@@ -2,38 +2,16 @@
 //! random and PCT schedules (sequential ones, like the seed's MC8, once). Fixed variants
 //! must hold; each legacy variant must be caught within a bounded number of schedules.
 
+#[macro_use]
 #[path = "support.rs"]
 mod support;
 
 use hadoop_ref::scenarios::allocation::SEED_KEY;
 use hadoop_ref::scenarios::catalogue;
-use hadoop_ref::scenarios::checker::SchedulerKind;
-
-fn check(scenario: &str, variant: &str, scheduler: SchedulerKind) {
-    support::check(
-        &catalogue::allocation(),
-        scenario,
-        variant,
-        scheduler,
-        SEED_KEY,
-    );
-}
-
-macro_rules! shuttle_tests {
-    ($($name:ident: $scenario:literal / $variant:literal, $scheduler:expr;)+) => {
-        $(
-            #[test]
-            fn $name() {
-                check($scenario, $variant, $scheduler);
-            }
-        )+
-    };
-}
-
-const RANDOM: SchedulerKind = SchedulerKind::Random;
-const PCT3: SchedulerKind = SchedulerKind::Pct { depth: 3 };
+use support::{PCT3, RANDOM};
 
 shuttle_tests! {
+    cases: catalogue::allocation(), seed_key: SEED_KEY;
     mc8_transfer_new_leader_refuses_c2: "mc8_transfer" / "Fixed", RANDOM;
     mc8_transfer_legacy_grants_c2: "mc8_transfer" / "LegacyNoRebuild", RANDOM;
     mc8_single_scm_restart_refuses_c2: "mc8_restart_single_scm" / "Fixed", RANDOM;

@@ -14,6 +14,24 @@ pub const HOLD_ITERATIONS: usize = 10_000;
 pub const CATCH_BOUND: usize = 20_000;
 /// The scheduler seed of every run.
 pub const SEED: u64 = 0x0005_EED1_7268;
+/// The random scheduler.
+pub const RANDOM: SchedulerKind = SchedulerKind::Random;
+/// PCT at bug depth 3.
+pub const PCT3: SchedulerKind = SchedulerKind::Pct { depth: 3 };
+
+/// One `#[test]` per case: `name: "scenario" / "variant", SCHEDULER;`, each asserting the
+/// case's expectation with [`check`].
+macro_rules! shuttle_tests {
+    (cases: $cases:expr, seed_key: $key:expr;
+     $($name:ident: $scenario:literal / $variant:literal, $scheduler:expr;)+) => {
+        $(
+            #[test]
+            fn $name() {
+                support::check(&$cases, $scenario, $variant, $scheduler, $key);
+            }
+        )+
+    };
+}
 
 /// Runs `scenario`/`variant` of `cases` under `scheduler` and asserts its expectation;
 /// a violation must name `seed_key`.

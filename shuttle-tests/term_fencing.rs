@@ -8,38 +8,16 @@
 //! fixed, so a run is reproducible; a failing schedule is written under
 //! `target/shuttle-schedules/` for `cargo soak replay FILE`.
 
+#[macro_use]
 #[path = "support.rs"]
 mod support;
 
 use hadoop_ref::scenarios::catalogue;
-use hadoop_ref::scenarios::checker::SchedulerKind;
 use hadoop_ref::scenarios::term_fencing::SEED_KEY;
-
-fn check(scenario: &str, variant: &str, scheduler: SchedulerKind) {
-    support::check(
-        &catalogue::term_fencing(),
-        scenario,
-        variant,
-        scheduler,
-        SEED_KEY,
-    );
-}
-
-macro_rules! shuttle_tests {
-    ($($name:ident: $scenario:literal / $variant:literal, $scheduler:expr;)+) => {
-        $(
-            #[test]
-            fn $name() {
-                check($scenario, $variant, $scheduler);
-            }
-        )+
-    };
-}
-
-const RANDOM: SchedulerKind = SchedulerKind::Random;
-const PCT3: SchedulerKind = SchedulerKind::Pct { depth: 3 };
+use support::{PCT3, RANDOM};
 
 shuttle_tests! {
+    cases: catalogue::term_fencing(), seed_key: SEED_KEY;
     mc4_believing_old_leader_fenced_random: "mc4_old_leader_believes" / "Fixed", RANDOM;
     mc4_believing_old_leader_fenced_pct: "mc4_old_leader_believes" / "Fixed", PCT3;
     mc4_believing_old_leader_await_random: "mc4_old_leader_believes" / "AwaitLeaderTerm", RANDOM;

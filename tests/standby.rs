@@ -44,6 +44,22 @@ fn received(ns: &Namesystem, dn: u64, b: Block) {
     );
 }
 
+/// The edits that create `FILE` with `replication` and allocate `B` at `gs`.
+fn open_file(gs: i64, replication: usize) -> Vec<EditOp> {
+    vec![
+        EditOp::SetGenstamp(gs),
+        EditOp::AddFile {
+            file: FILE,
+            replication,
+        },
+        EditOp::AddBlock {
+            file: FILE,
+            penultimate: None,
+            last: block(B, gs, 0),
+        },
+    ]
+}
+
 const DATANODES: [DatanodeId; 3] = [DatanodeId(1), DatanodeId(2), DatanodeId(3)];
 
 /// Spec 12.1, older-GS variant: DN1's RBW@5 report and every FINALIZED@6 report arrive
@@ -53,17 +69,8 @@ fn seed_schedule(ns: &Namesystem) {
     for dn in 1..=3 {
         received(ns, dn, block(B, 6, LEN));
     }
-    let edits = [
-        EditOp::SetGenstamp(5),
-        EditOp::AddFile {
-            file: FILE,
-            replication: 3,
-        },
-        EditOp::AddBlock {
-            file: FILE,
-            penultimate: None,
-            last: block(B, 5, 0),
-        },
+    let mut edits = open_file(5, 3);
+    edits.extend([
         EditOp::SetGenstamp(6),
         EditOp::UpdateBlocks {
             file: FILE,
@@ -73,7 +80,7 @@ fn seed_schedule(ns: &Namesystem) {
             file: FILE,
             blocks: vec![block(B, 6, LEN)],
         },
-    ];
+    ]);
     assert_eq!(ns.apply_edits(&edits), Ok(edits.len()));
 }
 
@@ -119,19 +126,7 @@ fn whole_message_queue_judges_rbw_report_after_completion() {
 #[test]
 fn whole_message_queue_recounts_safe_mode_after_each_batch() {
     let ns = standby(Behavior::LegacyWholeMessageQueue, 0);
-    ns.apply_edits(&[
-        EditOp::SetGenstamp(1),
-        EditOp::AddFile {
-            file: FILE,
-            replication: 1,
-        },
-        EditOp::AddBlock {
-            file: FILE,
-            penultimate: None,
-            last: block(B, 1, 0),
-        },
-    ])
-    .unwrap();
+    ns.apply_edits(&open_file(1, 1)).unwrap();
     received(&ns, 1, block(B, 1, LEN));
     ns.apply_edits(&[EditOp::Close {
         file: FILE,
@@ -151,23 +146,14 @@ fn lingering_superseded_entry_is_purged_by_the_newer_report() {
         (Behavior::LegacyNoStaleEntryPurge, true),
     ] {
         let ns = standby(behavior, 0);
-        let edits = [
-            EditOp::SetGenstamp(1),
-            EditOp::AddFile {
-                file: FILE,
-                replication: 1,
-            },
-            EditOp::AddBlock {
-                file: FILE,
-                penultimate: None,
-                last: block(B, 1, 0),
-            },
+        let mut edits = open_file(1, 1);
+        edits.extend([
             EditOp::SetGenstamp(2),
             EditOp::Close {
                 file: FILE,
                 blocks: vec![block(B, 2, LEN)],
             },
-        ];
+        ]);
         ns.apply_edits(&edits).unwrap();
         received(&ns, 1, block(B, 1, LEN));
         assert_eq!(
@@ -189,18 +175,7 @@ fn lingering_superseded_entry_is_purged_by_the_newer_report() {
 /// then goes through appends (GS 2..4) whose reports are queued; failover replays the
 /// rest during the catch-up.
 fn append_schedule() -> (Vec<EditOp>, Vec<EditOp>) {
-    let replayed = vec![
-        EditOp::SetGenstamp(1),
-        EditOp::AddFile {
-            file: FILE,
-            replication: 1,
-        },
-        EditOp::AddBlock {
-            file: FILE,
-            penultimate: None,
-            last: block(B, 1, 0),
-        },
-    ];
+    let replayed = open_file(1, 1);
     let mut catch_up = vec![EditOp::Close {
         file: FILE,
         blocks: vec![block(B, 1, 10)],
@@ -361,19 +336,7 @@ fn append_and_delete_adjust_safe_mode_counts() {
 #[test]
 fn replay_refuses_edits_that_do_not_fit() {
     let ns = standby(Behavior::Fixed, 0);
-    let setup = [
-        EditOp::SetGenstamp(2),
-        EditOp::AddFile {
-            file: FILE,
-            replication: 1,
-        },
-        EditOp::AddBlock {
-            file: FILE,
-            penultimate: None,
-            last: block(B, 2, 0),
-        },
-    ];
-    ns.apply_edits(&setup).unwrap();
+    ns.apply_edits(&open_file(2, 1)).unwrap();
     let cases = [
         (
             EditOp::UpdateBlocks {

@@ -95,11 +95,6 @@ impl ContainerSet {
         self.replicas.read().contains_key(&id)
     }
 
-    /// Ids of every replica, ascending.
-    pub fn ids(&self) -> Vec<ContainerId> {
-        self.replicas.read().keys().copied().collect()
-    }
-
     /// Deletes a replica (`KeyValueHandler.deleteInternal`): without `force`, an OPEN or
     /// non-empty replica is refused.
     pub fn delete(&self, id: ContainerId, force: bool) -> Result<(), DatanodeError> {

@@ -356,8 +356,6 @@ pub struct Mc4Run {
     pub dispatches: Vec<Observed>,
     /// The lowest term among the SCMs that believed they led at the restart.
     pub leader_term_floor_at_restart: Term,
-    /// Whether the old leader's force delete removed the replica (the seed's assertion).
-    pub replica_deleted: bool,
     /// The datanode, quiescent.
     pub datanode: FencingDatanode,
 }
@@ -412,7 +410,6 @@ pub fn mc4_stale_leader_before_init(
     let datanode = Arc::try_unwrap(datanode)
         .map_err(|_| violation("scenario setup", "datanode still shared".into()))?;
     Ok(Mc4Run {
-        replica_deleted: !datanode.dispatcher.containers().contains(replica),
         dispatches,
         leader_term_floor_at_restart,
         datanode,
