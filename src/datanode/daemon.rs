@@ -39,8 +39,8 @@ use super::state_context::{Behavior, EndpointState, StateContext, StateContextCo
 use super::{DatanodeError, DatanodeId};
 use crate::clock::Clock;
 use crate::sync::atomic::{AtomicU64, Ordering};
-use crate::sync::channel::{self, Receiver, RecvTimeoutError, Sender};
-use crate::sync::{Arc, Mutex, thread};
+use crate::sync::channel::{self, Receiver, Sender};
+use crate::sync::{Arc, Mutex, stop_requested, thread};
 
 /// Settings of a [`DatanodeStateMachine`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -261,9 +261,4 @@ fn processor_loop(
             return;
         }
     }
-}
-
-/// Waits up to `wait` for the stop signal (the sender's disconnect).
-fn stop_requested(stopped: &Receiver<()>, wait: Duration) -> bool {
-    !matches!(stopped.recv_timeout(wait), Err(RecvTimeoutError::Timeout))
 }

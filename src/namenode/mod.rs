@@ -7,7 +7,10 @@
 //! edit replay, the block manager's per-replica processing with its drains, failover,
 //! safe-mode accounting, and the datanode actors.
 
+pub mod edit_log;
+pub mod edit_tailer;
 pub mod evaluation;
+pub mod ha;
 pub mod namesystem;
 pub mod pending_messages;
 

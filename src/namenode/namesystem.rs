@@ -57,6 +57,28 @@ pub enum Behavior {
     LegacyNoStaleEntryPurge,
 }
 
+impl Behavior {
+    /// Every behavior, the fixed one first.
+    pub const ALL: [Behavior; 5] = [
+        Behavior::Fixed,
+        Behavior::LegacyWholeMessageQueue,
+        Behavior::LegacyEarlyDrain,
+        Behavior::LegacyHaStateCheck,
+        Behavior::LegacyNoStaleEntryPurge,
+    ];
+
+    /// A short stable name, used in reports and schedule files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Behavior::Fixed => "Fixed",
+            Behavior::LegacyWholeMessageQueue => "LegacyWholeMessageQueue",
+            Behavior::LegacyEarlyDrain => "LegacyEarlyDrain",
+            Behavior::LegacyHaStateCheck => "LegacyHaStateCheck",
+            Behavior::LegacyNoStaleEntryPurge => "LegacyNoStaleEntryPurge",
+        }
+    }
+}
+
 /// Settings of a [`Namesystem`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct NamenodeConfig {
@@ -195,11 +217,15 @@ pub struct StoredBlock {
     pub expected: BTreeMap<StorageId, (GenerationStamp, ReplicaState)>,
 }
 
-#[derive(Debug, Clone)]
-struct INodeFile {
-    blocks: Vec<BlockId>,
-    under_construction: bool,
-    replication: usize,
+/// A file (`INodeFile`): its blocks in order, whether it is open, its replication.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct INodeFile {
+    /// Block ids, first to last.
+    pub blocks: Vec<BlockId>,
+    /// Open for write (its last block may be under construction).
+    pub under_construction: bool,
+    /// The replication factor.
+    pub replication: usize,
 }
 
 /// The HA state.
@@ -222,6 +248,62 @@ pub struct SafeModeCounts {
     pub block_safe: usize,
 }
 
+impl SafeModeCounts {
+    /// `blockThreshold = floor(blockTotal × threshold)`, the threshold in thousandths.
+    pub fn block_threshold(&self, threshold_per_mille: u64) -> usize {
+        let threshold = u128::from(threshold_per_mille.min(1000));
+        // Cannot overflow: a usize times at most 1000, divided by 1000, fits a usize.
+        (self.block_total as u128 * threshold / 1000) as usize
+    }
+
+    /// Whether enough blocks are safe to leave safe mode.
+    pub fn threshold_reached(&self, threshold_per_mille: u64) -> bool {
+        self.block_safe >= self.block_threshold(threshold_per_mille)
+    }
+}
+
+/// What a NameNode did to replicas, for metrics and the scenarios' invariants.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BlockMetrics {
+    /// Replicas marked corrupt.
+    pub corrupt_marked: u64,
+    /// Of those, marked while `postpone` was on: the standby acting on a report it should
+    /// have postponed. Stays 0 with the fixes (spec 13, invariants 1 and 3).
+    pub corrupt_marked_while_postponing: u64,
+    /// Replicas scheduled for deletion as corrupt or excess.
+    pub deletions_scheduled: u64,
+}
+
+/// A consistent copy of a namesystem's observable state, taken under its lock: what the
+/// invariants of [`crate::scenarios::standby`] read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamesystemView {
+    /// The HA state.
+    pub ha: HaState,
+    /// Whether future and inconsistent reports are postponed.
+    pub postpone: bool,
+    /// The generation-stamp counter.
+    pub generation_stamp: GenerationStamp,
+    /// The incremental safe-mode counters.
+    pub safe_mode: SafeModeCounts,
+    /// The same counters recounted from the namespace: (total, safe).
+    pub recount: (usize, usize),
+    /// The files.
+    pub files: BTreeMap<FileId, INodeFile>,
+    /// The blocks.
+    pub blocks: BTreeMap<BlockId, StoredBlock>,
+    /// Replicas flagged corrupt, with the generation stamp they were reported with.
+    pub corrupt: BTreeMap<BlockId, BTreeMap<StorageId, GenerationStamp>>,
+    /// The pending queue: blocks in id order, each block's entries in arrival order.
+    pub queued: Vec<QueuedReport>,
+    /// The queue's counters.
+    pub queue: QueueMetrics,
+    /// Corrupt markings and deletions.
+    pub metrics: BlockMetrics,
+    /// How this NameNode judges an equal-GS RBW of a COMPLETE block.
+    pub rbw_rule: RbwOnCompleteRule,
+}
+
 #[derive(Debug)]
 struct State {
     config: NamenodeConfig,
@@ -237,6 +319,7 @@ struct State {
     stale: BTreeSet<DatanodeId>,
     queue: PendingDataNodeMessages,
     safe_mode: SafeModeCounts,
+    metrics: BlockMetrics,
     /// [`Behavior::LegacyWholeMessageQueue`]: postponed messages with their target GS.
     whole_messages: Vec<(GenerationStamp, Message)>,
     /// [`Behavior::LegacyWholeMessageQueue`]: highest GS seen in block lists this batch.
@@ -283,6 +366,18 @@ impl Namesystem {
     /// A standby with an empty namespace, in safe mode, postponing, GS counter at
     /// `initial_gs`.
     pub fn standby(config: NamenodeConfig, initial_gs: GenerationStamp) -> Self {
+        Self::new(config, initial_gs, HaState::Standby)
+    }
+
+    /// An active NameNode with an empty namespace, out of safe mode, GS counter at
+    /// `initial_gs`: it applies the edits it logs with [`Namesystem::apply_edits`] and
+    /// judges every report at once.
+    pub fn active(config: NamenodeConfig, initial_gs: GenerationStamp) -> Self {
+        Self::new(config, initial_gs, HaState::Active)
+    }
+
+    fn new(config: NamenodeConfig, initial_gs: GenerationStamp, ha: HaState) -> Self {
+        let standby = ha == HaState::Standby;
         let purge = match config.behavior {
             Behavior::LegacyNoStaleEntryPurge => StaleEntryPurge::None,
             _ => StaleEntryPurge::OnProcess,
@@ -291,8 +386,8 @@ impl Namesystem {
         Self {
             state: Mutex::new(State {
                 config,
-                ha: HaState::Standby,
-                postpone: true,
+                ha,
+                postpone: standby,
                 gs_counter: initial_gs,
                 files: BTreeMap::new(),
                 blocks: BTreeMap::new(),
@@ -302,9 +397,10 @@ impl Namesystem {
                 stale: BTreeSet::new(),
                 queue,
                 safe_mode: SafeModeCounts {
-                    on: true,
+                    on: standby,
                     ..SafeModeCounts::default()
                 },
+                metrics: BlockMetrics::default(),
                 whole_messages: Vec::new(),
                 batch_max_gs: GenerationStamp::MIN,
             }),
@@ -377,6 +473,65 @@ impl Namesystem {
         Ok(())
     }
 
+    /// Becomes standby (`stopActiveServices`, then `startStandbyServices`): postpone on, the
+    /// deletion and stale sets cleared; stored locations and the corrupt map are kept. The
+    /// caller starts a tailer at the end of the edits this node logged.
+    pub fn transition_to_standby(&self) {
+        let mut ns = self.state.lock();
+        ns.ha = HaState::Standby;
+        ns.postpone = true;
+        ns.pending_deletion.clear();
+        ns.stale.clear();
+    }
+
+    /// A datanode leaves (declared dead, or re-registered under a new identity): its
+    /// locations, corrupt flags and pending deletions go, and so do its queued reports
+    /// (HDFS-6289), so that no later drain judges a report of a datanode that no longer
+    /// exists. Returns how many queued reports went.
+    pub fn remove_datanode(&self, datanode: DatanodeId) -> usize {
+        let mut ns = self.state.lock();
+        let held: Vec<(BlockId, StorageId)> = ns
+            .blocks
+            .iter()
+            .flat_map(|(id, b)| b.locations.iter().map(move |s| (*id, *s)))
+            .filter(|(_, s)| s.datanode == datanode)
+            .collect();
+        for (id, storage) in held {
+            ns.remove_stored_location(id, storage);
+        }
+        for flagged in ns.corrupt.values_mut() {
+            flagged.retain(|s, _| s.datanode != datanode);
+        }
+        ns.corrupt.retain(|_, flagged| !flagged.is_empty());
+        ns.pending_deletion.retain(|s, _| s.datanode != datanode);
+        ns.reported_storages.retain(|s| s.datanode != datanode);
+        ns.stale.remove(&datanode);
+        ns.queue.remove_all_for_datanode(datanode)
+    }
+
+    /// Leaves safe mode if `block_safe ≥ floor(block_total × threshold)` (spec 11); on the
+    /// active this runs the replication checks that safe mode held back
+    /// (`processMisReplicatedBlocks`). The datanode threshold (0 by default) and the
+    /// extension are not modelled: the caller's safe-mode monitor decides when to ask.
+    /// Returns whether safe mode is now off.
+    pub fn leave_safe_mode_if_threshold_reached(&self) -> bool {
+        let mut ns = self.state.lock();
+        if !ns.safe_mode.on {
+            return true;
+        }
+        if !ns
+            .safe_mode
+            .threshold_reached(ns.config.safemode_threshold_per_mille)
+        {
+            return false;
+        }
+        ns.safe_mode.on = false;
+        if ns.ha == HaState::Active {
+            ns.process_over_replicated_blocks();
+        }
+        true
+    }
+
     /// Deletion commands for a datanode's storages (handed out on its heartbeat). The
     /// standby's commands are ignored by datanodes, so it hands out none.
     pub fn take_deletion_commands(&self, datanode: DatanodeId) -> Vec<(StorageId, Block)> {
@@ -414,16 +569,7 @@ impl Namesystem {
     /// Recounts the safe-mode counters from the namespace: what the incremental counts
     /// must equal (invariant 7).
     pub fn recount_safe_mode(&self) -> (usize, usize) {
-        let ns = self.state.lock();
-        let complete = ns
-            .blocks
-            .values()
-            .filter(|b| b.state == BlockUcState::Complete);
-        let total = complete.clone().count();
-        let safe = complete
-            .filter(|b| b.locations.len() >= ns.config.safe_replication)
-            .count();
-        (total, safe)
+        self.state.lock().count_safe_blocks()
     }
 
     /// The HA state.
@@ -454,6 +600,35 @@ impl Namesystem {
     /// The generation-stamp counter.
     pub fn generation_stamp(&self) -> GenerationStamp {
         self.state.lock().gs_counter
+    }
+
+    /// Corrupt markings and deletions so far.
+    pub fn block_metrics(&self) -> BlockMetrics {
+        self.state.lock().metrics
+    }
+
+    /// A consistent copy of the observable state (one lock acquisition). Costs a copy of
+    /// the namespace: for checkers and tests, not for a hot path.
+    pub fn view(&self) -> NamesystemView {
+        let ns = self.state.lock();
+        NamesystemView {
+            ha: ns.ha,
+            postpone: ns.postpone,
+            generation_stamp: ns.gs_counter,
+            safe_mode: ns.safe_mode,
+            recount: ns.count_safe_blocks(),
+            files: ns.files.clone(),
+            blocks: ns.blocks.clone(),
+            corrupt: ns
+                .corrupt
+                .iter()
+                .map(|(b, m)| (*b, m.iter().map(|(s, (gs, _))| (*s, *gs)).collect()))
+                .collect(),
+            queued: ns.queue.iter().copied().collect(),
+            queue: ns.queue.metrics(),
+            metrics: ns.metrics,
+            rbw_rule: ns.config.rbw_rule,
+        }
     }
 }
 
@@ -573,6 +748,13 @@ impl State {
                     .get_mut(file)
                     .ok_or(ReplayError::UnknownFile(*file))?;
                 inode.replication = *replication;
+                // The active re-checks the file's blocks: a lowered factor makes excess
+                // replicas (spec 12.1 step 9). The standby only records the factor.
+                if self.ha == HaState::Active && !self.safe_mode.on {
+                    for id in inode.blocks.clone() {
+                        self.check_replication(id);
+                    }
+                }
                 Ok(())
             }
             EditOp::Delete { file } => self.delete_file(*file),
@@ -1002,6 +1184,10 @@ impl State {
             return;
         };
         stored.locations.insert(storage);
+        self.metrics.corrupt_marked += 1;
+        if self.postpone {
+            self.metrics.corrupt_marked_while_postponing += 1;
+        }
         self.corrupt
             .entry(reported.id)
             .or_default()
@@ -1012,6 +1198,10 @@ impl State {
     /// Invalidates corrupt replicas once enough live ones exist, and deletes excess
     /// replicas; both wait while a holder is stale after failover (HDFS-1972).
     fn check_replication(&mut self, id: BlockId) {
+        // Safe mode holds back every deletion; leaving it rescans (spec 10 step 8).
+        if self.safe_mode.on {
+            return;
+        }
         let Some(stored) = self.blocks.get(&id) else {
             return;
         };
@@ -1050,6 +1240,7 @@ impl State {
             }
         }
         for (storage, block) in doomed {
+            self.metrics.deletions_scheduled += 1;
             self.pending_deletion
                 .entry(storage)
                 .or_default()

@@ -215,6 +215,11 @@ impl PendingDataNodeMessages {
         self.queues.get(&block).into_iter().flatten()
     }
 
+    /// Every queued entry, blocks in id order, each block's entries in arrival order.
+    pub fn iter(&self) -> impl Iterator<Item = &QueuedReport> {
+        self.queues.values().flatten()
+    }
+
     /// Keeps the entries of `block` that satisfy `keep`, in order; returns how many went.
     fn retain_in(&mut self, block: BlockId, keep: impl Fn(&QueuedReport) -> bool) -> usize {
         let Some(queue) = self.queues.get_mut(&block) else {

@@ -13,6 +13,7 @@ pub mod catalogue;
 pub mod checker;
 pub mod rng;
 pub mod scm;
+pub mod standby;
 pub mod term_fencing;
 
 use crate::sync::thread;

@@ -75,6 +75,16 @@ mod model_channel;
 
 pub mod unmodelled;
 
+/// Waits up to `wait` for a driver thread's stop signal (a message, or the sender's
+/// disconnect): the pacing wait of the production drivers. No decision may depend on the
+/// wait running its full length; in the model builds it returns at once.
+pub fn stop_requested(stopped: &channel::Receiver<()>, wait: std::time::Duration) -> bool {
+    !matches!(
+        stopped.recv_timeout(wait),
+        Err(channel::RecvTimeoutError::Timeout)
+    )
+}
+
 /// Milliseconds since the Unix epoch from the operating system's wall clock.
 ///
 /// Only [`SystemClock`](crate::clock::SystemClock) calls this; everything else reads a

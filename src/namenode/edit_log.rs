@@ -1,0 +1,153 @@
+//! The shared edit log of an HA pair (the quorum journal's role): the active appends the
+//! edits it applied, the standby's [`EditLogTailer`](super::edit_tailer::EditLogTailer)
+//! reads them late (HDFS-2742).
+//!
+//! Writes are fenced by an epoch, as the journal quorum's promised epoch fences them: the
+//! NameNode that becomes active calls [`SharedEditLog::fence`] first, and from then on
+//! the deposed active's appends are refused, so the log never interleaves two writers.
+//! An active applies an edit to its own namespace and appends it in one step under the
+//! log's lock, so the log's order is the order the active applied.
+//!
+//! ```
+//! use hadoop_ref::namenode::edit_log::{NameNodeId, SharedEditLog};
+//! use hadoop_ref::namenode::namesystem::{EditOp, NamenodeConfig, Namesystem};
+//!
+//! let log = SharedEditLog::new(1_000);
+//! let active = Namesystem::active(NamenodeConfig::default(), 0);
+//! log.fence(NameNodeId(0));
+//! log.log_edits(NameNodeId(0), &[EditOp::SetGenstamp(1)], |ops| active.apply_edits(ops))?;
+//! assert_eq!(log.read_from(0, 10), vec![EditOp::SetGenstamp(1)]);
+//! # Ok::<(), hadoop_ref::namenode::edit_log::EditLogError>(())
+//! ```
+
+use super::namesystem::{EditOp, ReplayError};
+use crate::sync::Mutex;
+
+/// Identifies a NameNode of the HA pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NameNodeId(pub u32);
+
+/// A position in the log: the number of edits before it (the last applied transaction id).
+pub type TxId = u64;
+
+/// Why an append was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EditLogError {
+    /// The writer does not hold the current epoch: another NameNode became active.
+    #[error("{writer:?} is fenced: the log's writer is {holder:?}")]
+    Fenced {
+        /// Who tried to append.
+        writer: NameNodeId,
+        /// Who holds the epoch.
+        holder: Option<NameNodeId>,
+    },
+    /// The log holds its capacity of edits.
+    #[error("the edit log is full ({capacity} edits)")]
+    Full {
+        /// The bound.
+        capacity: usize,
+    },
+    /// The writer's own namespace refused an edit; the `applied` edits before it were
+    /// applied and logged.
+    #[error("edit {applied} does not fit the writer's namespace: {error}")]
+    Replay {
+        /// Edits applied and logged before the refused one.
+        applied: usize,
+        /// Why.
+        error: ReplayError,
+    },
+}
+
+#[derive(Debug)]
+struct Journal {
+    ops: Vec<EditOp>,
+    writer: Option<NameNodeId>,
+    epoch: u64,
+}
+
+/// The edit log both NameNodes share, bounded to `capacity` edits (segments are never
+/// purged here: a scenario's log is short, and a production log would roll and purge
+/// segments the standby has checkpointed).
+#[derive(Debug)]
+pub struct SharedEditLog {
+    journal: Mutex<Journal>,
+    capacity: usize,
+}
+
+impl SharedEditLog {
+    /// An empty log with no writer, holding at most `capacity` edits.
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            journal: Mutex::new(Journal {
+                ops: Vec::new(),
+                writer: None,
+                epoch: 0,
+            }),
+            capacity,
+        }
+    }
+
+    /// Makes `writer` the only NameNode whose appends are accepted and returns the new
+    /// epoch (`newEpoch`): the first step of becoming active.
+    pub fn fence(&self, writer: NameNodeId) -> u64 {
+        let mut journal = self.journal.lock();
+        journal.epoch += 1;
+        journal.writer = Some(writer);
+        journal.epoch
+    }
+
+    /// The NameNode holding the current epoch.
+    pub fn writer(&self) -> Option<NameNodeId> {
+        self.journal.lock().writer
+    }
+
+    /// Applies `ops` to the writer's namespace with `apply` and appends what it applied,
+    /// in one step under the log's lock. Refused without calling `apply` when `writer` is
+    /// fenced or the edits would not fit.
+    pub fn log_edits(
+        &self,
+        writer: NameNodeId,
+        ops: &[EditOp],
+        apply: impl FnOnce(&[EditOp]) -> Result<usize, (usize, ReplayError)>,
+    ) -> Result<TxId, EditLogError> {
+        let mut journal = self.journal.lock();
+        if journal.writer != Some(writer) {
+            return Err(EditLogError::Fenced {
+                writer,
+                holder: journal.writer,
+            });
+        }
+        if journal.ops.len() + ops.len() > self.capacity {
+            return Err(EditLogError::Full {
+                capacity: self.capacity,
+            });
+        }
+        let result = apply(ops);
+        let applied = match &result {
+            Ok(applied) => *applied,
+            Err((applied, _)) => *applied,
+        };
+        journal
+            .ops
+            .extend_from_slice(&ops[..applied.min(ops.len())]);
+        let end = journal.ops.len() as TxId;
+        match result {
+            Ok(_) => Ok(end),
+            Err((applied, error)) => Err(EditLogError::Replay { applied, error }),
+        }
+    }
+
+    /// Up to `max_ops` edits from `position` on (fewer at the end of the log).
+    pub fn read_from(&self, position: TxId, max_ops: usize) -> Vec<EditOp> {
+        let journal = self.journal.lock();
+        let start =
+            usize::try_from(position).map_or(journal.ops.len(), |p| p.min(journal.ops.len()));
+        let end = start.saturating_add(max_ops).min(journal.ops.len());
+        journal.ops[start..end].to_vec()
+    }
+
+    /// The position after the last edit.
+    pub fn end(&self) -> TxId {
+        self.journal.lock().ops.len() as TxId
+    }
+}
