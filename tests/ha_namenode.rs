@@ -1,0 +1,341 @@
+//! The HA pair's plumbing (HDFS-2742): the shared edit log's fencing and bounds, the
+//! tailer's batches, stop and errors, the production tailer thread, the NameNode's
+//! transitions, and the namesystem's active-side duties (replication checks, safe-mode
+//! exit, datanode removal).
+#![cfg(not(any(loom, feature = "shuttle")))]
+
+use std::time::Duration;
+
+use hadoop_ref::ids::DatanodeId;
+use hadoop_ref::namenode::edit_log::{EditLogError, NameNodeId, SharedEditLog};
+use hadoop_ref::namenode::edit_tailer::{EditLogTailer, TailerThread};
+use hadoop_ref::namenode::ha::{DatanodeProtocol, NameNode};
+use hadoop_ref::namenode::namesystem::{
+    EditOp, FileId, HaState, NamenodeConfig, Namesystem, ReplayError,
+};
+use hadoop_ref::namenode::pending_messages::ReportedState;
+use hadoop_ref::namenode::{Block, BlockId, ReplicaState, StorageId};
+use hadoop_ref::sync::{Arc, thread};
+
+const FILE: FileId = FileId(1);
+const B: BlockId = BlockId(100);
+const LEN: u64 = 4096;
+
+fn storage(dn: u64) -> StorageId {
+    StorageId {
+        datanode: DatanodeId(dn),
+        index: 0,
+    }
+}
+
+fn block(gs: i64, length: u64) -> Block {
+    Block { id: B, gs, length }
+}
+
+fn create_and_close(replication: usize) -> Vec<EditOp> {
+    vec![
+        EditOp::SetGenstamp(1),
+        EditOp::AddFile {
+            file: FILE,
+            replication,
+        },
+        EditOp::AddBlock {
+            file: FILE,
+            penultimate: None,
+            last: block(1, 0),
+        },
+        EditOp::Close {
+            file: FILE,
+            blocks: vec![block(1, LEN)],
+        },
+    ]
+}
+
+fn finalized(nn: &Namesystem, dn: u64) {
+    nn.incremental_report(
+        storage(dn),
+        block(1, LEN),
+        ReportedState::Replica(ReplicaState::Finalized),
+    );
+}
+
+fn pair(max_txns_per_lock: usize) -> (Arc<SharedEditLog>, NameNode, NameNode) {
+    let log = Arc::new(SharedEditLog::new(64));
+    let config = NamenodeConfig::default();
+    let nn0 = NameNode::active(
+        NameNodeId(0),
+        config.clone(),
+        0,
+        Arc::clone(&log),
+        max_txns_per_lock,
+    );
+    let nn1 = NameNode::standby(
+        NameNodeId(1),
+        config,
+        0,
+        Arc::clone(&log),
+        max_txns_per_lock,
+    );
+    (log, nn0, nn1)
+}
+
+#[test]
+fn fenced_writer_is_refused_and_nothing_is_applied() {
+    let log = SharedEditLog::new(8);
+    let ns = Namesystem::active(NamenodeConfig::default(), 0);
+    log.fence(NameNodeId(1));
+    let refused = log.log_edits(NameNodeId(0), &[EditOp::SetGenstamp(5)], |ops| {
+        ns.apply_edits(ops)
+    });
+    assert_eq!(
+        refused,
+        Err(EditLogError::Fenced {
+            writer: NameNodeId(0),
+            holder: Some(NameNodeId(1)),
+        })
+    );
+    assert_eq!(ns.generation_stamp(), 0, "a refused append applies nothing");
+    assert_eq!(log.end(), 0);
+}
+
+#[test]
+fn full_log_refuses_before_applying() {
+    let log = SharedEditLog::new(2);
+    let ns = Namesystem::active(NamenodeConfig::default(), 0);
+    log.fence(NameNodeId(0));
+    let ops = [
+        EditOp::SetGenstamp(1),
+        EditOp::SetGenstamp(2),
+        EditOp::SetGenstamp(3),
+    ];
+    assert_eq!(
+        log.log_edits(NameNodeId(0), &ops, |ops| ns.apply_edits(ops)),
+        Err(EditLogError::Full { capacity: 2 })
+    );
+    assert_eq!(ns.generation_stamp(), 0);
+}
+
+#[test]
+fn edit_refused_by_the_writer_logs_only_what_it_applied() {
+    let log = SharedEditLog::new(8);
+    let ns = Namesystem::active(NamenodeConfig::default(), 0);
+    log.fence(NameNodeId(0));
+    let ops = [EditOp::SetGenstamp(1), EditOp::Append { file: FILE }];
+    assert_eq!(
+        log.log_edits(NameNodeId(0), &ops, |ops| ns.apply_edits(ops)),
+        Err(EditLogError::Replay {
+            applied: 1,
+            error: ReplayError::UnknownFile(FILE),
+        })
+    );
+    assert_eq!(log.read_from(0, 10), vec![EditOp::SetGenstamp(1)]);
+}
+
+#[test]
+fn tailer_applies_capped_batches_in_order_and_stops_between_them() {
+    let (_log, nn0, nn1) = pair(2);
+    nn0.log_edits(&create_and_close(1)).unwrap();
+    assert_eq!(nn1.tailer().tail_once(), Ok(2));
+    assert_eq!(nn1.tailer().position(), 2);
+    assert!(
+        nn1.namesystem().block(B).is_none(),
+        "the block edit is next"
+    );
+    assert_eq!(nn1.tailer().stop(), 2);
+    assert_eq!(
+        nn1.tailer().tail_once(),
+        Ok(0),
+        "a stopped tailer applies nothing"
+    );
+    nn1.tailer().resume();
+    assert_eq!(nn1.tailer().tail_once(), Ok(2));
+    assert_eq!(nn1.tailer().tail_once(), Ok(0), "caught up");
+    assert!(nn1.namesystem().block(B).is_some());
+}
+
+#[test]
+fn tailer_stays_at_an_edit_that_does_not_fit() {
+    let log = Arc::new(SharedEditLog::new(8));
+    let writer = Namesystem::active(NamenodeConfig::default(), 0);
+    log.fence(NameNodeId(0));
+    log.log_edits(NameNodeId(0), &create_and_close(1), |ops| {
+        writer.apply_edits(ops)
+    })
+    .unwrap();
+    // A standby whose namespace already holds the file: the AddFile edit cannot apply.
+    let standby = Arc::new(Namesystem::standby(NamenodeConfig::default(), 0));
+    standby
+        .apply_edits(&[EditOp::AddFile {
+            file: FILE,
+            replication: 1,
+        }])
+        .unwrap();
+    let tailer = EditLogTailer::new(Arc::clone(&log), Arc::clone(&standby), 0, 10);
+    let error = tailer.tail_once().expect_err("AddFile does not fit");
+    assert_eq!(error.position, 1);
+    assert_eq!(error.error, ReplayError::FileExists(FILE));
+    assert_eq!(
+        tailer.position(),
+        1,
+        "the refused edit is retried, not skipped"
+    );
+}
+
+#[test]
+fn tailer_thread_tails_until_shut_down() {
+    let log = Arc::new(SharedEditLog::new(64));
+    let writer = Namesystem::active(NamenodeConfig::default(), 0);
+    log.fence(NameNodeId(0));
+    log.log_edits(NameNodeId(0), &create_and_close(1), |ops| {
+        writer.apply_edits(ops)
+    })
+    .unwrap();
+    let standby = Arc::new(Namesystem::standby(NamenodeConfig::default(), 0));
+    let tailer = Arc::new(EditLogTailer::new(log, Arc::clone(&standby), 0, 1));
+    let mut driver = TailerThread::start(Arc::clone(&tailer), Duration::from_millis(1));
+    // Full batches are followed at once by the next, so the thread reaches the end; the
+    // test waits for that state, with a bound on the polls, never for a time.
+    for _ in 0..10_000 {
+        if tailer.position() == 4 {
+            break;
+        }
+        thread::sleep(Duration::from_millis(1));
+    }
+    driver.shutdown();
+    assert_eq!(tailer.position(), 4);
+    assert!(standby.block(B).is_some());
+    driver.shutdown();
+}
+
+#[test]
+fn failover_fences_catches_up_and_drains_then_old_active_tails_from_its_last_edit() {
+    let (log, nn0, nn1) = pair(100);
+    nn0.log_edits(&create_and_close(1)).unwrap();
+    finalized(nn1.namesystem(), 1);
+    assert_eq!(
+        nn1.namesystem().queue_metrics().count,
+        1,
+        "future at the standby"
+    );
+    nn1.transition_to_active(&[DatanodeId(1)]).unwrap();
+    nn0.transition_to_standby();
+    assert_eq!(log.writer(), Some(NameNodeId(1)));
+    assert_eq!(nn1.namesystem().queue_metrics().count, 0);
+    assert!(
+        nn1.namesystem()
+            .block(B)
+            .unwrap()
+            .locations
+            .contains(&storage(1))
+    );
+    assert!(matches!(
+        nn0.log_edits(&[EditOp::SetGenstamp(9)]),
+        Err(EditLogError::Fenced { .. })
+    ));
+    // The new active logs; the old one, now standby, tails exactly the new edits.
+    nn1.log_edits(&[EditOp::SetReplication {
+        file: FILE,
+        replication: 2,
+    }])
+    .unwrap();
+    assert_eq!(nn0.tailer().tail_once(), Ok(1));
+    assert_eq!(nn0.namesystem().ha_state(), HaState::Standby);
+}
+
+#[test]
+fn standby_answers_heartbeats_without_commands() {
+    let (_log, nn0, nn1) = pair(100);
+    nn0.log_edits(&create_and_close(1)).unwrap();
+    finalized(nn0.namesystem(), 1);
+    finalized(nn0.namesystem(), 2);
+    let response = nn1.heartbeat(DatanodeId(2));
+    assert_eq!(response.ha_state, HaState::Standby);
+    assert!(response.deletions.is_empty());
+}
+
+#[test]
+fn lowering_replication_on_the_active_deletes_the_last_replicas_in_storage_order() {
+    let (_log, nn0, _nn1) = pair(100);
+    nn0.log_edits(&create_and_close(3)).unwrap();
+    for dn in 1..=3 {
+        finalized(nn0.namesystem(), dn);
+    }
+    nn0.log_edits(&[EditOp::SetReplication {
+        file: FILE,
+        replication: 1,
+    }])
+    .unwrap();
+    assert_eq!(nn0.heartbeat(DatanodeId(1)).deletions, vec![]);
+    assert_eq!(
+        nn0.heartbeat(DatanodeId(2)).deletions,
+        vec![(storage(2), block(1, LEN))]
+    );
+    assert_eq!(
+        nn0.heartbeat(DatanodeId(3)).deletions,
+        vec![(storage(3), block(1, LEN))]
+    );
+    assert_eq!(nn0.namesystem().block_metrics().deletions_scheduled, 2);
+}
+
+#[test]
+fn safe_mode_is_left_at_the_threshold_and_holds_deletions_until_then() {
+    // With the default 99.9%, floor(1 × 0.999) = 0 blocks would do; ask for all.
+    let config = NamenodeConfig {
+        safemode_threshold_per_mille: 1000,
+        ..NamenodeConfig::default()
+    };
+    let ns = Namesystem::standby(config, 0);
+    ns.apply_edits(&create_and_close(1)).unwrap();
+    assert!(!ns.leave_safe_mode_if_threshold_reached(), "0 of 1 safe");
+    finalized(&ns, 1);
+    finalized(&ns, 2);
+    ns.transition_to_active(&[], &[]).unwrap();
+    assert!(ns.safe_mode().on, "still in safe mode as active");
+    assert!(
+        ns.take_deletion_commands(DatanodeId(2)).is_empty(),
+        "held back"
+    );
+    assert!(ns.leave_safe_mode_if_threshold_reached());
+    assert_eq!(
+        ns.take_deletion_commands(DatanodeId(2)),
+        vec![(storage(2), block(1, LEN))],
+        "the excess replica goes once safe mode is off"
+    );
+}
+
+#[test]
+fn threshold_is_the_floor_of_total_times_threshold() {
+    use hadoop_ref::namenode::namesystem::SafeModeCounts;
+    let counts = SafeModeCounts {
+        on: true,
+        block_total: 15,
+        block_safe: 14,
+    };
+    assert_eq!(counts.block_threshold(999), 14);
+    assert!(counts.threshold_reached(999));
+    assert!(!counts.threshold_reached(1000));
+    assert_eq!(counts.block_threshold(u64::MAX), 15, "capped at 100%");
+}
+
+#[test]
+fn removed_datanode_loses_locations_and_queued_reports() {
+    let ns = Namesystem::standby(NamenodeConfig::default(), 0);
+    ns.apply_edits(&create_and_close(1)).unwrap();
+    finalized(&ns, 1);
+    // A report of a future GS from the same datanode waits in the queue.
+    ns.incremental_report(
+        storage(1),
+        block(7, LEN),
+        ReportedState::Replica(ReplicaState::Finalized),
+    );
+    assert_eq!(ns.queue_metrics().count, 1);
+    assert_eq!(ns.remove_datanode(DatanodeId(1)), 1);
+    assert_eq!(ns.queue_metrics().count, 0);
+    assert!(ns.block(B).unwrap().locations.is_empty());
+    assert_eq!(ns.recount_safe_mode(), (1, 0));
+    assert_eq!(
+        ns.safe_mode().block_safe,
+        0,
+        "the count follows the removal"
+    );
+}
