@@ -333,19 +333,6 @@ enum Message {
     FullReport(StorageId, Vec<(Block, ReplicaState)>),
 }
 
-impl Message {
-    fn target_gs(&self) -> GenerationStamp {
-        match self {
-            Message::Incremental(_, block, _) => block.gs,
-            Message::FullReport(_, entries) => entries
-                .iter()
-                .map(|(b, _)| b.gs)
-                .max()
-                .unwrap_or(GenerationStamp::MIN),
-        }
-    }
-}
-
 /// Where a report comes from: the paths differ in a few steps of spec 4.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Origin {
@@ -426,14 +413,33 @@ impl Namesystem {
     /// An incremental report entry: RECEIVING (RBW), RECEIVED (FINALIZED) or DELETED.
     pub fn incremental_report(&self, storage: StorageId, block: Block, state: ReportedState) {
         let mut ns = self.state.lock();
-        ns.receive(Message::Incremental(storage, block, state));
+        if ns.postpones_whole_message(block.gs) {
+            ns.whole_messages
+                .push((block.gs, Message::Incremental(storage, block, state)));
+            return;
+        }
+        ns.process_reported(storage, block, state, Origin::Incremental);
     }
 
     /// A full block report of one storage: the first since registration takes the first
     /// path; a later one also removes the replicas the storage no longer lists.
+    ///
+    /// The report is processed entry by entry from the caller's slice: only the entries
+    /// that are postponed are copied, into the queue (the legacy whole-message queue keeps
+    /// a postponed report whole, as it did).
     pub fn full_report(&self, storage: StorageId, entries: &[(Block, ReplicaState)]) {
         let mut ns = self.state.lock();
-        ns.receive(Message::FullReport(storage, entries.to_vec()));
+        let target = entries
+            .iter()
+            .map(|(b, _)| b.gs)
+            .max()
+            .unwrap_or(GenerationStamp::MIN);
+        if ns.postpones_whole_message(target) {
+            ns.whole_messages
+                .push((target, Message::FullReport(storage, entries.to_vec())));
+            return;
+        }
+        ns.process_full_report(storage, entries);
     }
 
     /// Becomes active (`startActiveServices`, one critical section): replays `remaining`
@@ -643,15 +649,12 @@ impl State {
         }
     }
 
-    fn receive(&mut self, message: Message) {
-        if self.config.behavior == Behavior::LegacyWholeMessageQueue
+    /// [`Behavior::LegacyWholeMessageQueue`] postpones a whole message whose highest
+    /// generation stamp is in the future (spec 8.2).
+    fn postpones_whole_message(&self, target_gs: GenerationStamp) -> bool {
+        self.config.behavior == Behavior::LegacyWholeMessageQueue
             && self.postpone
-            && message.target_gs() > self.gs_counter
-        {
-            self.whole_messages.push((message.target_gs(), message));
-            return;
-        }
-        self.process_message(message);
+            && target_gs > self.gs_counter
     }
 
     fn process_message(&mut self, message: Message) {

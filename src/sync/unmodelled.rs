@@ -6,7 +6,8 @@
 //! cannot do (a loom type kept across iterations breaks the model). No component uses this
 //! module: it serves tests, benches and the soak tool.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -112,5 +113,74 @@ impl HighWater {
 impl Default for HighWater {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// The system allocator, counting live heap bytes and their peak: a bench declares it as
+/// its `#[global_allocator]` to measure what a step keeps, not only how long it takes.
+///
+/// ```ignore
+/// #[global_allocator]
+/// static HEAP: CountingAllocator = CountingAllocator::new();
+/// HEAP.reset_peak();
+/// let before = HEAP.live_bytes();
+/// step();
+/// let kept = HEAP.live_bytes() - before;
+/// let transient = HEAP.peak_bytes() - before;
+/// ```
+#[derive(Debug)]
+pub struct CountingAllocator {
+    live: AtomicUsize,
+    peak: AtomicUsize,
+}
+
+impl CountingAllocator {
+    /// Nothing counted yet.
+    pub const fn new() -> Self {
+        Self {
+            live: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
+        }
+    }
+
+    /// Heap bytes allocated and not yet freed.
+    pub fn live_bytes(&self) -> usize {
+        self.live.load(Ordering::Relaxed)
+    }
+
+    /// The highest [`CountingAllocator::live_bytes`] since the last reset.
+    pub fn peak_bytes(&self) -> usize {
+        self.peak.load(Ordering::Relaxed)
+    }
+
+    /// Starts a new peak from the live bytes now.
+    pub fn reset_peak(&self) {
+        self.peak.store(self.live_bytes(), Ordering::Relaxed);
+    }
+}
+
+impl Default for CountingAllocator {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+// SAFETY: every call forwards to `System` with the caller's layout and pointer unchanged;
+// the counters only observe sizes.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract for `alloc` is passed on as is.
+        let ptr = unsafe { System.alloc(layout) };
+        if !ptr.is_null() {
+            let live = self.live.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            self.peak.fetch_max(live, Ordering::Relaxed);
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract for `dealloc` is passed on as is.
+        unsafe { System.dealloc(ptr, layout) };
+        self.live.fetch_sub(layout.size(), Ordering::Relaxed);
     }
 }
