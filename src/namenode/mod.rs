@@ -1,11 +1,19 @@
 //! The HDFS HA standby NameNode's handling of datanode messages that arrive before the
 //! edits they depend on (HDFS-2742).
 //!
-//! This module is being built up. Here: [`pending_messages`] (the per-block queue of
-//! postponed datanode messages, `PendingDataNodeMessages`) and [`evaluation`] (the
-//! corrupt-replica and under-construction decision tables). To follow: the namespace and
-//! edit replay, the block manager's per-replica processing with its drains, failover,
-//! safe-mode accounting, and the datanode actors.
+//! - [`namesystem`]: the namespace and block manager under the namesystem lock (edit
+//!   replay, per-replica report processing, drains, failover, safe mode, and on the
+//!   active corrupt marking and excess deletion), with the per-fix [`namesystem::Behavior`].
+//! - [`pending_messages`]: the per-block queue of postponed reports
+//!   (`PendingDataNodeMessages`).
+//! - [`evaluation`]: the corrupt-replica and under-construction decision tables.
+//! - [`edit_log`] and [`edit_tailer`]: the shared edit log with epoch fencing and the
+//!   standby's `EditLogTailer` (with its production thread).
+//! - [`ha`]: a [`ha::NameNode`] of the pair with its HA transitions, and the
+//!   [`ha::DatanodeProtocol`] boundary datanodes talk to.
+//!
+//! `scenarios::standby` wires two NameNodes and simulated datanodes together and checks
+//! the invariants of the reference's spec 13.
 
 pub mod edit_log;
 pub mod edit_tailer;
