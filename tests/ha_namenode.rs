@@ -59,6 +59,18 @@ fn finalized(nn: &Namesystem, dn: u64) {
     );
 }
 
+/// A log in which an active created and closed `FILE`.
+fn logged_file() -> Arc<SharedEditLog> {
+    let log = Arc::new(SharedEditLog::new(64));
+    let writer = Namesystem::active(NamenodeConfig::default(), 0);
+    log.fence(NameNodeId(0));
+    log.log_edits(NameNodeId(0), &create_and_close(1), |ops| {
+        writer.apply_edits(ops)
+    })
+    .unwrap();
+    log
+}
+
 fn pair(max_txns_per_lock: usize) -> (Arc<SharedEditLog>, NameNode, NameNode) {
     let log = Arc::new(SharedEditLog::new(64));
     let config = NamenodeConfig::default();
@@ -155,13 +167,7 @@ fn tailer_applies_capped_batches_in_order_and_stops_between_them() {
 
 #[test]
 fn tailer_stays_at_an_edit_that_does_not_fit() {
-    let log = Arc::new(SharedEditLog::new(8));
-    let writer = Namesystem::active(NamenodeConfig::default(), 0);
-    log.fence(NameNodeId(0));
-    log.log_edits(NameNodeId(0), &create_and_close(1), |ops| {
-        writer.apply_edits(ops)
-    })
-    .unwrap();
+    let log = logged_file();
     // A standby whose namespace already holds the file: the AddFile edit cannot apply.
     let standby = Arc::new(Namesystem::standby(NamenodeConfig::default(), 0));
     standby
@@ -183,13 +189,7 @@ fn tailer_stays_at_an_edit_that_does_not_fit() {
 
 #[test]
 fn tailer_thread_tails_until_shut_down() {
-    let log = Arc::new(SharedEditLog::new(64));
-    let writer = Namesystem::active(NamenodeConfig::default(), 0);
-    log.fence(NameNodeId(0));
-    log.log_edits(NameNodeId(0), &create_and_close(1), |ops| {
-        writer.apply_edits(ops)
-    })
-    .unwrap();
+    let log = logged_file();
     let standby = Arc::new(Namesystem::standby(NamenodeConfig::default(), 0));
     let tailer = Arc::new(EditLogTailer::new(log, Arc::clone(&standby), 0, 1));
     let mut driver = TailerThread::start(Arc::clone(&tailer), Duration::from_millis(1));

@@ -76,13 +76,8 @@ impl NameNode {
         log: Arc<SharedEditLog>,
         max_txns_per_lock: usize,
     ) -> Self {
-        let namesystem = Arc::new(Namesystem::standby(config, initial_gs));
-        let tailer = EditLogTailer::new(log, Arc::clone(&namesystem), 0, max_txns_per_lock);
-        Self {
-            id,
-            namesystem,
-            tailer,
-        }
+        let namesystem = Namesystem::standby(config, initial_gs);
+        Self::new(id, namesystem, log, max_txns_per_lock)
     }
 
     /// A NameNode starting as active on an empty log: it fences the log.
@@ -94,9 +89,24 @@ impl NameNode {
         max_txns_per_lock: usize,
     ) -> Self {
         log.fence(id);
-        let namesystem = Arc::new(Namesystem::active(config, initial_gs));
+        let active = Self::new(
+            id,
+            Namesystem::active(config, initial_gs),
+            log,
+            max_txns_per_lock,
+        );
+        active.tailer.stop();
+        active
+    }
+
+    fn new(
+        id: NameNodeId,
+        namesystem: Namesystem,
+        log: Arc<SharedEditLog>,
+        max_txns_per_lock: usize,
+    ) -> Self {
+        let namesystem = Arc::new(namesystem);
         let tailer = EditLogTailer::new(log, Arc::clone(&namesystem), 0, max_txns_per_lock);
-        tailer.stop();
         Self {
             id,
             namesystem,

@@ -121,39 +121,31 @@ impl SimDataNode {
     /// A pipeline reaches this datanode: a new RBW replica (length 0).
     pub fn receive_block(&self, block: Block) {
         let mut state = self.state.lock();
-        let replica = Block { length: 0, ..block };
-        state
-            .replicas
-            .insert(block.id, (replica, ReplicaState::Rbw));
-        if self.announce_receiving {
-            self.send(
+        self.write(&mut state, Block { length: 0, ..block });
+    }
+
+    /// Pipeline recovery or append: the replica moves to `block`'s generation stamp and is
+    /// (again) being written.
+    pub fn bump_generation_stamp(&self, block: Block) {
+        let mut state = self.state.lock();
+        if let Some((current, _)) = state.replicas.get(&block.id).copied() {
+            self.write(
                 &mut state,
-                replica,
-                ReportedState::Replica(ReplicaState::Rbw),
+                Block {
+                    gs: block.gs,
+                    ..current
+                },
             );
         }
     }
 
-    /// Pipeline recovery or append: the replica moves to `block`'s generation stamp and is
-    /// (again) being written, announced as RECEIVING.
-    pub fn bump_generation_stamp(&self, block: Block) {
-        let mut state = self.state.lock();
-        let Some((current, _)) = state.replicas.get(&block.id).copied() else {
-            return;
-        };
-        let replica = Block {
-            gs: block.gs,
-            ..current
-        };
+    /// `replica` is being written (RBW), announced as RECEIVING if this datanode does.
+    fn write(&self, state: &mut DataNodeState, replica: Block) {
         state
             .replicas
-            .insert(block.id, (replica, ReplicaState::Rbw));
+            .insert(replica.id, (replica, ReplicaState::Rbw));
         if self.announce_receiving {
-            self.send(
-                &mut state,
-                replica,
-                ReportedState::Replica(ReplicaState::Rbw),
-            );
+            self.send(state, replica, ReportedState::Replica(ReplicaState::Rbw));
         }
     }
 
