@@ -12,6 +12,7 @@
 //! [`ScmEndpoint`]: heartbeat::ScmEndpoint
 
 pub mod commands;
+pub mod container;
 pub mod container_set;
 pub mod daemon;
 mod error;

@@ -1,0 +1,91 @@
+//! A datanode's container replicas: block metadata and files, the checksum tree, block
+//! deletion, reconciliation with peers and the on-demand scanner (HDDS-16811, HDDS-16808).
+//!
+//! **The race (HDDS-16811).** The block deleting service deletes a block under the
+//! container write lock while reconciliation copies the same block from a peer with no
+//! lock: the block is restored, or its metadata is committed without its file.
+//! **The fix.** The deleting service records every block of a transaction as deleted in
+//! the tree, metadata or not; reconciliation finishes its chunk writes, then commits under
+//! the read lock only if the tree does not mark the block deleted.
+//!
+//! - [`merkle`]: the checksum tree, its diff and the tree file encoding.
+//! - [`store`]: the storage trait and its in-memory implementation; [`disk`] keeps a
+//!   replica in a directory.
+//! - [`replica`]: `KeyValueContainer` (state, lock, data checksum) and the tree file
+//!   manager.
+//! - [`deletion`]: delete transactions and the block deleting service.
+//! - [`reconcile`]: reconciliation and the [`PeerDatanode`](reconcile::PeerDatanode) boundary.
+//! - [`scanner`]: the on-demand scanner.
+//! - [`handler`]: the replicas of one datanode (`KeyValueHandler`) and an in-process peer.
+
+pub mod deletion;
+pub mod disk;
+mod error;
+pub mod handler;
+pub mod merkle;
+pub mod reconcile;
+pub mod replica;
+pub mod scanner;
+pub mod store;
+
+pub use error::{ContainerError, PeerError};
+
+/// Which code the replica runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Behavior {
+    /// Both parts of the seed's patch on top of HDDS-16808.
+    Fixed,
+    /// The unpatched code of the seed: the deleting service records only blocks that had
+    /// metadata and leaves the data checksum alone; reconciliation commits with no lock and
+    /// finishes its writes after the commit.
+    Legacy,
+}
+
+impl Behavior {
+    /// Every behavior, the fixed one first.
+    pub const ALL: [Behavior; 2] = [Behavior::Fixed, Behavior::Legacy];
+
+    /// A short stable name, used in reports and schedule files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Behavior::Fixed => "Fixed",
+            Behavior::Legacy => "Legacy",
+        }
+    }
+}
+
+/// A datanode's container configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContainerConfig {
+    /// Fixed or legacy code.
+    pub behavior: Behavior,
+    /// Beyond the seed: the commit check re-reads the tree file only when a tree write
+    /// happened since the last read (a write counter in the tree manager).
+    pub tree_generation_check: bool,
+    /// Beyond the seed (HDDS-11765): a block a peer's tree marks deleted while it is live
+    /// here is deleted here too.
+    pub apply_peer_deletions: bool,
+    /// Block ids one deleting task processes at most
+    /// (`hdds.datanode.block.deleting.limit.per.interval`).
+    pub block_deleting_limit_per_interval: usize,
+}
+
+impl ContainerConfig {
+    /// The configuration of `behavior`: the fixed one with both additions on, the legacy
+    /// one with both off (as in Ozone).
+    pub fn new(behavior: Behavior) -> Self {
+        let fixed = behavior == Behavior::Fixed;
+        Self {
+            behavior,
+            tree_generation_check: fixed,
+            apply_peer_deletions: fixed,
+            block_deleting_limit_per_interval: 20_000,
+        }
+    }
+}
+
+impl Default for ContainerConfig {
+    fn default() -> Self {
+        Self::new(Behavior::Fixed)
+    }
+}
