@@ -10,10 +10,14 @@ use std::path::Path;
 
 use hadoop_ref::scenarios::catalogue::{self, Expectation};
 use hadoop_ref::scenarios::checker::replay_file;
-use hadoop_ref::scenarios::{allocation, term_fencing};
+use hadoop_ref::scenarios::{allocation, container, term_fencing};
 
 /// The seed keys a violation of a catalogue scenario names.
-const SEED_KEYS: [&str; 2] = [term_fencing::SEED_KEY, allocation::SEED_KEY];
+const SEED_KEYS: [&str; 3] = [
+    term_fencing::SEED_KEY,
+    allocation::SEED_KEY,
+    container::SEED_KEY,
+];
 
 #[test]
 fn committed_schedules_reproduce_their_violation() {
