@@ -204,7 +204,9 @@ fn tree_file_round_trips_and_rejects_corruption() {
 #[test]
 fn a_malformed_tree_file_is_a_typed_error_for_the_replica() {
     let dn = node(1, Behavior::Fixed, &[(1, 1)]);
-    dn.store.overwrite_tree_file(Some(b"not a tree".to_vec()));
+    dn.memory()
+        .unwrap()
+        .overwrite_tree_file(Some(b"not a tree".to_vec()));
     let err = dn.container().unwrap().checksums().read().unwrap_err();
     assert!(
         matches!(err, ContainerError::MalformedTreeFile { .. }),
@@ -356,7 +358,7 @@ fn only_the_fixed_pass_refreshes_a_moved_root() {
     for (behavior, agree) in [(Behavior::Fixed, true), (Behavior::Legacy, false)] {
         let dn = node(1, behavior, &[(2, 1)]);
         // Block 5 has metadata but no tree entry: deleting it adds one and moves the root.
-        write_block(&dn.store, 5, 1).unwrap();
+        write_block(&*dn.store, 5, 1).unwrap();
         dn.store_transactions(&[transaction(1, &[5])]).unwrap();
         dn.delete_blocks().unwrap();
         let views = dn.container().unwrap().checksum_views().unwrap();
@@ -371,7 +373,7 @@ fn a_failed_file_delete_is_recorded_by_the_fixed_pass_only() {
         (Behavior::Legacy, Some(false)),
     ] {
         let dn = node(1, behavior, &[(BLOCK_X, 2), (2, 1)]);
-        dn.store.set_faults(Faults {
+        dn.memory().unwrap().set_faults(Faults {
             fail_delete: vec![BLOCK_X],
             ..Faults::default()
         });
@@ -393,14 +395,14 @@ fn a_failed_tree_write_aborts_the_round_before_the_metadata_batch() {
     let dn = node(1, Behavior::Fixed, &[(BLOCK_X, 1)]);
     dn.store_transactions(&[transaction(1, &[BLOCK_X])])
         .unwrap();
-    dn.store.set_faults(Faults {
+    dn.memory().unwrap().set_faults(Faults {
         fail_tree_write: true,
         ..Faults::default()
     });
     assert!(dn.delete_blocks().is_err());
     assert!(dn.has_metadata(BLOCK_X) && !dn.has_file(BLOCK_X));
     assert_eq!(dn.pending_transactions(), 1);
-    dn.store.set_faults(Faults::default());
+    dn.memory().unwrap().set_faults(Faults::default());
     dn.delete_blocks().unwrap();
     assert!(!dn.has_metadata(BLOCK_X));
     assert_eq!(dn.tree_entry_deleted(BLOCK_X).unwrap(), Some(true));
@@ -469,7 +471,7 @@ fn reconciliation_copies_missing_blocks_and_converges() {
 fn reconciliation_repairs_a_corrupt_chunk_found_by_a_scan() {
     let dn1 = node(1, Behavior::Fixed, &[(1, 2)]);
     let dn2 = node(2, Behavior::Fixed, &[(1, 2)]);
-    dn1.store.corrupt_block_file(1, 8, b"??");
+    dn1.memory().unwrap().corrupt_block_file(1, 8, b"??");
     let scan = dn1.handler.scan(CONTAINER).unwrap().unwrap();
     assert!(scan.has(ScanFailure::CorruptChunk));
     assert_eq!(dn1.container().unwrap().state(), ContainerState::Unhealthy);
@@ -632,7 +634,7 @@ fn scanner_reports_each_kind_and_marks_unhealthy() {
     ];
     for (damage, kind) in cases {
         let dn = node(1, Behavior::Fixed, &[(1, 2), (2, 1)]);
-        damage(&dn.store);
+        damage(dn.memory().unwrap());
         let report = dn.handler.scan(CONTAINER).unwrap().unwrap();
         assert!(report.has(kind), "{kind:?}: {report:?}");
         assert!(report.marked_unhealthy);

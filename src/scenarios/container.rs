@@ -71,33 +71,80 @@ pub fn block_data(block: LocalId, chunks: usize) -> BlockData {
     )
 }
 
-/// A datanode of the scenarios: its handler and a handle on its in-memory storage.
+/// A datanode of the scenarios: its handler and a handle on its storage of [`CONTAINER`].
 #[derive(Debug, Clone)]
 pub struct ReplicaNode {
     /// The datanode's replicas.
     pub handler: Arc<KeyValueHandler>,
     /// Its storage of [`CONTAINER`].
-    pub store: MemoryStore,
+    pub store: Arc<dyn ContainerStore>,
+    memory: Option<MemoryStore>,
+}
+
+/// Makes the storage of a datanode's replica in a given state: in memory for the
+/// checkers, on disk for the integration tests.
+pub type StoreFactory<'a> =
+    dyn FnMut(DatanodeId, ContainerState) -> Result<Arc<dyn ContainerStore>, ContainerError> + 'a;
+
+/// The factory of in-memory stores.
+pub fn memory_stores(
+    _datanode: DatanodeId,
+    state: ContainerState,
+) -> Result<Arc<dyn ContainerStore>, ContainerError> {
+    Ok(MemoryStore::new(state).shared())
 }
 
 impl ReplicaNode {
-    /// A datanode holding a replica of [`CONTAINER`] in `state` with `blocks` (id, chunk
-    /// count) written as a client would have written them before the close, and its tree
-    /// built from metadata (as a quasi-close does).
+    /// A datanode holding a replica of [`CONTAINER`] in memory, in `state`, with `blocks`
+    /// (id, chunk count) written as a client would have written them before the close,
+    /// and its tree built from metadata (as a quasi-close does).
     pub fn new(
         datanode: DatanodeId,
         config: ContainerConfig,
         state: ContainerState,
         blocks: &[(LocalId, usize)],
     ) -> Result<Self, ContainerError> {
-        let store = MemoryStore::new(state);
+        let memory = MemoryStore::new(state);
+        let mut node = Self::with_store(datanode, config, memory.shared(), blocks)?;
+        node.memory = Some(memory);
+        Ok(node)
+    }
+
+    /// As [`ReplicaNode::new`], over `store` (whose persisted state is the replica's).
+    pub fn with_store(
+        datanode: DatanodeId,
+        config: ContainerConfig,
+        store: Arc<dyn ContainerStore>,
+        blocks: &[(LocalId, usize)],
+    ) -> Result<Self, ContainerError> {
         for &(block, chunks) in blocks {
-            write_block(&store, block, chunks).map_err(ContainerError::store(CONTAINER))?;
+            write_block(&*store, block, chunks).map_err(ContainerError::store(CONTAINER))?;
         }
         let handler = Arc::new(KeyValueHandler::new(datanode, config));
-        let container = handler.add_container(CONTAINER, store.shared())?;
+        let container = handler.add_container(CONTAINER, Arc::clone(&store))?;
         container.update_checksum_from_metadata()?;
-        Ok(Self { handler, store })
+        Ok(Self {
+            handler,
+            store,
+            memory: None,
+        })
+    }
+
+    /// As [`ReplicaNode::with_store`], with a store from `stores`.
+    pub fn from_factory(
+        stores: &mut StoreFactory<'_>,
+        datanode: DatanodeId,
+        config: ContainerConfig,
+        state: ContainerState,
+        blocks: &[(LocalId, usize)],
+    ) -> Result<Self, ContainerError> {
+        let store = stores(datanode, state)?;
+        Self::with_store(datanode, config, store, blocks)
+    }
+
+    /// The in-memory store, for fault injection; `None` for another store.
+    pub fn memory(&self) -> Option<&MemoryStore> {
+        self.memory.as_ref()
     }
 
     /// The datanode's id.
@@ -168,7 +215,7 @@ impl ReplicaNode {
 /// Writes `block` with `chunks` chunks into `store` as the client path does on an open
 /// container: chunk files, finish, then the metadata.
 pub fn write_block(
-    store: &MemoryStore,
+    store: &dyn ContainerStore,
     block: LocalId,
     chunks: usize,
 ) -> Result<(), crate::datanode::container::store::StoreError> {
@@ -409,11 +456,31 @@ pub struct Mc2Run {
 /// stored on all three; dn1 deletes, reconciles with dn2 (not yet deleted); dn2 and dn3
 /// delete; dn1 reconciles with both, deletes, is scanned; then Y is deleted everywhere.
 pub fn mc2_run(behavior: Behavior) -> Result<Mc2Run, ContainerError> {
+    mc2_run_on(behavior, &mut memory_stores)
+}
+
+/// [`mc2_run`] over the stores `stores` makes.
+pub fn mc2_run_on(
+    behavior: Behavior,
+    stores: &mut StoreFactory<'_>,
+) -> Result<Mc2Run, ContainerError> {
     let config = ContainerConfig::new(behavior);
     let qc = ContainerState::QuasiClosed;
-    let dn1 = ReplicaNode::new(DatanodeId(1), config, qc, &[(BLOCK_Y, 1)])?;
-    let dn2 = ReplicaNode::new(DatanodeId(2), config, qc, &[(BLOCK_X, 2), (BLOCK_Y, 1)])?;
-    let dn3 = ReplicaNode::new(DatanodeId(3), config, qc, &[(BLOCK_X, 2), (BLOCK_Y, 1)])?;
+    let dn1 = ReplicaNode::from_factory(stores, DatanodeId(1), config, qc, &[(BLOCK_Y, 1)])?;
+    let dn2 = ReplicaNode::from_factory(
+        stores,
+        DatanodeId(2),
+        config,
+        qc,
+        &[(BLOCK_X, 2), (BLOCK_Y, 1)],
+    )?;
+    let dn3 = ReplicaNode::from_factory(
+        stores,
+        DatanodeId(3),
+        config,
+        qc,
+        &[(BLOCK_X, 2), (BLOCK_Y, 1)],
+    )?;
     let tx_x = transaction(1, &[BLOCK_X]);
     for node in [&dn1, &dn2, &dn3] {
         node.store_transactions(std::slice::from_ref(&tx_x))?;
@@ -593,11 +660,20 @@ pub struct Mc3Run {
 /// `partial`, has X with only its first chunk); one pass of dn1's deleting service runs
 /// in the reconciliation thread when the peer is asked for X's last chunk; then the scan.
 pub fn mc3_run(behavior: Behavior, partial: bool) -> Result<Mc3Run, ContainerError> {
+    mc3_run_on(behavior, partial, &mut memory_stores)
+}
+
+/// [`mc3_run`] over the stores `stores` makes.
+pub fn mc3_run_on(
+    behavior: Behavior,
+    partial: bool,
+    stores: &mut StoreFactory<'_>,
+) -> Result<Mc3Run, ContainerError> {
     let config = ContainerConfig::new(behavior);
     let qc = ContainerState::QuasiClosed;
     let dn1_blocks: &[(LocalId, usize)] = if partial { &[(BLOCK_X, 1)] } else { &[] };
-    let dn1 = ReplicaNode::new(DatanodeId(1), config, qc, dn1_blocks)?;
-    let dn2 = ReplicaNode::new(DatanodeId(2), config, qc, &[(BLOCK_X, 2)])?;
+    let dn1 = ReplicaNode::from_factory(stores, DatanodeId(1), config, qc, dn1_blocks)?;
+    let dn2 = ReplicaNode::from_factory(stores, DatanodeId(2), config, qc, &[(BLOCK_X, 2)])?;
     dn1.store_transactions(&[transaction(1, &[BLOCK_X])])?;
     let hook_target = dn1.clone();
     let at = if partial { 0 } else { 1 };
