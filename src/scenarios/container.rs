@@ -7,7 +7,8 @@
 //! metadata is committed without its file.
 //!
 //! **What is checked.** Real [`KeyValueHandler`]s over [`MemoryStore`]s, peers answered in
-//! process. [`deleted_blocks_not_live`] is I-C1/I-C3, [`no_metadata_without_file`] I-C2,
+//! process. [`deleted_blocks_not_live`] is I-C1, [`deletions_witnessed`] I-C3,
+//! [`no_metadata_without_file`] I-C2,
 //! [`live_blocks_present`] says no data of a live key is lost, and
 //! [`data_checksums_agree`] is I-C5 plus convergence after a full reconcile round.
 
@@ -245,12 +246,12 @@ pub fn transaction(tx_id: u64, blocks: &[LocalId]) -> DeletedBlocksTransaction {
 // Invariants
 // ---------------------------------------------------------------------------------------
 
-/// I-C1 and I-C3: once a replica executed the deletion of `blocks`, it holds neither
-/// metadata nor a file for any of them, and its tree marks each deleted.
+/// I-C1: once a replica executed the deletion of `blocks`, it holds neither metadata nor
+/// a file for any of them.
 pub fn deleted_blocks_not_live(node: &ReplicaNode, blocks: &[LocalId]) -> Result<(), Violation> {
     for &block in blocks {
-        let entry = node.tree_entry_deleted(block).map_err(setup)?;
-        if node.has_metadata(block) || node.has_file(block) || entry != Some(true) {
+        if node.has_metadata(block) || node.has_file(block) {
+            let entry = node.tree_entry_deleted(block).map_err(setup)?;
             return Err(violation(
                 "a block whose deletion was executed is not live",
                 format!(
@@ -258,11 +259,36 @@ pub fn deleted_blocks_not_live(node: &ReplicaNode, blocks: &[LocalId]) -> Result
                     node.id(),
                     node.has_metadata(block),
                     node.has_file(block),
-                    match entry {
-                        None => "absent",
-                        Some(true) => "deleted",
-                        Some(false) => "live",
-                    }
+                    entry_name(entry)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn entry_name(entry: Option<bool>) -> &'static str {
+    match entry {
+        None => "absent",
+        Some(true) => "deleted",
+        Some(false) => "live",
+    }
+}
+
+/// I-C3: the tree, the only record of executed deletions, marks each of `blocks` deleted.
+/// Checked where every replica executed the deletions and reconciled with every peer: a
+/// replica on the legacy code that never had a block leaves no entry when it deletes it,
+/// which is the defect's mechanism rather than its harm, and adopts the entry from a peer.
+pub fn deletions_witnessed(node: &ReplicaNode, blocks: &[LocalId]) -> Result<(), Violation> {
+    for &block in blocks {
+        let entry = node.tree_entry_deleted(block).map_err(setup)?;
+        if entry != Some(true) {
+            return Err(violation(
+                "the tree marks every executed deletion",
+                format!(
+                    "{} block {block}: tree entry {}",
+                    node.id(),
+                    entry_name(entry)
                 ),
             ));
         }
@@ -384,7 +410,9 @@ pub const BLOCK_X: LocalId = 1;
 /// block deleting service runs a pass. Two spawned threads.
 ///
 /// Checks [`deleted_blocks_not_live`], [`no_metadata_without_file`] and, on dn1,
-/// the I-C5 part of [`data_checksums_agree`].
+/// the I-C5 part of [`data_checksums_agree`]: the harm, not the mechanism (a legacy
+/// deletion that leaves no tree entry is only harmful once a reconciliation copies the
+/// block back, which MC2 and the cluster scenario show).
 pub fn delete_during_repair(behavior: Behavior) -> Result<(), Violation> {
     let config = ContainerConfig::new(behavior);
     let dn1 =
@@ -719,7 +747,7 @@ pub fn mc3_seed_assertions(run: &Mc3Run, partial: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// MC3 under the invariants.
+/// MC3 under the invariants (with [`replica_healthy`]).
 pub fn mc3_block_deleted_during_reconciliation(
     behavior: Behavior,
     partial: bool,
@@ -767,8 +795,9 @@ const CLUSTER_NODES: usize = 3;
 /// scans. Then quiescence: every transaction stored and executed everywhere, and a full
 /// reconcile round (each replica with each peer, in turn). Six spawned threads.
 ///
-/// Checks [`deleted_blocks_not_live`] and [`no_metadata_without_file`] on every replica,
-/// [`live_blocks_present`] and [`data_checksums_agree`].
+/// Checks [`deleted_blocks_not_live`] and [`no_metadata_without_file`] on every replica
+/// at quiescence and after the round; after the round also [`live_blocks_present`],
+/// [`deletions_witnessed`] and [`data_checksums_agree`].
 pub fn container_cluster(
     behavior: Behavior,
     seed: u64,
@@ -891,5 +920,8 @@ pub fn container_cluster(
         no_metadata_without_file(node)?;
     }
     live_blocks_present(&nodes, &live)?;
+    for node in &nodes {
+        deletions_witnessed(node, &deleted)?;
+    }
     data_checksums_agree(&nodes)
 }
