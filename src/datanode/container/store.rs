@@ -312,10 +312,12 @@ struct MemoryState {
 }
 
 impl MemoryState {
-    /// Drops an inode no path and no handle refers to (the kernel freeing an orphan).
-    fn release(&mut self, inode: InodeId) {
+    /// Drops an inode of `block` that neither its path nor its cached handle refers to
+    /// any more (the kernel freeing an orphan). An inode is only ever reached through the
+    /// path or the handle of the block it was created for, so this is O(log n).
+    fn release(&mut self, block: LocalId, inode: InodeId) {
         let referenced =
-            self.paths.values().any(|i| *i == inode) || self.handles.values().any(|i| *i == inode);
+            self.paths.get(&block) == Some(&inode) || self.handles.get(&block) == Some(&inode);
         if !referenced {
             self.inodes.remove(&inode);
         }
@@ -452,7 +454,7 @@ impl ContainerStore for MemoryStore {
     fn finish_write(&self, block: LocalId) -> Result<(), StoreError> {
         let mut state = self.state.lock();
         if let Some(inode) = state.handles.remove(&block) {
-            state.release(inode);
+            state.release(block, inode);
         }
         if state.paths.contains_key(&block) {
             Ok(())
@@ -497,7 +499,7 @@ impl ContainerStore for MemoryStore {
         }
         match state.paths.remove(&block) {
             Some(inode) => {
-                state.release(inode);
+                state.release(block, inode);
                 Ok(true)
             }
             None => Ok(false),
@@ -507,11 +509,11 @@ impl ContainerStore for MemoryStore {
     fn truncate_block_file(&self, block: LocalId, len: u64) -> Result<(), StoreError> {
         let mut state = self.state.lock();
         if let Some(inode) = state.handles.remove(&block) {
-            state.release(inode);
+            state.release(block, inode);
         }
         if len == 0 {
             if let Some(inode) = state.paths.remove(&block) {
-                state.release(inode);
+                state.release(block, inode);
             }
             return Ok(());
         }
