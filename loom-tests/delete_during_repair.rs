@@ -12,8 +12,8 @@
 #[path = "support.rs"]
 mod support;
 
-use hadoop_ref::datanode::container::Behavior;
-use hadoop_ref::scenarios::container::{SEED_KEY, delete_during_repair};
+use hadoop_ref::datanode::container::{Behavior, ContainerConfig};
+use hadoop_ref::scenarios::container::{SEED_KEY, delete_during_repair, delete_during_repair_with};
 use support::{assert_caught, assert_holds, explore_bounded};
 
 /// Preemptions per execution (see the module docs).
@@ -33,4 +33,22 @@ fn legacy_commit_is_caught() {
         delete_during_repair(Behavior::Legacy)
     });
     assert_caught(&exploration, SEED_KEY);
+}
+
+/// Beyond the seed: the HDDS-16808 refresh in Ozone's order (after the tree write, outside
+/// the writer lock) lets the deleting round's refresh and the reconciliation's interleave
+/// and leave the in-memory and persisted data checksum on the older root.
+#[test]
+fn refresh_after_the_tree_write_is_caught() {
+    let exploration = explore_bounded(
+        "delete-during-repair/Fixed, refresh after the tree write",
+        PREEMPTION_BOUND,
+        || {
+            delete_during_repair_with(ContainerConfig {
+                refresh_checksum_in_tree_write: false,
+                ..ContainerConfig::new(Behavior::Fixed)
+            })
+        },
+    );
+    assert_caught(&exploration, "HDDS-16808");
 }

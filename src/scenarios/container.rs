@@ -414,7 +414,12 @@ pub const BLOCK_X: LocalId = 1;
 /// deletion that leaves no tree entry is only harmful once a reconciliation copies the
 /// block back, which MC2 and the cluster scenario show).
 pub fn delete_during_repair(behavior: Behavior) -> Result<(), Violation> {
-    let config = ContainerConfig::new(behavior);
+    delete_during_repair_with(ContainerConfig::new(behavior))
+}
+
+/// [`delete_during_repair`] with a configuration of its own, e.g. the fixed behavior with
+/// the data checksum refreshed after the tree write rather than inside it.
+pub fn delete_during_repair_with(config: ContainerConfig) -> Result<(), Violation> {
     let dn1 =
         ReplicaNode::new(DatanodeId(1), config, ContainerState::QuasiClosed, &[]).map_err(setup)?;
     let dn2 = ReplicaNode::new(

@@ -65,20 +65,27 @@ pub struct ContainerConfig {
     /// Beyond the seed (HDDS-11765): a block a peer's tree marks deleted while it is live
     /// here is deleted here too.
     pub apply_peer_deletions: bool,
+    /// Beyond the seed: the refresh of the data checksum from a new tree root (HDDS-16808)
+    /// runs inside the tree write's critical section. Off is Ozone's order
+    /// (`updateAndGetContainerChecksum` compares and sets after the tree write returned),
+    /// where two concurrent tree writes of one replica — a deleting round and a
+    /// reconciliation — can leave the in-memory and persisted value on the older root.
+    pub refresh_checksum_in_tree_write: bool,
     /// Block ids one deleting task processes at most
     /// (`hdds.datanode.block.deleting.limit.per.interval`).
     pub block_deleting_limit_per_interval: usize,
 }
 
 impl ContainerConfig {
-    /// The configuration of `behavior`: the fixed one with both additions on, the legacy
-    /// one with both off (as in Ozone).
+    /// The configuration of `behavior`: the fixed one with the additions beyond the seed
+    /// on, the legacy one with them off (as in Ozone).
     pub fn new(behavior: Behavior) -> Self {
         let fixed = behavior == Behavior::Fixed;
         Self {
             behavior,
             tree_generation_check: fixed,
             apply_peer_deletions: fixed,
+            refresh_checksum_in_tree_write: fixed,
             block_deleting_limit_per_interval: 20_000,
         }
     }

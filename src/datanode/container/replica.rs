@@ -11,8 +11,9 @@
 //! Beyond the seed patch, the manager counts its writes (a generation) and keeps the
 //! parsed tree of the last write or read, so the per-block commit check re-reads the tree
 //! file only when the generation moved; and the refresh of the data checksum runs inside
-//! the tree write's critical section, so two concurrent tree writes cannot leave the
-//! in-memory value on the older root.
+//! the tree write's critical section: in Ozone's order (compare and set after the write)
+//! two concurrent tree writes can leave the in-memory and persisted value on the older
+//! root, which loom finds (`loom-tests/delete_during_repair.rs`).
 
 use super::error::ContainerError;
 use super::merkle::{self, ContainerChecksumInfo, ContainerMerkleTree};
@@ -31,6 +32,7 @@ pub struct ContainerChecksumTreeManager {
     container: ContainerId,
     store: Arc<dyn ContainerStore>,
     generation_check: bool,
+    refresh_in_write: bool,
     writer: Mutex<()>,
     /// Tree writes so far (the write counter that the seed proposes as a follow-up).
     generation: AtomicU64,
@@ -39,16 +41,21 @@ pub struct ContainerChecksumTreeManager {
 }
 
 impl ContainerChecksumTreeManager {
-    /// The manager of `container`'s tree file in `store`.
+    /// The manager of `container`'s tree file in `store`. With `generation_check`,
+    /// [`read_latest`](Self::read_latest) re-reads the file only after a write; with
+    /// `refresh_in_write`, [`write`](Self::write) runs its `after_write` before releasing
+    /// the writer lock (else after).
     pub fn new(
         container: ContainerId,
         store: Arc<dyn ContainerStore>,
         generation_check: bool,
+        refresh_in_write: bool,
     ) -> Self {
         Self {
             container,
             store,
             generation_check,
+            refresh_in_write,
             writer: Mutex::new(()),
             generation: AtomicU64::new(0),
             cache: Mutex::new(None),
@@ -105,13 +112,14 @@ impl ContainerChecksumTreeManager {
 
     /// `write`: under the writer lock, reads the current tree (a read error starts from an
     /// empty tree, as Ozone does), builds the new one with `update`, writes it (temporary
-    /// file and rename), then runs `after_write` on it before the lock is released.
+    /// file and rename), then runs `after_write` on it, before the lock is released when
+    /// the manager refreshes in the write, after it otherwise.
     pub fn write(
         &self,
         update: impl FnOnce(&ContainerMerkleTree) -> ContainerMerkleTree,
         after_write: impl FnOnce(&ContainerChecksumInfo) -> Result<(), ContainerError>,
     ) -> Result<Arc<ContainerChecksumInfo>, ContainerError> {
-        let _writer = self.writer.lock();
+        let writer = self.writer.lock();
         let current = match self.read_latest() {
             Ok(info) => info,
             Err(_) => Arc::new(ContainerChecksumInfo::empty(self.container)),
@@ -127,6 +135,9 @@ impl ContainerChecksumTreeManager {
         let info = Arc::new(info);
         if self.generation_check {
             *self.cache.lock() = Some((generation, Arc::clone(&info)));
+        }
+        if !self.refresh_in_write {
+            drop(writer);
         }
         after_write(&info)?;
         Ok(info)
@@ -164,8 +175,12 @@ impl KeyValueContainer {
         store: Arc<dyn ContainerStore>,
     ) -> Result<Self, ContainerError> {
         let summary = store.summary().map_err(ContainerError::store(id))?;
-        let checksums =
-            ContainerChecksumTreeManager::new(id, Arc::clone(&store), config.tree_generation_check);
+        let checksums = ContainerChecksumTreeManager::new(
+            id,
+            Arc::clone(&store),
+            config.tree_generation_check,
+            config.refresh_checksum_in_tree_write,
+        );
         Ok(Self {
             id,
             config,
