@@ -802,7 +802,8 @@ const CLUSTER_NODES: usize = 3;
 ///
 /// Checks [`deleted_blocks_not_live`] and [`no_metadata_without_file`] on every replica
 /// at quiescence and after the round; after the round also [`live_blocks_present`],
-/// [`deletions_witnessed`] and [`data_checksums_agree`].
+/// [`deletions_witnessed`], [`replica_healthy`] (no scan found a failure) and
+/// [`data_checksums_agree`].
 pub fn container_cluster(
     behavior: Behavior,
     seed: u64,
@@ -927,6 +928,7 @@ pub fn container_cluster(
     live_blocks_present(&nodes, &live)?;
     for node in &nodes {
         deletions_witnessed(node, &deleted)?;
+        replica_healthy(node)?;
     }
     data_checksums_agree(&nodes)
 }
