@@ -13,6 +13,10 @@
 //! loses its metadata like the others (as in Ozone) and, in the fixed behavior, is
 //! recorded as deleted with the checksum of its metadata, so no reconciliation restores
 //! it; its leftover file has no metadata and is invisible to reads and scans.
+//!
+//! Not modelled, because each depends on time: the command handler's bounded queue and
+//! worker interval, the 100 ms `tryLock` with one retry round (here the lock is simply
+//! taken), and the round's early stop after holding the lock for 1 s.
 
 use std::collections::{BTreeMap, BTreeSet};
 

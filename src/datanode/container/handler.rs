@@ -1,5 +1,12 @@
 //! The replicas of one datanode and the operations on them (`KeyValueHandler`,
 //! `ContainerController`), and a peer answered in process by another datanode's handler.
+//!
+//! **The race (HDDS-16811).** Two entry points of this handler meet on one block: the
+//! block deleting service's task and `reconcileContainer`, which runs with no container
+//! lock and restores a block deleted before or during its repair.
+//! **The fix** lives in the replica ([`deletion`] records every deleted
+//! block in the tree, [`reconcile`] commits under the read lock after
+//! checking it); the handler only wires the entry points as Ozone does.
 
 use std::collections::BTreeMap;
 

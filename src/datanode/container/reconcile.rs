@@ -12,6 +12,8 @@
 //! of a block fails that block cleanly (no metadata, the pulled chunks removed); and a
 //! block that a peer's tree marks deleted while it is live here is deleted here too
 //! (HDDS-11765), under the container write lock.
+//!
+//! Not modelled: the container BCSID (step 5 of spec C.8) and the ICR sent at the end.
 
 use std::collections::BTreeMap;
 use std::fmt;
