@@ -551,6 +551,53 @@ fn a_peer_error_mid_block_fails_the_fixed_block_cleanly() {
 }
 
 #[test]
+fn a_short_read_from_the_peer_fails_the_fixed_block_cleanly() {
+    let dn1 = node(1, Behavior::Fixed, &[(BLOCK_X, 1)]);
+    let dn2 = node(2, Behavior::Fixed, &[(BLOCK_X, 3)]);
+    // The peer's file ends inside X's third chunk.
+    dn2.memory()
+        .unwrap()
+        .truncate_block_file(BLOCK_X, 20)
+        .unwrap();
+    let report = dn1
+        .handler
+        .reconcile_container_internal(CONTAINER, &[dn2.peer()])
+        .unwrap();
+    assert!(matches!(
+        report.rounds[0].blocks[&BLOCK_X],
+        BlockRepair::Failed(ContainerError::ShortRead {
+            expected: 8,
+            got: 4,
+            ..
+        })
+    ));
+    // X keeps its first chunk and nothing else: the pulled second chunk was removed.
+    assert_eq!(
+        dn1.store.get_block(BLOCK_X).unwrap(),
+        Some(block_data(BLOCK_X, 1))
+    );
+    assert_eq!(dn1.store.block_file_len(BLOCK_X).unwrap(), Some(8));
+}
+
+#[test]
+fn a_closed_replica_without_blocks_is_empty_on_load() {
+    let dn = ReplicaNode::new(
+        DatanodeId(1),
+        ContainerConfig::default(),
+        ContainerState::Closed,
+        &[],
+    )
+    .unwrap();
+    assert!(dn.container().unwrap().is_empty());
+    assert!(
+        !node(2, Behavior::Fixed, &[(1, 1)])
+            .container()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
 fn a_deletion_seen_on_the_peer_is_adopted_instead_of_copied() {
     let dn1 = node(1, Behavior::Fixed, &[]);
     let dn2 = node(2, Behavior::Fixed, &[(BLOCK_X, 2)]);
