@@ -16,6 +16,10 @@ shuttle_tests! {
     delete_during_repair_holds_pct: "delete_during_repair" / "Fixed", PCT3;
     delete_during_repair_legacy_caught_random: "delete_during_repair" / "Legacy", RANDOM;
     delete_during_repair_legacy_caught_pct: "delete_during_repair" / "Legacy", PCT3;
+    partial_repair_holds_random: "delete_during_partial_repair" / "Fixed", RANDOM;
+    partial_repair_holds_pct: "delete_during_partial_repair" / "Fixed", PCT3;
+    partial_repair_legacy_caught_random: "delete_during_partial_repair" / "Legacy", RANDOM;
+    partial_repair_legacy_caught_pct: "delete_during_partial_repair" / "Legacy", PCT3;
     mc2_fixed_keeps_block_deleted: "mc2_deleted_block_restored" / "Fixed", RANDOM;
     mc2_legacy_restores_block: "mc2_deleted_block_restored" / "Legacy", RANDOM;
     mc3_fixed_commits_nothing: "mc3_metadata_without_file" / "Fixed", RANDOM;

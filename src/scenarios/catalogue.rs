@@ -7,8 +7,8 @@ use super::allocation::{
     rebuild_gate_race, reelection_during_unconfirmed_allocation, report_order_race,
 };
 use super::container::{
-    ClusterShape as ContainerClusterShape, container_cluster, delete_during_repair,
-    mc2_deleted_block_restored, mc3_block_deleted_during_reconciliation,
+    ClusterShape as ContainerClusterShape, container_cluster, delete_during_partial_repair,
+    delete_during_repair, mc2_deleted_block_restored, mc3_block_deleted_during_reconciliation,
 };
 use super::term_fencing::{
     ClusterShape, OldLeader, cluster_with_leader_transfers, mc4_heartbeat_fence,
@@ -235,6 +235,13 @@ pub fn container() -> Vec<Case> {
         "delete_during_repair",
         ContainerBehavior,
         |behavior, _seed| delete_during_repair(behavior),
+        [(Fixed, Holds), (Legacy, Caught)]
+    );
+    cases!(
+        cases,
+        "delete_during_partial_repair",
+        ContainerBehavior,
+        |behavior, _seed| delete_during_partial_repair(behavior),
         [(Fixed, Holds), (Legacy, Caught)]
     );
     cases!(

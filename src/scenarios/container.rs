@@ -414,14 +414,30 @@ pub const BLOCK_X: LocalId = 1;
 /// deletion that leaves no tree entry is only harmful once a reconciliation copies the
 /// block back, which MC2 and the cluster scenario show).
 pub fn delete_during_repair(behavior: Behavior) -> Result<(), Violation> {
-    delete_during_repair_with(ContainerConfig::new(behavior))
+    delete_during_repair_with(ContainerConfig::new(behavior), 0)
 }
 
-/// [`delete_during_repair`] with a configuration of its own, e.g. the fixed behavior with
-/// the data checksum refreshed after the tree write rather than inside it.
-pub fn delete_during_repair_with(config: ContainerConfig) -> Result<(), Violation> {
-    let dn1 =
-        ReplicaNode::new(DatanodeId(1), config, ContainerState::QuasiClosed, &[]).map_err(setup)?;
+/// [`delete_during_repair`] where dn1 has X with its first chunk only, so the deletion
+/// finds metadata (the MISSING_CHUNK variant of spec C.16): reconciliation pulls the
+/// second chunk only.
+pub fn delete_during_partial_repair(behavior: Behavior) -> Result<(), Violation> {
+    delete_during_repair_with(ContainerConfig::new(behavior), 1)
+}
+
+/// [`delete_during_repair`] with a configuration of its own (e.g. the fixed behavior with
+/// the data checksum refreshed after the tree write rather than inside it), dn1 holding
+/// the first `local_chunks` chunks of X.
+pub fn delete_during_repair_with(
+    config: ContainerConfig,
+    local_chunks: usize,
+) -> Result<(), Violation> {
+    let local: &[(LocalId, usize)] = if local_chunks == 0 {
+        &[]
+    } else {
+        &[(BLOCK_X, local_chunks)]
+    };
+    let dn1 = ReplicaNode::new(DatanodeId(1), config, ContainerState::QuasiClosed, local)
+        .map_err(setup)?;
     let dn2 = ReplicaNode::new(
         DatanodeId(2),
         config,
