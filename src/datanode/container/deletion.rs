@@ -38,45 +38,39 @@ pub enum TransactionStored {
     Duplicate,
 }
 
-/// `ProcessTransactionTask` for one container: stores `transactions` under the container
-/// write lock. No check of the container state or of block metadata (spec C.5). The
-/// result is the acknowledgement: SCM completes a transaction on storage, not execution.
-pub fn store_delete_transactions(
+/// `ProcessTransactionTask`: stores `tx` with its container under the container write
+/// lock. No check of the container state or of block metadata (spec C.5); the last
+/// transaction id only rises. The result is the acknowledgement: SCM completes a
+/// transaction on storage, not on execution.
+pub fn store_delete_transaction(
     container: &KeyValueContainer,
-    transactions: &[DeletedBlocksTransaction],
-) -> Result<Vec<TransactionStored>, ContainerError> {
+    tx: &DeletedBlocksTransaction,
+) -> Result<TransactionStored, ContainerError> {
+    if tx.container != container.id() {
+        return Err(ContainerError::UnknownContainer {
+            container: tx.container,
+        });
+    }
     let _write = container.write_lock();
-    let summary = container
+    let last = container
         .store()
         .summary()
-        .map_err(ContainerError::store(container.id()))?;
-    let mut last = summary.last_delete_tx_id;
-    let mut batch = MetadataBatch::default();
-    let mut results = Vec::with_capacity(transactions.len());
-    for tx in transactions {
-        if tx.container != container.id() {
-            return Err(ContainerError::UnknownContainer {
-                container: tx.container,
-            });
-        }
-        if tx.tx_id == last {
-            results.push(TransactionStored::Duplicate);
-            continue;
-        }
-        results.push(if tx.tx_id < last {
-            TransactionStored::StoredOutOfOrder
-        } else {
-            TransactionStored::Stored
-        });
-        last = last.max(tx.tx_id);
-        batch.put_transactions.push(tx.clone());
-    }
-    batch.last_delete_tx_id = Some(last);
+        .map_err(ContainerError::store(container.id()))?
+        .last_delete_tx_id;
+    let stored = match tx.tx_id.cmp(&last) {
+        std::cmp::Ordering::Equal => return Ok(TransactionStored::Duplicate),
+        std::cmp::Ordering::Less => TransactionStored::StoredOutOfOrder,
+        std::cmp::Ordering::Greater => TransactionStored::Stored,
+    };
     container
         .store()
-        .commit(batch)
+        .commit(MetadataBatch {
+            put_transactions: vec![tx.clone()],
+            last_delete_tx_id: Some(last.max(tx.tx_id)),
+            ..MetadataBatch::default()
+        })
         .map_err(ContainerError::store(container.id()))?;
-    Ok(results)
+    Ok(stored)
 }
 
 /// What one deleting round did.

@@ -94,14 +94,7 @@ impl KeyValueHandler {
     ) -> Vec<Result<TransactionStored, ContainerError>> {
         transactions
             .iter()
-            .map(|tx| {
-                let container = self.container(tx.container)?;
-                let mut stored =
-                    deletion::store_delete_transactions(&container, std::slice::from_ref(tx))?;
-                stored.pop().ok_or(ContainerError::UnknownContainer {
-                    container: tx.container,
-                })
-            })
+            .map(|tx| deletion::store_delete_transaction(&*self.container(tx.container)?, tx))
             .collect()
     }
 
