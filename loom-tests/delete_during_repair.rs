@@ -29,6 +29,26 @@ fn fixed_commit_never_restores_nor_orphans_the_block() {
     assert_holds(&exploration);
 }
 
+/// The seed's own check (re-read the tree file for every block) holds as well: the
+/// generation check must not weaken it.
+#[test]
+fn fixed_commit_rereading_the_tree_holds_too() {
+    let exploration = explore_bounded(
+        "delete-during-repair/Fixed, tree re-read per block",
+        PREEMPTION_BOUND,
+        || {
+            delete_during_repair_with(
+                ContainerConfig {
+                    tree_generation_check: false,
+                    ..ContainerConfig::new(Behavior::Fixed)
+                },
+                0,
+            )
+        },
+    );
+    assert_holds(&exploration);
+}
+
 #[test]
 fn legacy_commit_is_caught() {
     let exploration = explore_bounded("delete-during-repair/Legacy", PREEMPTION_BOUND, || {
