@@ -37,7 +37,7 @@ pub const SEED_KEY: &str = "HDDS-16811";
 pub const CONTAINER: ContainerId = ContainerId(1);
 
 /// Bytes per chunk in the scenarios (several checksum windows each).
-pub const CHUNK_LEN: usize = 8;
+pub const CHUNK_LEN_BYTES: usize = 8;
 
 fn violation(property: &'static str, detail: String) -> Violation {
     Violation {
@@ -53,7 +53,7 @@ fn setup(error: ContainerError) -> Violation {
 
 /// The bytes of chunk `index` of `block`: distinct per block and chunk.
 pub fn chunk_bytes(block: LocalId, index: usize) -> Vec<u8> {
-    (0..CHUNK_LEN)
+    (0..CHUNK_LEN_BYTES)
         .map(|i| (block as u8).wrapping_mul(31) ^ (index as u8).wrapping_mul(7) ^ i as u8)
         .collect()
 }
@@ -64,7 +64,7 @@ pub fn block_data(block: LocalId, chunks: usize) -> BlockData {
         block,
         (0..chunks).map(|i| {
             ChunkInfo::for_data(
-                (i * CHUNK_LEN) as u64,
+                (i * CHUNK_LEN_BYTES) as u64,
                 &chunk_bytes(block, i),
                 BYTES_PER_CHECKSUM,
             )

@@ -17,6 +17,46 @@
 //! - [`reconcile`]: reconciliation and the [`PeerDatanode`](reconcile::PeerDatanode) boundary.
 //! - [`scanner`]: the on-demand scanner.
 //! - [`handler`]: the replicas of one datanode (`KeyValueHandler`) and an in-process peer.
+//!
+//! # Example
+//!
+//! A replica that never had block 1 executes its deletion, then reconciles with a peer
+//! that has not deleted it yet: the fixed code does not copy it back.
+//!
+//! ```
+//! use hadoop_ref::datanode::DatanodeId;
+//! use hadoop_ref::datanode::commands::DeletedBlocksTransaction;
+//! use hadoop_ref::datanode::container::handler::{InProcessPeer, KeyValueHandler};
+//! use hadoop_ref::datanode::container::store::{ChunkInfo, ContainerStore, MemoryStore, MetadataBatch, BlockData};
+//! use hadoop_ref::datanode::container::{Behavior, ContainerConfig};
+//! use hadoop_ref::datanode::container_set::ContainerState;
+//! use hadoop_ref::ids::ContainerId;
+//! use hadoop_ref::sync::Arc;
+//!
+//! let c = ContainerId(1);
+//! let config = ContainerConfig::new(Behavior::Fixed);
+//! // The peer holds block 1 (one chunk), written before the container was quasi-closed.
+//! let peer_store = MemoryStore::new(ContainerState::QuasiClosed);
+//! peer_store.write_chunk(1, 0, b"data")?;
+//! peer_store.finish_write(1)?;
+//! peer_store.commit(MetadataBatch {
+//!     put_blocks: vec![BlockData::new(1, [ChunkInfo::for_data(0, b"data", 4)])],
+//!     ..MetadataBatch::default()
+//! })?;
+//! let peer = Arc::new(KeyValueHandler::new(DatanodeId(2), config));
+//! peer.add_container(c, peer_store.shared())?;
+//!
+//! let local_store = MemoryStore::new(ContainerState::QuasiClosed);
+//! let local = KeyValueHandler::new(DatanodeId(1), config);
+//! local.add_container(c, local_store.shared())?;
+//! let tx = DeletedBlocksTransaction { tx_id: 1, container: c, local_ids: vec![1] };
+//! local.handle_delete_blocks(&[tx]);
+//! local.run_block_deleting_service();
+//! let (report, _scan) = local.reconcile_container(c, &[InProcessPeer::shared(&peer)]);
+//! assert!(report?.committed().is_empty());
+//! assert_eq!(local_store.get_block(1)?, None);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod deletion;
 pub mod disk;
