@@ -15,11 +15,36 @@ pub struct Exploration {
 
 /// Explores `scenario` exhaustively (loom's defaults; `LOOM_MAX_PREEMPTIONS` and
 /// `LOOM_CHECKPOINT_FILE` apply) and prints the iteration count and wall time.
+#[allow(dead_code)] // Not every loom target explores exhaustively.
 pub fn explore(name: &str, scenario: fn() -> Result<(), Violation>) -> Exploration {
+    explore_with(name, loom::model::Builder::new(), scenario)
+}
+
+/// Explores `scenario` with at most `bound` preemptions per execution: for a race whose
+/// exhaustive exploration does not fit the budget (the bound is stated with the test).
+#[allow(dead_code)] // Not every loom target bounds its model.
+pub fn explore_bounded(
+    name: &str,
+    bound: usize,
+    scenario: fn() -> Result<(), Violation>,
+) -> Exploration {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(bound);
+    explore_with(
+        &format!("{name} (preemption bound {bound})"),
+        builder,
+        scenario,
+    )
+}
+
+fn explore_with(
+    name: &str,
+    builder: loom::model::Builder,
+    scenario: fn() -> Result<(), Violation>,
+) -> Exploration {
     // Leaked so the 'static model closure can count across executions; outside the model.
     let iterations: &'static Counter = Box::leak(Box::new(Counter::new()));
     let stopwatch = Stopwatch::start();
-    let builder = loom::model::Builder::new();
     let result = catch_unwind(AssertUnwindSafe(|| {
         builder.check(move || {
             iterations.increment();

@@ -10,13 +10,14 @@ use std::path::Path;
 
 use hadoop_ref::scenarios::catalogue::{self, Expectation};
 use hadoop_ref::scenarios::checker::replay_file;
-use hadoop_ref::scenarios::{allocation, standby, term_fencing};
+use hadoop_ref::scenarios::{allocation, container, standby, term_fencing};
 
 /// The seed keys a violation of a catalogue scenario names.
-const SEED_KEYS: [&str; 3] = [
+const SEED_KEYS: [&str; 4] = [
     term_fencing::SEED_KEY,
     allocation::SEED_KEY,
     standby::SEED_KEY,
+    container::SEED_KEY,
 ];
 
 #[test]

@@ -10,6 +10,7 @@
 //! | module | seed | the race |
 //! |---|---|---|
 //! | [`datanode`] | HDDS-17268 | the heartbeat SCM term ignored before term init, and updated with an unlocked check-then-set, let a stale leader's command run |
+//! | [`datanode::container`] | HDDS-16811, HDDS-16808 | block deletion before or during a block's repair by reconciliation restores the deleted block or commits its metadata without its file |
 //! | [`namenode`] | HDFS-2742 | the standby judges a datanode's RBW report after replaying the block's completion and marks a healthy replica corrupt (then every replica can be lost); a replica credited before completion leaves safe-mode counts short |
 //! | [`scm`] | HDDS-16891 | after a leader change or restart the SCM has no pending allocations and grants again the slots of containers not yet written |
 //!
@@ -45,7 +46,8 @@
 //!
 //! Because the backend is picked by `cfg(loom)` and the `shuttle` feature, a downstream
 //! crate's own loom or shuttle tests put this crate into the same mode, and its scenarios
-//! ([`scenarios::term_fencing`], [`scenarios::allocation`], [`scenarios::standby`]) run
+//! ([`scenarios::term_fencing`], [`scenarios::allocation`], [`scenarios::standby`],
+//! [`scenarios::container`]) run
 //! inside them unchanged.
 
 #![warn(missing_docs)]

@@ -12,6 +12,12 @@
 //!   re-election lost its kept slot; safety rested on the simulated log's term check,
 //!   which real Ratis does not make. The rebuild now applies the log under the gate; with
 //!   the old order loom finds the lost slot in 37 executions.
+//! - `loom-tests/delete_during_repair.rs`, `refresh_after_the_tree_write_is_caught`.
+//!   Postmortem: with HDDS-16808's refresh done as Ozone orders it (compare and set the
+//!   data checksum after the tree write returned), the deleting round's refresh and a
+//!   reconciliation's interleaved and left the in-memory and persisted value on the older
+//!   root; loom finds it in about 28 000 executions. The refresh now runs inside the tree
+//!   write's critical section (`ContainerConfig::refresh_checksum_in_tree_write`).
 #![cfg(not(any(loom, feature = "shuttle")))]
 
 use hadoop_ref::clock::ManualClock;

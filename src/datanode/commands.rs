@@ -10,6 +10,7 @@
 //! keep the second fence of spec A.6: an expired deadline (read from the [`Clock`]) or a
 //! term below the current one skips the command when it is about to run.
 
+use super::container::handler::KeyValueHandler;
 use super::container_set::ContainerSet;
 use super::state_context::{DispatchedCommand, StateContext};
 use super::{ContainerId, DatanodeError, DatanodeId, Term};
@@ -144,6 +145,7 @@ impl CommandReport {
 pub struct CommandDispatcher {
     context: Arc<StateContext>,
     containers: Arc<ContainerSet>,
+    key_value: Option<Arc<KeyValueHandler>>,
     clock: Arc<dyn Clock>,
 }
 
@@ -157,8 +159,16 @@ impl CommandDispatcher {
         Self {
             context,
             containers,
+            key_value: None,
             clock,
         }
+    }
+
+    /// The same dispatcher handing delete-blocks commands to the replicas of `handler`
+    /// (`DeleteBlocksCommandHandler`, HDDS-16811) instead of the container set.
+    pub fn with_key_value_handler(mut self, handler: Arc<KeyValueHandler>) -> Self {
+        self.key_value = Some(handler);
+        self
     }
 
     /// The context commands come from.
@@ -226,9 +236,16 @@ impl CommandDispatcher {
             CommandKind::ReplicateContainer { container, sources } => {
                 self.containers.import_replica(*container, sources)
             }
-            CommandKind::DeleteBlocks { transactions } => {
-                self.containers.store_delete_transactions(transactions)
-            }
+            CommandKind::DeleteBlocks { transactions } => match &self.key_value {
+                // Each transaction is acknowledged on its own; the first refusal is the
+                // command's status (the SCM resends what was not acknowledged).
+                Some(handler) => handler
+                    .handle_delete_blocks(transactions)
+                    .into_iter()
+                    .find_map(Result::err)
+                    .map_or(Ok(()), |error| Err(error.into())),
+                None => self.containers.store_delete_transactions(transactions),
+            },
             // The heartbeat task handles re-registration inline and never queues it.
             CommandKind::Reregister => Ok(()),
         }

@@ -24,6 +24,12 @@ pub enum ContainerState {
     Closed,
     /// Failed a scan.
     Unhealthy,
+    /// Invalid (not used by the transitions modelled here).
+    Invalid,
+    /// Deleted.
+    Deleted,
+    /// Being rebuilt by reconstruction; accepts writes like OPEN.
+    Recovering,
 }
 
 /// One replica.

@@ -1,3 +1,4 @@
+use super::container::ContainerError;
 use super::{ContainerId, DatanodeId, ScmId, Term};
 
 /// What the datanode's control plane refuses, with the reason.
@@ -66,4 +67,7 @@ pub enum DatanodeError {
         /// Which value and why.
         reason: String,
     },
+    /// A container replica refused the command.
+    #[error(transparent)]
+    Container(#[from] ContainerError),
 }

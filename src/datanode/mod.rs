@@ -1,4 +1,5 @@
-//! The datanode's control plane: SCM-term fencing of commands (HDDS-17268).
+//! The datanode's control plane: SCM-term fencing of commands (HDDS-17268), and its
+//! container replicas with block deletion and reconciliation (HDDS-16811).
 //!
 //! - [`state_context`]: the command queue and the leader-SCM term that fences commands of
 //!   a stale leader (`StateContext`).
@@ -7,11 +8,14 @@
 //! - [`commands`]: SCM commands and the dispatcher whose handlers re-check term and
 //!   deadline when they run.
 //! - [`container_set`]: the replicas the command handlers act on.
+//! - [`container`]: container replicas with their block files, metadata and checksum
+//!   tree, the block deleting service, reconciliation and the on-demand scanner.
 //! - [`daemon`]: the production driver, a thread per endpoint plus the command processor.
 //!
 //! [`ScmEndpoint`]: heartbeat::ScmEndpoint
 
 pub mod commands;
+pub mod container;
 pub mod container_set;
 pub mod daemon;
 mod error;

@@ -6,6 +6,10 @@ use super::allocation::{
     AllocationShape, Failover, allocation_cluster, mc8_pending_allocation_failover,
     rebuild_gate_race, reelection_during_unconfirmed_allocation, report_order_race,
 };
+use super::container::{
+    ClusterShape as ContainerClusterShape, container_cluster, delete_during_partial_repair,
+    delete_during_repair, mc2_deleted_block_restored, mc3_block_deleted_during_reconciliation,
+};
 use super::standby::{
     ClusterShape as StandbyShape, rbw_report_races_completion, schedule_12_1, schedule_12_2,
     schedule_12_3, schedule_12_5, standby_cluster,
@@ -14,6 +18,7 @@ use super::term_fencing::{
     ClusterShape, OldLeader, cluster_with_leader_transfers, mc4_heartbeat_fence,
     mc4_residual_window, mc5_concurrent_leader_heartbeats,
 };
+use crate::datanode::container::Behavior as ContainerBehavior;
 use crate::datanode::state_context::Behavior;
 use crate::namenode::namesystem::Behavior as NnBehavior;
 use crate::scm::Behavior as ScmBehavior;
@@ -301,10 +306,62 @@ pub fn standby() -> Vec<Case> {
     cases
 }
 
+/// The container reconciliation against block deletion scenarios (HDDS-16811).
+pub fn container() -> Vec<Case> {
+    let mut cases = Vec::new();
+    cases!(
+        cases,
+        "delete_during_repair",
+        ContainerBehavior,
+        |behavior, _seed| delete_during_repair(behavior),
+        [(Fixed, Holds), (Legacy, Caught)]
+    );
+    cases!(
+        cases,
+        "delete_during_partial_repair",
+        ContainerBehavior,
+        |behavior, _seed| delete_during_partial_repair(behavior),
+        [(Fixed, Holds), (Legacy, Caught)]
+    );
+    cases!(
+        cases,
+        "mc2_deleted_block_restored",
+        ContainerBehavior,
+        |behavior, _seed| mc2_deleted_block_restored(behavior),
+        [(Fixed, Holds), (Legacy, Caught)]
+    );
+    cases!(
+        cases,
+        "mc3_metadata_without_file",
+        ContainerBehavior,
+        |behavior, _seed| mc3_block_deleted_during_reconciliation(behavior, false),
+        [(Fixed, Holds), (Legacy, Caught)]
+    );
+    cases!(
+        cases,
+        "mc3_missing_chunk",
+        ContainerBehavior,
+        |behavior, _seed| mc3_block_deleted_during_reconciliation(behavior, true),
+        [(Fixed, Holds), (Legacy, Caught)]
+    );
+    cases!(
+        cases,
+        "container_cluster",
+        ContainerBehavior,
+        |behavior, seed| container_cluster(behavior, seed, ContainerClusterShape::default()),
+        [(Fixed, Holds), (Legacy, Caught)]
+    );
+    for case in &mut cases {
+        case.sequential = case.scenario.starts_with("mc");
+    }
+    cases
+}
+
 /// Every scenario of the crate.
 pub fn all() -> Vec<Case> {
     let mut cases = term_fencing();
     cases.extend(allocation());
     cases.extend(standby());
+    cases.extend(container());
     cases
 }

@@ -11,6 +11,7 @@ pub mod allocation;
 pub mod catalogue;
 #[cfg(feature = "shuttle")]
 pub mod checker;
+pub mod container;
 pub mod rng;
 pub mod scm;
 pub mod standby;

@@ -1,0 +1,144 @@
+//! Container reconciliation (HDDS-16811): the cost of the fixed commit's check that the
+//! tree does not mark a repaired block deleted, with the tree manager's generation check
+//! against re-reading and parsing the tree file for every block (the seed's patch), for a
+//! replica whose tree has N = 1k, 10k, 100k entries; and whole repairs of a replica
+//! holding N blocks and missing N others. Goal: at 100k the check costs at least 100×
+//! less with the generation check, and the check overhead of repairing 100k blocks stays
+//! under 1 s.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+
+use hadoop_ref::datanode::DatanodeId;
+use hadoop_ref::datanode::container::store::LocalId;
+use hadoop_ref::datanode::container::{Behavior, ContainerConfig};
+use hadoop_ref::datanode::container_set::ContainerState;
+use hadoop_ref::scenarios::container::{CONTAINER, ReplicaNode};
+use hadoop_ref::sync::unmodelled::Stopwatch;
+
+const SIZES: [u64; 3] = [1_000, 10_000, 100_000];
+
+fn config(generation_check: bool) -> ContainerConfig {
+    ContainerConfig {
+        tree_generation_check: generation_check,
+        ..ContainerConfig::new(Behavior::Fixed)
+    }
+}
+
+/// A replica holding blocks `first..first + count`, one chunk each, its tree built.
+fn replica(dn: u64, generation_check: bool, first: LocalId, count: u64) -> ReplicaNode {
+    let blocks: Vec<(LocalId, usize)> = (first..first + count).map(|b| (b, 1)).collect();
+    ReplicaNode::new(
+        DatanodeId(dn),
+        config(generation_check),
+        ContainerState::QuasiClosed,
+        &blocks,
+    )
+    .expect("the bench replica builds")
+}
+
+fn mode(generation_check: bool) -> &'static str {
+    if generation_check {
+        "generation"
+    } else {
+        "reread"
+    }
+}
+
+/// Time per commit check, measured directly, and the check overhead of repairing `n`
+/// blocks (n checks) extrapolated from it.
+fn report_check_overhead() {
+    for n in SIZES {
+        let mut per_check_s = [0.0f64; 2];
+        for (i, generation_check) in [true, false].into_iter().enumerate() {
+            let node = replica(1, generation_check, 1, n);
+            let container = node.container().expect("replica present");
+            // Enough checks for a stable figure, few enough to keep the bench short.
+            let checks = if generation_check {
+                n
+            } else {
+                (2_000_000 / n).clamp(10, n)
+            };
+            let stopwatch = Stopwatch::start();
+            for k in 0..checks {
+                black_box(
+                    container
+                        .tree_marks_deleted(1 + k % n)
+                        .expect("tree readable"),
+                );
+            }
+            per_check_s[i] = stopwatch.elapsed().as_secs_f64() / checks as f64;
+        }
+        let [generation, reread] = per_check_s;
+        println!(
+            "check overhead, tree of {n} entries: generation {:.3} µs/check, reread {:.1} µs/check \
+             ({:.0}x); repairing {n} blocks: {:.2} ms vs {:.1} s",
+            generation * 1e6,
+            reread * 1e6,
+            reread / generation,
+            generation * n as f64 * 1e3,
+            reread * n as f64,
+        );
+    }
+}
+
+fn commit_check(c: &mut Criterion) {
+    report_check_overhead();
+    let mut group = c.benchmark_group("commit_check");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_secs(1));
+    for n in SIZES {
+        for generation_check in [true, false] {
+            let node = replica(1, generation_check, 1, n);
+            let container = node.container().expect("replica present");
+            group.bench_with_input(BenchmarkId::new(mode(generation_check), n), &n, |b, &n| {
+                let mut k = 0;
+                b.iter(|| {
+                    k = (k + 1) % n;
+                    black_box(container.tree_marks_deleted(1 + k).expect("tree readable"))
+                });
+            });
+        }
+    }
+    group.finish();
+}
+
+fn repair(c: &mut Criterion) {
+    let mut group = c.benchmark_group("repair_missing_blocks");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_secs(2));
+    // Re-reading per block is quadratic: 10k would take about a minute per sample.
+    for (n, modes) in [
+        (1_000u64, &[true, false][..]),
+        (10_000, &[true][..]),
+        (100_000, &[true][..]),
+    ] {
+        let peer = replica(2, true, 1, 2 * n);
+        group.throughput(Throughput::Elements(n));
+        for &generation_check in modes {
+            group.bench_with_input(BenchmarkId::new(mode(generation_check), n), &n, |b, &n| {
+                b.iter_batched(
+                    || replica(1, generation_check, 1, n),
+                    |local| {
+                        let report = local
+                            .handler
+                            .reconcile_container_internal(CONTAINER, &[peer.peer()])
+                            .expect("reconciliation runs");
+                        assert_eq!(report.committed().len() as u64, n);
+                    },
+                    BatchSize::PerIteration,
+                );
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, commit_check, repair);
+criterion_main!(benches);

@@ -1,0 +1,38 @@
+//! Shuttle, HDDS-16811: every container reconciliation scenario of the catalogue under
+//! random and PCT schedules (the seed's sequential reproductions once). Fixed variants
+//! must hold; each legacy variant must be caught within a bounded number of schedules.
+
+#[macro_use]
+#[path = "support.rs"]
+mod support;
+
+use hadoop_ref::scenarios::catalogue;
+use hadoop_ref::scenarios::container::SEED_KEY;
+use support::{PCT3, RANDOM};
+
+shuttle_tests! {
+    cases: catalogue::container(), seed_key: SEED_KEY;
+    delete_during_repair_holds_random: "delete_during_repair" / "Fixed", RANDOM;
+    delete_during_repair_holds_pct: "delete_during_repair" / "Fixed", PCT3;
+    delete_during_repair_legacy_caught_random: "delete_during_repair" / "Legacy", RANDOM;
+    delete_during_repair_legacy_caught_pct: "delete_during_repair" / "Legacy", PCT3;
+    partial_repair_holds_random: "delete_during_partial_repair" / "Fixed", RANDOM;
+    partial_repair_holds_pct: "delete_during_partial_repair" / "Fixed", PCT3;
+    partial_repair_legacy_caught_random: "delete_during_partial_repair" / "Legacy", RANDOM;
+    partial_repair_legacy_caught_pct: "delete_during_partial_repair" / "Legacy", PCT3;
+    mc2_fixed_keeps_block_deleted: "mc2_deleted_block_restored" / "Fixed", RANDOM;
+    mc2_legacy_restores_block: "mc2_deleted_block_restored" / "Legacy", RANDOM;
+    mc3_fixed_commits_nothing: "mc3_metadata_without_file" / "Fixed", RANDOM;
+    mc3_legacy_missing_data_file: "mc3_metadata_without_file" / "Legacy", RANDOM;
+    mc3_partial_fixed_commits_nothing: "mc3_missing_chunk" / "Fixed", RANDOM;
+    mc3_partial_legacy_missing_chunk: "mc3_missing_chunk" / "Legacy", RANDOM;
+    cluster_fixed_holds_random: "container_cluster" / "Fixed", RANDOM;
+    cluster_fixed_holds_pct: "container_cluster" / "Fixed", PCT3;
+    cluster_legacy_caught_random: "container_cluster" / "Legacy", RANDOM;
+    cluster_legacy_caught_pct: "container_cluster" / "Legacy", PCT3;
+}
+
+#[test]
+fn every_catalogue_case_is_tested() {
+    support::assert_every_case_listed(&catalogue::container(), include_str!("container.rs"));
+}

@@ -1,0 +1,467 @@
+//! One container replica (`KeyValueContainer` with its `ContainerData`) and its checksum
+//! tree file (`ContainerChecksumTreeManager`).
+//!
+//! **The race (HDDS-16811, HDDS-16808).** Reconciliation committed block metadata with no
+//! container lock while the block deleting service deleted under the write lock, and the
+//! deleting service's tree write left the data checksum in memory and on disk stale.
+//! **The fix**: the commit of a repaired block runs under the read lock ([`KeyValueContainer::read_lock`])
+//! after a check of the tree; every tree write, the deleting service's included, refreshes
+//! the data checksum in memory and in the database from the new root.
+//!
+//! Beyond the seed patch, the manager counts its writes (a generation) and keeps the
+//! parsed tree of the last write or read, so the per-block commit check re-reads the tree
+//! file only when the generation moved; and the refresh of the data checksum runs inside
+//! the tree write's critical section: in Ozone's order (compare and set after the write)
+//! two concurrent tree writes can leave the in-memory and persisted value on the older
+//! root, which loom finds (`loom-tests/delete_during_repair.rs`).
+
+use super::error::ContainerError;
+use super::merkle::{self, ContainerChecksumInfo, ContainerMerkleTree};
+use super::store::{BlockData, ContainerStore, LocalId, MetadataBatch};
+use super::{Behavior, ContainerConfig};
+use crate::datanode::container_set::ContainerState;
+use crate::ids::ContainerId;
+use crate::sync::atomic::{AtomicU64, Ordering};
+use crate::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// The tree file of one container (`ContainerChecksumTreeManager`, one stripe per
+/// container). Writers serialise on a lock; readers read the file, which writers replace
+/// atomically.
+#[derive(Debug)]
+pub struct ContainerChecksumTreeManager {
+    container: ContainerId,
+    store: Arc<dyn ContainerStore>,
+    generation_check: bool,
+    refresh_in_write: bool,
+    writer: Mutex<()>,
+    /// Tree writes so far (the write counter that the seed proposes as a follow-up).
+    generation: AtomicU64,
+    /// The tree as of a generation, from the last write or read.
+    cache: Mutex<Option<(u64, Arc<ContainerChecksumInfo>)>>,
+}
+
+impl ContainerChecksumTreeManager {
+    /// The manager of `container`'s tree file in `store`. With `generation_check`,
+    /// [`read_latest`](Self::read_latest) re-reads the file only after a write; with
+    /// `refresh_in_write`, [`write`](Self::write) runs its `after_write` before releasing
+    /// the writer lock (else after).
+    pub fn new(
+        container: ContainerId,
+        store: Arc<dyn ContainerStore>,
+        generation_check: bool,
+        refresh_in_write: bool,
+    ) -> Self {
+        Self {
+            container,
+            store,
+            generation_check,
+            refresh_in_write,
+            writer: Mutex::new(()),
+            generation: AtomicU64::new(0),
+            cache: Mutex::new(None),
+        }
+    }
+
+    /// Tree writes since the manager was created.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// Reads and parses the tree file (`read`): no file is an empty tree; a file that does
+    /// not parse is [`ContainerError::MalformedTreeFile`].
+    pub fn read(&self) -> Result<ContainerChecksumInfo, ContainerError> {
+        let bytes = self
+            .store
+            .read_tree_file()
+            .map_err(ContainerError::store(self.container))?;
+        match bytes {
+            None => Ok(ContainerChecksumInfo::empty(self.container)),
+            Some(bytes) => {
+                merkle::decode(&bytes).map_err(|source| ContainerError::MalformedTreeFile {
+                    container: self.container,
+                    source,
+                })
+            }
+        }
+    }
+
+    /// The current tree: with the generation check, the cached tree when no write happened
+    /// since it was cached; otherwise (or without the check) a fresh [`read`](Self::read).
+    pub fn read_latest(&self) -> Result<Arc<ContainerChecksumInfo>, ContainerError> {
+        if !self.generation_check {
+            return Ok(Arc::new(self.read()?));
+        }
+        // Loaded before the file is read: a write in between leaves the cache one
+        // generation behind, which only costs a read next time.
+        let generation = self.generation.load(Ordering::Acquire);
+        if let Some((cached, info)) = self.cache.lock().as_ref()
+            && *cached == generation
+        {
+            return Ok(Arc::clone(info));
+        }
+        let info = Arc::new(self.read()?);
+        let mut cache = self.cache.lock();
+        if cache
+            .as_ref()
+            .is_none_or(|(cached, _)| *cached <= generation)
+        {
+            *cache = Some((generation, Arc::clone(&info)));
+        }
+        Ok(info)
+    }
+
+    /// `write`: under the writer lock, reads the current tree (a read error starts from an
+    /// empty tree, as Ozone does), builds the new one with `update`, writes it (temporary
+    /// file and rename), then runs `after_write` on it, before the lock is released when
+    /// the manager refreshes in the write, after it otherwise.
+    pub fn write(
+        &self,
+        update: impl FnOnce(&ContainerMerkleTree) -> ContainerMerkleTree,
+        after_write: impl FnOnce(&ContainerChecksumInfo) -> Result<(), ContainerError>,
+    ) -> Result<Arc<ContainerChecksumInfo>, ContainerError> {
+        let writer = self.writer.lock();
+        let current = match self.read_latest() {
+            Ok(info) => info,
+            Err(_) => Arc::new(ContainerChecksumInfo::empty(self.container)),
+        };
+        let info = ContainerChecksumInfo {
+            container: self.container,
+            tree: update(&current.tree),
+        };
+        self.store
+            .write_tree_file(&merkle::encode(&info))
+            .map_err(ContainerError::store(self.container))?;
+        let generation = self.generation.fetch_add(1, Ordering::AcqRel) + 1;
+        let info = Arc::new(info);
+        if self.generation_check {
+            *self.cache.lock() = Some((generation, Arc::clone(&info)));
+        }
+        if !self.refresh_in_write {
+            drop(writer);
+        }
+        after_write(&info)?;
+        Ok(info)
+    }
+}
+
+/// In-memory container data (`ContainerData`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ContainerData {
+    state: ContainerState,
+    data_checksum: Option<u64>,
+    empty: bool,
+}
+
+/// One container replica on a datanode (`KeyValueContainer`).
+#[derive(Debug)]
+pub struct KeyValueContainer {
+    id: ContainerId,
+    config: ContainerConfig,
+    /// The container lock (`ReentrantReadWriteLock`): guards no data itself, it orders
+    /// the block deleting service (write), delete-transaction storage (write), state
+    /// transitions (write) and the fixed reconciliation commit (read).
+    lock: RwLock<()>,
+    data: Mutex<ContainerData>,
+    store: Arc<dyn ContainerStore>,
+    checksums: ContainerChecksumTreeManager,
+}
+
+impl KeyValueContainer {
+    /// Loads the replica of `id` from `store` (spec C.10: a replica that is not OPEN and
+    /// has no block metadata is marked empty on load).
+    pub fn load(
+        id: ContainerId,
+        config: ContainerConfig,
+        store: Arc<dyn ContainerStore>,
+    ) -> Result<Self, ContainerError> {
+        let summary = store.summary().map_err(ContainerError::store(id))?;
+        let checksums = ContainerChecksumTreeManager::new(
+            id,
+            Arc::clone(&store),
+            config.tree_generation_check,
+            config.refresh_checksum_in_tree_write,
+        );
+        Ok(Self {
+            id,
+            config,
+            lock: RwLock::new(()),
+            data: Mutex::new(ContainerData {
+                state: summary.state,
+                data_checksum: summary.data_checksum,
+                empty: summary.state != ContainerState::Open && summary.block_count == 0,
+            }),
+            store,
+            checksums,
+        })
+    }
+
+    /// Its id.
+    pub fn id(&self) -> ContainerId {
+        self.id
+    }
+
+    /// Its configuration.
+    pub fn config(&self) -> &ContainerConfig {
+        &self.config
+    }
+
+    /// Its storage.
+    pub fn store(&self) -> &Arc<dyn ContainerStore> {
+        &self.store
+    }
+
+    /// Its tree file.
+    pub fn checksums(&self) -> &ContainerChecksumTreeManager {
+        &self.checksums
+    }
+
+    /// Takes the container read lock.
+    pub fn read_lock(&self) -> RwLockReadGuard<'_, ()> {
+        self.lock.read()
+    }
+
+    /// Takes the container write lock.
+    pub fn write_lock(&self) -> RwLockWriteGuard<'_, ()> {
+        self.lock.write()
+    }
+
+    /// Its state.
+    pub fn state(&self) -> ContainerState {
+        self.data.lock().state
+    }
+
+    /// The data checksum in memory; `None` until a tree with a root was written.
+    pub fn data_checksum(&self) -> Option<u64> {
+        self.data.lock().data_checksum
+    }
+
+    /// The data checksum as reported to SCM (unset is 0).
+    pub fn reported_data_checksum(&self) -> u64 {
+        self.data_checksum().unwrap_or(0)
+    }
+
+    /// Whether the replica was marked empty (sticky).
+    pub fn is_empty(&self) -> bool {
+        self.data.lock().empty
+    }
+
+    /// Marks the replica empty; the flag is never cleared (spec C.10).
+    pub(super) fn mark_empty(&self) {
+        self.data.lock().empty = true;
+    }
+
+    fn storage<T>(&self, result: Result<T, super::store::StoreError>) -> Result<T, ContainerError> {
+        result.map_err(ContainerError::store(self.id))
+    }
+
+    fn invalid_state(&self, state: ContainerState, operation: &'static str) -> ContainerError {
+        ContainerError::InvalidState {
+            container: self.id,
+            state,
+            operation,
+        }
+    }
+
+    /// Moves to `to` under the write lock, persisting the state. Allowed (spec C.1):
+    /// OPEN/RECOVERING → CLOSING; CLOSING/QUASI_CLOSED → QUASI_CLOSED; CLOSING/QUASI_CLOSED/
+    /// CLOSED → CLOSED (UNHEALTHY refused); anything but UNHEALTHY → UNHEALTHY; anything →
+    /// DELETED. A replica left without a data checksum by a close or an unhealthy marking
+    /// gets its tree built from metadata.
+    pub fn transition(&self, to: ContainerState) -> Result<(), ContainerError> {
+        use ContainerState as S;
+        let changed = {
+            let _write = self.write_lock();
+            let from = self.state();
+            let allowed = match to {
+                S::Closing => matches!(from, S::Open | S::Recovering | S::Closing),
+                S::QuasiClosed => matches!(from, S::Closing | S::QuasiClosed),
+                S::Closed => matches!(from, S::Closing | S::QuasiClosed | S::Closed),
+                S::Unhealthy => true,
+                S::Deleted => true,
+                S::Open | S::Recovering | S::Invalid => false,
+            };
+            if !allowed {
+                return Err(ContainerError::InvalidTransition {
+                    container: self.id,
+                    from,
+                    to,
+                });
+            }
+            if from != to {
+                self.storage(self.store.commit(MetadataBatch {
+                    state: Some(to),
+                    ..MetadataBatch::default()
+                }))?;
+                self.data.lock().state = to;
+            }
+            from != to
+        };
+        if changed
+            && matches!(to, S::QuasiClosed | S::Closed | S::Unhealthy)
+            && self.data_checksum().is_none()
+        {
+            self.update_checksum_from_metadata()?;
+        }
+        Ok(())
+    }
+
+    /// Marks the replica UNHEALTHY unless it already is (`markContainerUnhealthy`).
+    pub fn mark_unhealthy(&self) -> Result<(), ContainerError> {
+        if self.state() == ContainerState::Unhealthy {
+            return Ok(());
+        }
+        self.transition(ContainerState::Unhealthy)
+    }
+
+    /// HDDS-16808: makes the data checksum in memory and in the database follow `info`'s
+    /// root. Called inside the tree write.
+    fn refresh_data_checksum(&self, info: &ContainerChecksumInfo) -> Result<(), ContainerError> {
+        let Some(root) = info.tree.data_checksum() else {
+            return Ok(());
+        };
+        if self.data_checksum() == Some(root) {
+            return Ok(());
+        }
+        self.storage(self.store.commit(MetadataBatch {
+            data_checksum: Some(root),
+            ..MetadataBatch::default()
+        }))?;
+        self.data.lock().data_checksum = Some(root);
+        Ok(())
+    }
+
+    /// `updateAndGetContainerChecksum`: merges `writer` with the tree on disk (a delete
+    /// witnessed on disk wins), writes it and refreshes the data checksum.
+    pub fn update_and_get_container_checksum(
+        &self,
+        writer: &ContainerMerkleTree,
+    ) -> Result<Arc<ContainerChecksumInfo>, ContainerError> {
+        self.checksums.write(
+            |existing| {
+                let mut tree = writer.clone();
+                tree.merge_existing(existing);
+                tree
+            },
+            |info| self.refresh_data_checksum(info),
+        )
+    }
+
+    /// Builds a tree from block metadata and merges it in
+    /// (`updateAndGetContainerChecksumFromMetadata`).
+    pub fn update_checksum_from_metadata(
+        &self,
+    ) -> Result<Arc<ContainerChecksumInfo>, ContainerError> {
+        let blocks = self.storage(self.store.blocks())?;
+        let tree = ContainerMerkleTree::from_metadata(&blocks);
+        self.update_and_get_container_checksum(&tree)
+    }
+
+    /// The deleting round's tree write (`addDeletedBlocks`): `deleted` are the blocks whose
+    /// metadata it removed, `unreferenced` those it found without metadata. [`Behavior::Fixed`]
+    /// records both and refreshes the data checksum; [`Behavior::Legacy`] records only
+    /// `deleted` and leaves the data checksum alone (HDDS-16811 and HDDS-16808 unpatched).
+    pub(super) fn add_deleted_blocks(
+        &self,
+        deleted: &[BlockData],
+        unreferenced: &[LocalId],
+    ) -> Result<(), ContainerError> {
+        let fixed = self.config.behavior == Behavior::Fixed;
+        let update = |current: &ContainerMerkleTree| {
+            let mut tree = current.clone();
+            let compute_root = current.data_checksum().is_some();
+            tree.add_deleted_blocks(deleted, false);
+            if fixed {
+                tree.mark_deleted_keeping_checksum(unreferenced.iter().copied(), false);
+            }
+            if compute_root {
+                tree.compute_root();
+            } else {
+                tree.clear_root();
+            }
+            tree
+        };
+        if fixed {
+            self.checksums
+                .write(update, |info| self.refresh_data_checksum(info))?;
+        } else {
+            self.checksums.write(update, |_| Ok(()))?;
+        }
+        Ok(())
+    }
+
+    /// `checkContainerClose`: reconciliation writes only to QUASI_CLOSED, CLOSED or
+    /// UNHEALTHY replicas.
+    pub fn check_closed_for_repair(&self) -> Result<(), ContainerError> {
+        let state = self.state();
+        if matches!(
+            state,
+            ContainerState::QuasiClosed | ContainerState::Closed | ContainerState::Unhealthy
+        ) {
+            Ok(())
+        } else {
+            Err(self.invalid_state(state, "reconciliation write (not in closed state)"))
+        }
+    }
+
+    /// `writeChunkForClosedContainer`: state check, then the write; no container lock.
+    pub fn write_chunk_for_closed_container(
+        &self,
+        block: LocalId,
+        offset: u64,
+        data: &[u8],
+    ) -> Result<(), ContainerError> {
+        self.check_closed_for_repair()?;
+        self.storage(self.store.write_chunk(block, offset, data))
+    }
+
+    /// `putBlockForClosedContainer`: state check, then one batch writing the block's
+    /// metadata; takes no lock of its own.
+    pub fn put_block_for_closed_container(&self, block: BlockData) -> Result<(), ContainerError> {
+        self.check_closed_for_repair()?;
+        self.storage(self.store.commit(MetadataBatch {
+            put_blocks: vec![block],
+            ..MetadataBatch::default()
+        }))
+    }
+
+    /// `finishWriteChunks`: closes the cached handle and requires the block file.
+    pub fn finish_write_chunks(&self, block: LocalId) -> Result<(), ContainerError> {
+        self.storage(self.store.finish_write(block))
+    }
+
+    /// Whether the checksum tree marks `block` deleted. With the generation check the tree
+    /// file is re-read only if a tree write happened since the last read.
+    pub fn tree_marks_deleted(&self, block: LocalId) -> Result<bool, ContainerError> {
+        Ok(self.checksums.read_latest()?.tree.is_deleted(block))
+    }
+
+    /// Where the replica's data checksum stands: in memory, in the database, in the tree
+    /// file.
+    pub fn checksum_views(&self) -> Result<ChecksumViews, ContainerError> {
+        let persisted = self.storage(self.store.summary())?.data_checksum;
+        let tree = self.checksums.read()?.tree.data_checksum();
+        Ok(ChecksumViews {
+            in_memory: self.data_checksum(),
+            persisted,
+            tree,
+        })
+    }
+}
+
+/// A replica's data checksum in its three places (invariant I-C5 wants them equal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChecksumViews {
+    /// In `ContainerData`.
+    pub in_memory: Option<u64>,
+    /// In the container's database.
+    pub persisted: Option<u64>,
+    /// The tree file's root.
+    pub tree: Option<u64>,
+}
+
+impl ChecksumViews {
+    /// Whether all three agree.
+    pub fn agree(&self) -> bool {
+        self.in_memory == self.persisted && self.persisted == self.tree
+    }
+}

@@ -1,0 +1,265 @@
+//! The on-demand container scanner (`OnDemandContainerScanner`, `KeyValueContainerCheck`,
+//! spec C.9), which reconciliation triggers when it ends.
+//!
+//! **The race (HDDS-16811).** The scan is where the seed's second result shows: block
+//! metadata committed by a reconciliation whose file the deleting service had unlinked
+//! reads as MISSING_DATA_FILE, and the replica is marked UNHEALTHY.
+//! **The fix** is upstream of the scan (the reconciliation commit); the scan itself keeps
+//! Ozone's rules: a missing file is re-checked under the read lock, and a block whose
+//! metadata is gone by then was deleted concurrently and is not an error.
+
+use std::collections::BTreeSet;
+
+use super::error::ContainerError;
+use super::merkle::{ChunkMerkle, ContainerMerkleTree, chunk_checksum};
+use super::replica::KeyValueContainer;
+use super::store::{BlockData, LocalId, window_checksums};
+use crate::datanode::container_set::ContainerState;
+use crate::ids::ContainerId;
+use crate::sync::Mutex;
+
+/// The kinds of scan failure (`ContainerScanError.FailureType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ScanFailure {
+    /// The container directory is missing.
+    MissingContainerDir,
+    /// The metadata directory is missing.
+    MissingMetadataDir,
+    /// The container file is missing.
+    MissingContainerFile,
+    /// The chunks directory is missing.
+    MissingChunksDir,
+    /// A block with metadata has no file.
+    MissingDataFile,
+    /// The container file does not parse.
+    CorruptContainerFile,
+    /// A chunk's data does not match its checksums.
+    CorruptChunk,
+    /// Reading at a chunk's offset yields nothing.
+    MissingChunk,
+    /// A chunk is shorter than its metadata says, and the bytes read match.
+    InconsistentChunkLength,
+    /// The database cannot be read.
+    InaccessibleDb,
+    /// The scan could not write its result.
+    WriteFailure,
+}
+
+/// One failure of a scan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanError {
+    /// What failed.
+    pub kind: ScanFailure,
+    /// The block, if the failure is a block's.
+    pub block: Option<LocalId>,
+    /// The chunk's offset, if the failure is a chunk's.
+    pub offset: Option<u64>,
+}
+
+/// What a scan found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScanReport {
+    /// The failures (empty for a healthy replica).
+    pub errors: Vec<ScanError>,
+    /// Whether a data scan ran (else only metadata was checked).
+    pub data_scanned: bool,
+    /// Whether the scan marked the replica UNHEALTHY.
+    pub marked_unhealthy: bool,
+}
+
+impl ScanReport {
+    /// Whether any failure is of `kind`.
+    pub fn has(&self, kind: ScanFailure) -> bool {
+        self.errors.iter().any(|e| e.kind == kind)
+    }
+}
+
+/// The on-demand scanner of one datanode. A request for a container whose scan is queued
+/// or running is dropped (spec C.9), so scans of one container never overlap.
+#[derive(Debug, Default)]
+pub struct OnDemandContainerScanner {
+    in_flight: Mutex<BTreeSet<ContainerId>>,
+}
+
+impl OnDemandContainerScanner {
+    /// A scanner with nothing in flight.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `scanContainerWithoutGap`: scans now on the caller's thread; `None` if a scan of
+    /// the container was already in flight (the request is dropped).
+    pub fn scan_container_without_gap(
+        &self,
+        container: &KeyValueContainer,
+    ) -> Option<Result<ScanReport, ContainerError>> {
+        if !self.in_flight.lock().insert(container.id()) {
+            return None;
+        }
+        let result = scan_container(container);
+        self.in_flight.lock().remove(&container.id());
+        Some(result)
+    }
+}
+
+/// `shouldScanData`: CLOSED, QUASI_CLOSED and UNHEALTHY replicas get a data scan.
+pub fn should_scan_data(state: ContainerState) -> bool {
+    matches!(
+        state,
+        ContainerState::Closed | ContainerState::QuasiClosed | ContainerState::Unhealthy
+    )
+}
+
+/// `ContainerScanHelper.scanData`: checks every block with metadata against its file,
+/// writes the scanned tree (merged, so deleted entries survive and live entries of blocks
+/// it did not scan are dropped) and marks the replica UNHEALTHY on any failure.
+pub fn scan_container(container: &KeyValueContainer) -> Result<ScanReport, ContainerError> {
+    let mut report = ScanReport::default();
+    if !should_scan_data(container.state()) {
+        return Ok(report);
+    }
+    report.data_scanned = true;
+    let blocks = match container.store().blocks() {
+        Ok(blocks) => blocks,
+        Err(_) => {
+            report.errors.push(ScanError {
+                kind: ScanFailure::InaccessibleDb,
+                block: None,
+                offset: None,
+            });
+            container.mark_unhealthy()?;
+            report.marked_unhealthy = true;
+            return Ok(report);
+        }
+    };
+    let mut tree = ContainerMerkleTree::new();
+    for block in &blocks {
+        let errors = scan_block(container, block, &mut tree);
+        if !errors.is_empty() && still_has_metadata(container, block.local_id, &errors) {
+            report.errors.extend(errors);
+        }
+    }
+    tree.compute_root();
+    if let Err(error) = container.update_and_get_container_checksum(&tree) {
+        report.errors.push(ScanError {
+            kind: ScanFailure::WriteFailure,
+            block: None,
+            offset: None,
+        });
+        container.mark_unhealthy()?;
+        report.marked_unhealthy = true;
+        return Err(error);
+    }
+    if !report.errors.is_empty() {
+        container.mark_unhealthy()?;
+        report.marked_unhealthy = true;
+    }
+    Ok(report)
+}
+
+/// After a missing file: is the block still there, looked up under the read lock? If its
+/// metadata is gone it was deleted during the scan and its errors are discarded.
+fn still_has_metadata(container: &KeyValueContainer, block: LocalId, errors: &[ScanError]) -> bool {
+    if !errors
+        .iter()
+        .any(|e| e.kind == ScanFailure::MissingDataFile)
+    {
+        return true;
+    }
+    let _read = container.read_lock();
+    // A database error keeps the errors: the block cannot be shown to be gone.
+    container
+        .store()
+        .get_block(block)
+        .map_or(true, |m| m.is_some())
+}
+
+fn block_error(kind: ScanFailure, block: LocalId, offset: Option<u64>) -> ScanError {
+    ScanError {
+        kind,
+        block: Some(block),
+        offset,
+    }
+}
+
+/// `scanBlock`: the block gets a tree entry only if its file exists and it has a chunk.
+fn scan_block(
+    container: &KeyValueContainer,
+    block: &BlockData,
+    tree: &mut ContainerMerkleTree,
+) -> Vec<ScanError> {
+    let id = block.local_id;
+    let store = container.store();
+    let Some(first) = block.chunks.first() else {
+        return Vec::new();
+    };
+    let missing_file = || {
+        if first.length > 0 {
+            vec![block_error(ScanFailure::MissingDataFile, id, None)]
+        } else {
+            Vec::new()
+        }
+    };
+    match store.block_file_len(id) {
+        Ok(Some(_)) => {}
+        Ok(None) => return missing_file(),
+        Err(_) => return vec![block_error(ScanFailure::CorruptChunk, id, None)],
+    }
+    let mut errors = Vec::new();
+    let mut entries = Vec::new();
+    for chunk in &block.chunks {
+        let data = match store.read_block(id, chunk.offset, chunk.length) {
+            Ok(Some(data)) => data,
+            Ok(None) => return missing_file(),
+            Err(_) => {
+                errors.push(block_error(
+                    ScanFailure::CorruptChunk,
+                    id,
+                    Some(chunk.offset),
+                ));
+                continue;
+            }
+        };
+        if data.is_empty() && chunk.length > 0 {
+            errors.push(block_error(
+                ScanFailure::MissingChunk,
+                id,
+                Some(chunk.offset),
+            ));
+            continue;
+        }
+        let observed = window_checksums(&data, chunk.bytes_per_checksum);
+        let healthy = if (data.len() as u64) < chunk.length {
+            let matched = observed.len() <= chunk.checksums.len()
+                && observed.iter().zip(&chunk.checksums).all(|(a, b)| a == b);
+            errors.push(block_error(
+                if matched {
+                    ScanFailure::InconsistentChunkLength
+                } else {
+                    ScanFailure::CorruptChunk
+                },
+                id,
+                Some(chunk.offset),
+            ));
+            false
+        } else if observed != chunk.checksums {
+            errors.push(block_error(
+                ScanFailure::CorruptChunk,
+                id,
+                Some(chunk.offset),
+            ));
+            false
+        } else {
+            true
+        };
+        entries.push(ChunkMerkle {
+            offset: chunk.offset,
+            length: chunk.length,
+            data_checksum: chunk_checksum(&observed),
+            checksum_matches: healthy,
+        });
+    }
+    tree.add_block(id);
+    tree.add_chunk_entries(id, entries);
+    errors
+}

@@ -1,0 +1,579 @@
+//! What a container replica keeps: block files, block metadata, delete transactions and
+//! the tree file, behind [`ContainerStore`], with an in-memory implementation
+//! ([`MemoryStore`]) for the checkers and one on disk ([`DiskStore`](super::disk::DiskStore)).
+//!
+//! **The race (HDDS-16811).** Ozone caches an open handle per block file and neither
+//! deletion path closes it: a block file unlinked during its repair keeps receiving the
+//! later chunks into an orphan, and only finishing the write sees the file gone.
+//! **The fix** finishes the writes before committing metadata, so that "chunk file not
+//! found" stops the commit. [`MemoryStore`] models exactly these POSIX semantics; the
+//! disk store gets them from the operating system.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::datanode::commands::DeletedBlocksTransaction;
+use crate::datanode::container_set::ContainerState;
+use crate::sync::{Arc, Mutex, arc_from_box};
+
+/// A block's id inside its container (`localID`).
+pub type LocalId = u64;
+
+/// Bytes covered by one stored checksum in the scenarios (`bytes.per.checksum` is 16 KiB
+/// in Ozone; small here so that chunks of a few bytes still have several windows).
+pub const BYTES_PER_CHECKSUM: u32 = 4;
+
+/// A chunk as block metadata records it (`ChunkInfo`): where it lies in the block file and
+/// the CRC32C of each checksum window of its data.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ChunkInfo {
+    /// Offset in the block file.
+    pub offset: u64,
+    /// Length in bytes.
+    pub length: u64,
+    /// Window size of `checksums`.
+    pub bytes_per_checksum: u32,
+    /// CRC32C of each window of the data, in order.
+    pub checksums: Vec<u32>,
+}
+
+impl ChunkInfo {
+    /// The chunk holding `data` at `offset`, with its window checksums.
+    pub fn for_data(offset: u64, data: &[u8], bytes_per_checksum: u32) -> Self {
+        Self {
+            offset,
+            length: data.len() as u64,
+            bytes_per_checksum,
+            checksums: window_checksums(data, bytes_per_checksum),
+        }
+    }
+
+    /// The offset just past the chunk.
+    pub fn end(&self) -> u64 {
+        self.offset.saturating_add(self.length)
+    }
+}
+
+/// CRC32C of each `bytes_per_checksum` window of `data` (a zero window size is one window).
+pub fn window_checksums(data: &[u8], bytes_per_checksum: u32) -> Vec<u32> {
+    let window = usize::try_from(bytes_per_checksum.max(1)).unwrap_or(usize::MAX);
+    data.chunks(window).map(crc32c::crc32c).collect()
+}
+
+/// A block's metadata (`BlockData`): its chunks.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct BlockData {
+    /// The block.
+    pub local_id: LocalId,
+    /// Its chunks, in offset order.
+    pub chunks: Vec<ChunkInfo>,
+}
+
+impl BlockData {
+    /// Metadata of `local_id` with `chunks` (sorted by offset; a later chunk at the same
+    /// offset replaces an earlier one).
+    pub fn new(local_id: LocalId, chunks: impl IntoIterator<Item = ChunkInfo>) -> Self {
+        let by_offset: BTreeMap<u64, ChunkInfo> =
+            chunks.into_iter().map(|c| (c.offset, c)).collect();
+        Self {
+            local_id,
+            chunks: by_offset.into_values().collect(),
+        }
+    }
+
+    /// The chunks keyed by offset.
+    pub fn chunks_by_offset(&self) -> BTreeMap<u64, ChunkInfo> {
+        self.chunks.iter().map(|c| (c.offset, c.clone())).collect()
+    }
+
+    /// Bytes the block's chunks cover.
+    pub fn length(&self) -> u64 {
+        self.chunks.iter().map(|c| c.length).sum()
+    }
+
+    /// The offset just past its last chunk.
+    pub fn end(&self) -> u64 {
+        self.chunks.iter().map(ChunkInfo::end).max().unwrap_or(0)
+    }
+}
+
+/// One atomic write of block metadata and container metadata (a RocksDB batch).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MetadataBatch {
+    /// Block metadata to write.
+    pub put_blocks: Vec<BlockData>,
+    /// Block metadata to remove.
+    pub delete_blocks: Vec<LocalId>,
+    /// Delete transactions to store.
+    pub put_transactions: Vec<DeletedBlocksTransaction>,
+    /// Delete transactions to remove, by id.
+    pub delete_transactions: Vec<u64>,
+    /// New last delete transaction id.
+    pub last_delete_tx_id: Option<u64>,
+    /// New persisted data checksum.
+    pub data_checksum: Option<u64>,
+    /// New persisted state.
+    pub state: Option<ContainerState>,
+}
+
+/// The container metadata a store persists besides blocks and transactions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetadataSummary {
+    /// Persisted state.
+    pub state: ContainerState,
+    /// Highest delete transaction id stored.
+    pub last_delete_tx_id: u64,
+    /// Persisted data checksum (`None` until one was computed).
+    pub data_checksum: Option<u64>,
+    /// Blocks with metadata.
+    pub block_count: u64,
+    /// Delete transactions pending.
+    pub pending_transactions: u64,
+}
+
+/// What the storage of a replica refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// Finishing a write found no block file (`UNABLE_TO_FIND_CHUNK`): it was deleted while
+    /// its handle was cached.
+    #[error("chunk file not found: block {block}")]
+    ChunkFileNotFound {
+        /// The block.
+        block: LocalId,
+    },
+    /// A write past the end of the file (`CHUNK_FILE_INCONSISTENCY`): holes are not
+    /// supported.
+    #[error("chunk file inconsistency: block {block} write at {offset}, file length {file_len}")]
+    ChunkFileInconsistency {
+        /// The block.
+        block: LocalId,
+        /// The write's offset.
+        offset: u64,
+        /// The file's length.
+        file_len: u64,
+    },
+    /// An injected or operating-system failure.
+    #[error("I/O error on {what}: {reason}")]
+    Io {
+        /// What was accessed.
+        what: String,
+        /// The failure.
+        reason: String,
+    },
+    /// Persisted metadata that cannot be read back.
+    #[error("corrupt container metadata: {reason}")]
+    CorruptMetadata {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The files and the database of one container replica. Every method is atomic with
+/// respect to the others; ordering across calls is the caller's (the container lock).
+pub trait ContainerStore: Send + Sync + fmt::Debug {
+    /// Writes `data` at `offset` of the block file through the cached handle, opening
+    /// (creating) the file if no handle is cached. A write at an offset below the file
+    /// length overwrites; above it is [`StoreError::ChunkFileInconsistency`].
+    fn write_chunk(&self, block: LocalId, offset: u64, data: &[u8]) -> Result<(), StoreError>;
+    /// Closes the cached handle of the block file, then requires the file to exist
+    /// (`finishWriteChunks`).
+    fn finish_write(&self, block: LocalId) -> Result<(), StoreError>;
+    /// Reads up to `len` bytes at `offset` of the block file (fewer at its end); `None` if
+    /// there is no file.
+    fn read_block(
+        &self,
+        block: LocalId,
+        offset: u64,
+        len: u64,
+    ) -> Result<Option<Vec<u8>>, StoreError>;
+    /// The block file's length; `None` if there is no file.
+    fn block_file_len(&self, block: LocalId) -> Result<Option<u64>, StoreError>;
+    /// Unlinks the block file without touching a cached handle; whether there was one.
+    fn delete_block_file(&self, block: LocalId) -> Result<bool, StoreError>;
+    /// Cuts the block file to `len` bytes; `len` 0 unlinks it. Closes a cached handle
+    /// first (the caller is giving up on its writes).
+    fn truncate_block_file(&self, block: LocalId, len: u64) -> Result<(), StoreError>;
+    /// Blocks that have a file.
+    fn block_files(&self) -> Result<Vec<LocalId>, StoreError>;
+
+    /// Metadata of `block`.
+    fn get_block(&self, block: LocalId) -> Result<Option<BlockData>, StoreError>;
+    /// Metadata of every block, in id order.
+    fn blocks(&self) -> Result<Vec<BlockData>, StoreError>;
+    /// Pending delete transactions in id order, whole transactions until their block ids
+    /// reach `block_budget` (at least one transaction if any).
+    fn pending_transactions(
+        &self,
+        block_budget: usize,
+    ) -> Result<Vec<DeletedBlocksTransaction>, StoreError>;
+    /// The container metadata.
+    fn summary(&self) -> Result<MetadataSummary, StoreError>;
+    /// Applies `batch` atomically.
+    fn commit(&self, batch: MetadataBatch) -> Result<(), StoreError>;
+
+    /// The tree file's bytes; `None` if there is none.
+    fn read_tree_file(&self) -> Result<Option<Vec<u8>>, StoreError>;
+    /// Replaces the tree file atomically (temporary file, then rename).
+    fn write_tree_file(&self, bytes: &[u8]) -> Result<(), StoreError>;
+}
+
+/// The database part of a replica, shared by both stores.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Metadata {
+    pub(super) state: ContainerState,
+    pub(super) last_delete_tx_id: u64,
+    pub(super) data_checksum: Option<u64>,
+    pub(super) blocks: BTreeMap<LocalId, BlockData>,
+    pub(super) transactions: BTreeMap<u64, DeletedBlocksTransaction>,
+}
+
+impl Metadata {
+    pub(super) fn new(state: ContainerState) -> Self {
+        Self {
+            state,
+            last_delete_tx_id: 0,
+            data_checksum: None,
+            blocks: BTreeMap::new(),
+            transactions: BTreeMap::new(),
+        }
+    }
+
+    pub(super) fn apply(&mut self, batch: MetadataBatch) {
+        for block in batch.put_blocks {
+            self.blocks.insert(block.local_id, block);
+        }
+        for id in batch.delete_blocks {
+            self.blocks.remove(&id);
+        }
+        for tx in batch.put_transactions {
+            self.transactions.insert(tx.tx_id, tx);
+        }
+        for id in batch.delete_transactions {
+            self.transactions.remove(&id);
+        }
+        if let Some(last) = batch.last_delete_tx_id {
+            self.last_delete_tx_id = last;
+        }
+        if let Some(checksum) = batch.data_checksum {
+            self.data_checksum = Some(checksum);
+        }
+        if let Some(state) = batch.state {
+            self.state = state;
+        }
+    }
+
+    pub(super) fn pending(&self, block_budget: usize) -> Vec<DeletedBlocksTransaction> {
+        let mut out = Vec::new();
+        let mut blocks = 0usize;
+        for tx in self.transactions.values() {
+            if !out.is_empty() && blocks >= block_budget {
+                break;
+            }
+            blocks = blocks.saturating_add(tx.local_ids.len());
+            out.push(tx.clone());
+        }
+        out
+    }
+
+    pub(super) fn summary(&self) -> MetadataSummary {
+        MetadataSummary {
+            state: self.state,
+            last_delete_tx_id: self.last_delete_tx_id,
+            data_checksum: self.data_checksum,
+            block_count: self.blocks.len() as u64,
+            pending_transactions: self.transactions.len() as u64,
+        }
+    }
+}
+
+/// Failures a test asks a [`MemoryStore`] to inject.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Faults {
+    /// Unlinking these block files fails.
+    pub fail_delete: Vec<LocalId>,
+    /// Writing the tree file fails.
+    pub fail_tree_write: bool,
+}
+
+type InodeId = u64;
+
+#[derive(Debug)]
+struct MemoryState {
+    /// Directory entries of the chunks directory: block file path → inode.
+    paths: BTreeMap<LocalId, InodeId>,
+    /// File contents, kept while a path or a cached handle refers to them.
+    inodes: BTreeMap<InodeId, Vec<u8>>,
+    /// The open-file cache (`FilePerBlockStrategy`): block → inode of the cached handle.
+    handles: BTreeMap<LocalId, InodeId>,
+    next_inode: InodeId,
+    metadata: Metadata,
+    tree_file: Option<Vec<u8>>,
+    faults: Faults,
+}
+
+impl MemoryState {
+    /// Drops an inode of `block` that neither its path nor its cached handle refers to
+    /// any more (the kernel freeing an orphan). An inode is only ever reached through the
+    /// path or the handle of the block it was created for, so this is O(log n).
+    fn release(&mut self, block: LocalId, inode: InodeId) {
+        let referenced =
+            self.paths.get(&block) == Some(&inode) || self.handles.get(&block) == Some(&inode);
+        if !referenced {
+            self.inodes.remove(&inode);
+        }
+    }
+}
+
+/// A replica's storage in memory, with the POSIX semantics the race depends on: unlinking
+/// a path leaves a cached handle writing into the orphaned inode. One lock, a leaf in the
+/// lock order, makes every call atomic. Clones are handles to the same storage: hand one
+/// to the replica (see [`MemoryStore::shared`]) and inspect or fault it through another.
+#[derive(Debug, Clone)]
+pub struct MemoryStore {
+    state: Arc<Mutex<MemoryState>>,
+}
+
+impl MemoryStore {
+    /// An empty replica in `state`.
+    pub fn new(state: ContainerState) -> Self {
+        Self {
+            state: Arc::new(Mutex::new(MemoryState {
+                paths: BTreeMap::new(),
+                inodes: BTreeMap::new(),
+                handles: BTreeMap::new(),
+                next_inode: 1,
+                metadata: Metadata::new(state),
+                tree_file: None,
+                faults: Faults::default(),
+            })),
+        }
+    }
+
+    /// A clone as the `Arc<dyn ContainerStore>` a replica takes.
+    pub fn shared(&self) -> Arc<dyn ContainerStore> {
+        arc_from_box(Box::new(self.clone()) as Box<dyn ContainerStore>)
+    }
+
+    /// Sets the failures to inject.
+    pub fn set_faults(&self, faults: Faults) {
+        self.state.lock().faults = faults;
+    }
+
+    /// Replaces the tree file's bytes without any check (a test corrupting the file).
+    pub fn overwrite_tree_file(&self, bytes: Option<Vec<u8>>) {
+        self.state.lock().tree_file = bytes;
+    }
+
+    /// Overwrites bytes of an existing block file in place (a test corrupting data).
+    /// Returns false if there is no file or the range is outside it.
+    pub fn corrupt_block_file(&self, block: LocalId, offset: u64, data: &[u8]) -> bool {
+        let mut state = self.state.lock();
+        let Some(inode) = state.paths.get(&block).copied() else {
+            return false;
+        };
+        let Some(file) = state.inodes.get_mut(&inode) else {
+            return false;
+        };
+        let Ok(start) = usize::try_from(offset) else {
+            return false;
+        };
+        match start.checked_add(data.len()) {
+            Some(end) if end <= file.len() => {
+                file[start..end].copy_from_slice(data);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Blocks whose cached handle points at an unlinked file (the orphans of the race).
+    pub fn orphaned_handles(&self) -> Vec<LocalId> {
+        let state = self.state.lock();
+        state
+            .handles
+            .iter()
+            .filter(|(block, inode)| state.paths.get(block) != Some(inode))
+            .map(|(block, _)| *block)
+            .collect()
+    }
+}
+
+fn to_index(value: u64, what: &str) -> Result<usize, StoreError> {
+    usize::try_from(value).map_err(|_| StoreError::Io {
+        what: what.to_owned(),
+        reason: format!("offset {value} beyond addressable memory"),
+    })
+}
+
+impl ContainerStore for MemoryStore {
+    fn write_chunk(&self, block: LocalId, offset: u64, data: &[u8]) -> Result<(), StoreError> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        let mut state = self.state.lock();
+        let inode = match state.handles.get(&block) {
+            Some(inode) => *inode,
+            None => {
+                let inode = match state.paths.get(&block) {
+                    Some(inode) => *inode,
+                    None => {
+                        let inode = state.next_inode;
+                        state.next_inode += 1;
+                        state.paths.insert(block, inode);
+                        state.inodes.insert(inode, Vec::new());
+                        inode
+                    }
+                };
+                state.handles.insert(block, inode);
+                inode
+            }
+        };
+        let file = state.inodes.entry(inode).or_default();
+        let file_len = file.len() as u64;
+        if offset > file_len {
+            return Err(StoreError::ChunkFileInconsistency {
+                block,
+                offset,
+                file_len,
+            });
+        }
+        let start = to_index(offset, "block file")?;
+        let end = start
+            .checked_add(data.len())
+            .ok_or_else(|| StoreError::Io {
+                what: "block file".into(),
+                reason: "write past addressable memory".into(),
+            })?;
+        if file.len() < end {
+            file.resize(end, 0);
+        }
+        file[start..end].copy_from_slice(data);
+        Ok(())
+    }
+
+    fn finish_write(&self, block: LocalId) -> Result<(), StoreError> {
+        let mut state = self.state.lock();
+        if let Some(inode) = state.handles.remove(&block) {
+            state.release(block, inode);
+        }
+        if state.paths.contains_key(&block) {
+            Ok(())
+        } else {
+            Err(StoreError::ChunkFileNotFound { block })
+        }
+    }
+
+    fn read_block(
+        &self,
+        block: LocalId,
+        offset: u64,
+        len: u64,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let state = self.state.lock();
+        let Some(file) = state.paths.get(&block).and_then(|i| state.inodes.get(i)) else {
+            return Ok(None);
+        };
+        let start = to_index(offset, "block file")?.min(file.len());
+        let end = start
+            .saturating_add(to_index(len, "block file")?)
+            .min(file.len());
+        Ok(Some(file[start..end].to_vec()))
+    }
+
+    fn block_file_len(&self, block: LocalId) -> Result<Option<u64>, StoreError> {
+        let state = self.state.lock();
+        Ok(state
+            .paths
+            .get(&block)
+            .and_then(|i| state.inodes.get(i))
+            .map(|f| f.len() as u64))
+    }
+
+    fn delete_block_file(&self, block: LocalId) -> Result<bool, StoreError> {
+        let mut state = self.state.lock();
+        if state.faults.fail_delete.contains(&block) {
+            return Err(StoreError::Io {
+                what: format!("block file {block}"),
+                reason: "injected unlink failure".into(),
+            });
+        }
+        match state.paths.remove(&block) {
+            Some(inode) => {
+                state.release(block, inode);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn truncate_block_file(&self, block: LocalId, len: u64) -> Result<(), StoreError> {
+        let mut state = self.state.lock();
+        if let Some(inode) = state.handles.remove(&block) {
+            state.release(block, inode);
+        }
+        if len == 0 {
+            if let Some(inode) = state.paths.remove(&block) {
+                state.release(block, inode);
+            }
+            return Ok(());
+        }
+        let len = to_index(len, "block file")?;
+        if let Some(inode) = state.paths.get(&block).copied()
+            && let Some(file) = state.inodes.get_mut(&inode)
+        {
+            file.truncate(len);
+        }
+        Ok(())
+    }
+
+    fn block_files(&self) -> Result<Vec<LocalId>, StoreError> {
+        Ok(self.state.lock().paths.keys().copied().collect())
+    }
+
+    fn get_block(&self, block: LocalId) -> Result<Option<BlockData>, StoreError> {
+        Ok(self.state.lock().metadata.blocks.get(&block).cloned())
+    }
+
+    fn blocks(&self) -> Result<Vec<BlockData>, StoreError> {
+        Ok(self
+            .state
+            .lock()
+            .metadata
+            .blocks
+            .values()
+            .cloned()
+            .collect())
+    }
+
+    fn pending_transactions(
+        &self,
+        block_budget: usize,
+    ) -> Result<Vec<DeletedBlocksTransaction>, StoreError> {
+        Ok(self.state.lock().metadata.pending(block_budget))
+    }
+
+    fn summary(&self) -> Result<MetadataSummary, StoreError> {
+        Ok(self.state.lock().metadata.summary())
+    }
+
+    fn commit(&self, batch: MetadataBatch) -> Result<(), StoreError> {
+        self.state.lock().metadata.apply(batch);
+        Ok(())
+    }
+
+    fn read_tree_file(&self) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.state.lock().tree_file.clone())
+    }
+
+    fn write_tree_file(&self, bytes: &[u8]) -> Result<(), StoreError> {
+        let mut state = self.state.lock();
+        if state.faults.fail_tree_write {
+            return Err(StoreError::Io {
+                what: "tree file".into(),
+                reason: "injected write failure".into(),
+            });
+        }
+        state.tree_file = Some(bytes.to_vec());
+        Ok(())
+    }
+}

@@ -1,0 +1,153 @@
+//! The disk store (HDDS-16811): the seed's reproductions run on replicas kept in
+//! directories give the same results as on the in-memory store (the orphaned-handle
+//! semantics come from the operating system here), and a replica reloads across a
+//! restart exactly as it was committed.
+#![cfg(not(any(loom, feature = "shuttle")))]
+
+use std::path::Path;
+
+use hadoop_ref::datanode::DatanodeId;
+use hadoop_ref::datanode::container::disk::DiskStore;
+use hadoop_ref::datanode::container::store::{ContainerStore, StoreError};
+use hadoop_ref::datanode::container::{Behavior, ContainerConfig, ContainerError};
+use hadoop_ref::datanode::container_set::ContainerState;
+use hadoop_ref::scenarios::container::{
+    BLOCK_X, CONTAINER, ReplicaNode, StoreFactory, data_checksums_agree, deleted_blocks_not_live,
+    mc2_run_on, mc2_seed_assertions, mc3_run_on, mc3_seed_assertions, no_metadata_without_file,
+    transaction,
+};
+use hadoop_ref::sync::Arc;
+
+fn disk_stores(
+    dir: &Path,
+) -> impl FnMut(DatanodeId, ContainerState) -> Result<Arc<dyn ContainerStore>, ContainerError> + '_
+{
+    move |datanode, state| {
+        DiskStore::open(dir.join(datanode.to_string()), CONTAINER, state)
+            .map(DiskStore::shared)
+            .map_err(ContainerError::store(CONTAINER))
+    }
+}
+
+#[test]
+fn mc2_on_disk_restores_the_block_only_on_legacy() {
+    for behavior in Behavior::ALL {
+        let dir = tempfile::tempdir().unwrap();
+        let mut stores = disk_stores(dir.path());
+        let run = mc2_run_on(behavior, &mut stores as &mut StoreFactory<'_>).unwrap();
+        let seed = mc2_seed_assertions(&run);
+        match behavior {
+            Behavior::Fixed => assert!(seed.is_err()),
+            Behavior::Legacy => seed.unwrap(),
+        }
+        let holds = run
+            .nodes
+            .iter()
+            .all(|n| deleted_blocks_not_live(n, &[BLOCK_X]).is_ok());
+        assert_eq!(holds, behavior == Behavior::Fixed, "{behavior:?}");
+    }
+}
+
+#[test]
+fn mc3_on_disk_orphans_the_chunks_only_on_legacy() {
+    for partial in [false, true] {
+        for behavior in Behavior::ALL {
+            let dir = tempfile::tempdir().unwrap();
+            let mut stores = disk_stores(dir.path());
+            let run = mc3_run_on(behavior, partial, &mut stores as &mut StoreFactory<'_>).unwrap();
+            let seed = mc3_seed_assertions(&run, partial);
+            match behavior {
+                Behavior::Fixed => {
+                    assert!(seed.is_err(), "partial {partial}");
+                    no_metadata_without_file(&run.dn1).unwrap();
+                    deleted_blocks_not_live(&run.dn1, &[BLOCK_X]).unwrap();
+                    assert_eq!(run.state, ContainerState::QuasiClosed);
+                }
+                Behavior::Legacy => {
+                    seed.unwrap_or_else(|e| panic!("partial {partial}: {e}"));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn an_unlinked_block_file_keeps_its_cached_handle_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = DiskStore::open(dir.path(), CONTAINER, ContainerState::Closed).unwrap();
+    store.write_chunk(1, 0, b"aaaa").unwrap();
+    assert!(store.delete_block_file(1).unwrap());
+    store.write_chunk(1, 4, b"bbbb").unwrap();
+    assert_eq!(store.block_file_len(1).unwrap(), None);
+    assert_eq!(
+        store.finish_write(1),
+        Err(StoreError::ChunkFileNotFound { block: 1 })
+    );
+    assert!(matches!(
+        store.write_chunk(2, 3, b"x"),
+        Err(StoreError::ChunkFileInconsistency { file_len: 0, .. })
+    ));
+}
+
+#[test]
+fn a_replica_reloads_across_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dn1");
+    let config = ContainerConfig::new(Behavior::Fixed);
+    let open = || {
+        DiskStore::open(&path, CONTAINER, ContainerState::QuasiClosed)
+            .unwrap()
+            .shared()
+    };
+    let peer = ReplicaNode::new(
+        DatanodeId(2),
+        config,
+        ContainerState::QuasiClosed,
+        &[(1, 2), (2, 1), (3, 3)],
+    )
+    .unwrap();
+    let before = {
+        let dn1 = ReplicaNode::with_store(DatanodeId(1), config, open(), &[(1, 2)]).unwrap();
+        dn1.store_transactions(&[transaction(7, &[1]), transaction(9, &[4])])
+            .unwrap();
+        dn1.reconcile(&[&peer]).unwrap();
+        dn1.handler.run_block_deleting_service();
+        dn1.store_transactions(&[transaction(11, &[3])]).unwrap();
+        let c = dn1.container().unwrap();
+        (
+            dn1.store.blocks().unwrap(),
+            dn1.store.summary().unwrap(),
+            c.checksums().read().unwrap(),
+            c.data_checksum(),
+            dn1.store.block_files().unwrap(),
+        )
+    };
+    let dn1 = ReplicaNode::with_store(DatanodeId(1), config, open(), &[]).unwrap();
+    let c = dn1.container().unwrap();
+    assert_eq!(dn1.store.blocks().unwrap(), before.0);
+    assert_eq!(dn1.store.summary().unwrap(), before.1);
+    assert_eq!(c.checksums().read().unwrap(), before.2);
+    assert_eq!(c.data_checksum(), before.3);
+    assert_eq!(dn1.store.block_files().unwrap(), before.4);
+    assert_eq!(before.4, vec![2, 3]);
+    assert_eq!(before.1.pending_transactions, 1);
+    assert_eq!(before.1.last_delete_tx_id, 11);
+    data_checksums_agree(std::slice::from_ref(&dn1)).unwrap();
+    assert!(!c.is_empty());
+}
+
+#[test]
+fn a_corrupt_database_file_is_a_typed_error() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(DiskStore::open(dir.path(), CONTAINER, ContainerState::Closed).unwrap());
+    let db = dir.path().join("metadata").join("container.db");
+    let mut bytes = std::fs::read(&db).unwrap();
+    bytes[9] ^= 0x55;
+    std::fs::write(&db, &bytes).unwrap();
+    assert!(matches!(
+        DiskStore::open(dir.path(), CONTAINER, ContainerState::Closed),
+        Err(StoreError::CorruptMetadata { .. })
+    ));
+    std::fs::write(&db, b"").unwrap();
+    assert!(DiskStore::open(dir.path(), CONTAINER, ContainerState::Closed).is_err());
+}
