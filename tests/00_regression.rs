@@ -94,3 +94,158 @@ fn stale_command_that_a_handler_refused_is_still_judged() {
     };
     assert!(no_command_below_heard_term(&[observed]).is_err());
 }
+
+// ---------------------------------------------------------------------------------------
+// Container replica (HDDS-16811)
+// ---------------------------------------------------------------------------------------
+
+mod container {
+    use hadoop_ref::datanode::DatanodeId;
+    use hadoop_ref::datanode::container::reconcile::{self, BlockRepair, PeerDatanode};
+    use hadoop_ref::datanode::container::store::{BlockData, ChunkInfo, LocalId};
+    use hadoop_ref::datanode::container::{Behavior, ContainerConfig, ContainerError, PeerError};
+    use hadoop_ref::datanode::container_set::ContainerState;
+    use hadoop_ref::ids::ContainerId;
+    use hadoop_ref::scenarios::container::{
+        BLOCK_X, CONTAINER, ReplicaNode, live_blocks_present, no_metadata_without_file,
+        replica_healthy,
+    };
+    use hadoop_ref::sync::{Arc, Mutex, arc_from_box};
+
+    const QC: ContainerState = ContainerState::QuasiClosed;
+
+    fn node(dn: u64, blocks: &[(LocalId, usize)]) -> ReplicaNode {
+        ReplicaNode::new(
+            DatanodeId(dn),
+            ContainerConfig::new(Behavior::Fixed),
+            QC,
+            blocks,
+        )
+        .unwrap()
+    }
+
+    /// A peer that, asked for chunk read number `at`, first runs `hook`, then fails as a
+    /// dropped connection does.
+    struct HookThenFail {
+        inner: Arc<dyn PeerDatanode>,
+        at: usize,
+        reads: Mutex<usize>,
+        hook: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+    }
+
+    impl std::fmt::Debug for HookThenFail {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("HookThenFail")
+                .field("at", &self.at)
+                .finish()
+        }
+    }
+
+    impl HookThenFail {
+        fn shared(
+            inner: Arc<dyn PeerDatanode>,
+            at: usize,
+            hook: impl FnOnce() + Send + 'static,
+        ) -> Arc<dyn PeerDatanode> {
+            arc_from_box(Box::new(Self {
+                inner,
+                at,
+                reads: Mutex::new(0),
+                hook: Mutex::new(Some(Box::new(hook))),
+            }) as Box<dyn PeerDatanode>)
+        }
+    }
+
+    impl PeerDatanode for HookThenFail {
+        fn id(&self) -> DatanodeId {
+            self.inner.id()
+        }
+        fn checksum_info(&self, c: ContainerId) -> Result<Option<Vec<u8>>, PeerError> {
+            self.inner.checksum_info(c)
+        }
+        fn block(&self, c: ContainerId, b: LocalId) -> Result<BlockData, PeerError> {
+            self.inner.block(c, b)
+        }
+        fn read_chunk(
+            &self,
+            c: ContainerId,
+            b: LocalId,
+            chunk: &ChunkInfo,
+        ) -> Result<Vec<u8>, PeerError> {
+            let read = {
+                let mut reads = self.reads.lock();
+                *reads += 1;
+                *reads - 1
+            };
+            if read != self.at {
+                return self.inner.read_chunk(c, b, chunk);
+            }
+            let hook = self.hook.lock().take();
+            if let Some(hook) = hook {
+                hook();
+            }
+            Err(PeerError::Unreachable {
+                peer: self.inner.id(),
+                reason: "connection reset".into(),
+            })
+        }
+    }
+
+    /// Postmortem: two reconciliations of one container ran at once; the one whose peer
+    /// failed after its first chunk cut the block file back to the length it had before
+    /// the repair (none) and unlinked the block the other had just committed, so the scan
+    /// found MISSING_DATA_FILE and marked the replica UNHEALTHY; the handler now runs one
+    /// reconciliation per container and refuses a second.
+    #[test]
+    fn a_second_reconciliation_of_a_container_is_refused_while_one_runs() {
+        let dn1 = node(1, &[]);
+        let dn2 = node(2, &[(BLOCK_X, 2)]);
+        let nested = Arc::new(Mutex::new(None));
+        let peer = {
+            let (dn1, dn2, nested) = (dn1.clone(), dn2.clone(), Arc::clone(&nested));
+            HookThenFail::shared(dn2.peer(), 1, move || {
+                let (result, _scan) = dn1.handler.reconcile_container(CONTAINER, &[dn2.peer()]);
+                *nested.lock() = Some(result);
+            })
+        };
+        let (result, scan) = dn1.handler.reconcile_container(CONTAINER, &[peer]);
+        assert!(matches!(
+            result.unwrap().rounds[0].blocks[&BLOCK_X],
+            BlockRepair::Failed(ContainerError::Peer(_))
+        ));
+        assert!(scan.unwrap().unwrap().errors.is_empty());
+        no_metadata_without_file(&dn1).unwrap();
+        replica_healthy(&dn1).unwrap();
+        assert!(matches!(
+            nested.lock().take(),
+            Some(Err(ContainerError::ReconciliationInProgress { .. }))
+        ));
+        // Once the first one ended, the next is accepted and repairs X.
+        dn1.reconcile(&[&dn2]).unwrap();
+        live_blocks_present(std::slice::from_ref(&dn1), &[(BLOCK_X, 2)]).unwrap();
+    }
+
+    /// Postmortem: as above with the handler's guard bypassed: the failed repair's cleanup
+    /// cut the file back to the length captured before the repair instead of the length
+    /// committed now; it now cuts under the container lock, never below the committed
+    /// metadata, so the other reconciliation's block survives.
+    #[test]
+    fn a_failed_repair_never_cuts_below_what_another_reconciliation_committed() {
+        let dn1 = node(1, &[]);
+        let dn2 = node(2, &[(BLOCK_X, 2)]);
+        let container = dn1.container().unwrap();
+        let nested = Arc::new(Mutex::new(None));
+        let peer = {
+            let (container, dn2, nested) =
+                (Arc::clone(&container), dn2.clone(), Arc::clone(&nested));
+            HookThenFail::shared(dn2.peer(), 1, move || {
+                let result = reconcile::reconcile_container(&container, &[dn2.peer()]);
+                *nested.lock() = Some(result.map(|report| report.committed()));
+            })
+        };
+        reconcile::reconcile_container(&container, &[peer]).unwrap();
+        assert_eq!(nested.lock().take(), Some(Ok(vec![BLOCK_X])));
+        no_metadata_without_file(&dn1).unwrap();
+        live_blocks_present(std::slice::from_ref(&dn1), &[(BLOCK_X, 2)]).unwrap();
+    }
+}

@@ -124,6 +124,13 @@ pub enum ContainerError {
         /// The block.
         block: LocalId,
     },
+    /// A reconciliation of the container is already running on this datanode; the request
+    /// was dropped, as Ozone's replication supervisor drops a task equal to one in flight.
+    #[error("container {container}: a reconciliation is already in progress")]
+    ReconciliationInProgress {
+        /// The container.
+        container: ContainerId,
+    },
     /// The repair of a block stopped before all of its chunks were pulled.
     #[error("container {container}: block {block} repair incomplete: {reason}")]
     IncompleteRepair {

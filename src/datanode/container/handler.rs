@@ -7,8 +7,12 @@
 //! **The fix** lives in the replica ([`deletion`] records every deleted
 //! block in the tree, [`reconcile`] commits under the read lock after
 //! checking it); the handler only wires the entry points as Ozone does.
+//!
+//! Like Ozone's replication supervisor, which drops a reconcile task while one for the same
+//! container is in flight, the handler runs at most one reconciliation per container: two
+//! of them would each remove what the other pulled and committed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::ContainerConfig;
 use super::deletion::{self, BlockDeletingService, DeletionRound, TransactionStored};
@@ -21,7 +25,7 @@ use super::store::{BlockData, ChunkInfo, ContainerStore, LocalId};
 use crate::datanode::commands::DeletedBlocksTransaction;
 use crate::datanode::container_set::ContainerState;
 use crate::ids::{ContainerId, DatanodeId};
-use crate::sync::{Arc, RwLock, arc_from_box};
+use crate::sync::{Arc, Mutex, RwLock, arc_from_box};
 
 /// The container replicas of one datanode with its block deleting service and scanner.
 #[derive(Debug)]
@@ -29,6 +33,8 @@ pub struct KeyValueHandler {
     datanode: DatanodeId,
     config: ContainerConfig,
     containers: RwLock<BTreeMap<ContainerId, Arc<KeyValueContainer>>>,
+    /// Containers with a reconciliation in flight (the supervisor's in-flight set).
+    reconciling: Mutex<BTreeSet<ContainerId>>,
     deleting: BlockDeletingService,
     scanner: OnDemandContainerScanner,
 }
@@ -40,6 +46,7 @@ impl KeyValueHandler {
             datanode,
             config,
             containers: RwLock::new(BTreeMap::new()),
+            reconciling: Mutex::new(BTreeSet::new()),
             deleting: BlockDeletingService {
                 block_limit_per_interval: config.block_deleting_limit_per_interval,
             },
@@ -111,9 +118,23 @@ impl KeyValueHandler {
             .collect()
     }
 
+    /// Marks a reconciliation of `id` in flight until the guard is dropped; refused, without
+    /// waiting, when one already is.
+    fn begin_reconciliation(&self, id: ContainerId) -> Result<InFlight<'_>, ContainerError> {
+        if !self.reconciling.lock().insert(id) {
+            return Err(ContainerError::ReconciliationInProgress { container: id });
+        }
+        Ok(InFlight {
+            set: &self.reconciling,
+            id,
+        })
+    }
+
     /// `reconcileContainer`: reconciles with each peer, then (whatever the outcome)
     /// requests an on-demand scan without gap. The scan's result is in the second part
-    /// (`None` when a scan of the replica was already in flight).
+    /// (`None` when a scan of the replica was already in flight). A request while a
+    /// reconciliation of the same container runs is refused with
+    /// [`ContainerError::ReconciliationInProgress`] and starts no scan (the task is dropped).
     pub fn reconcile_container(
         &self,
         id: ContainerId,
@@ -126,18 +147,26 @@ impl KeyValueHandler {
             Ok(container) => container,
             Err(error) => return (Err(error), None),
         };
-        let result = reconcile::reconcile_container(&container, peers);
+        let result = match self.begin_reconciliation(id) {
+            Ok(_in_flight) => reconcile::reconcile_container(&container, peers),
+            Err(error) => return (Err(error), None),
+        };
+        // The task ends once the scan is requested: the scanner has its own dedupe.
         let scan = self.scanner.scan_container_without_gap(&container);
         (result, scan)
     }
 
-    /// Reconciliation without the scan that ends it (`reconcileContainerInternal`).
+    /// Reconciliation without the scan that ends it (`reconcileContainerInternal`), refused
+    /// like [`reconcile_container`](Self::reconcile_container) while another one of the
+    /// same container runs.
     pub fn reconcile_container_internal(
         &self,
         id: ContainerId,
         peers: &[Arc<dyn PeerDatanode>],
     ) -> Result<ReconcileReport, ContainerError> {
-        reconcile::reconcile_container(&*self.container(id)?, peers)
+        let container = self.container(id)?;
+        let _in_flight = self.begin_reconciliation(id)?;
+        reconcile::reconcile_container(&container, peers)
     }
 
     /// An on-demand scan of `id` (`None` if one was already in flight).
@@ -201,6 +230,19 @@ impl KeyValueHandler {
                 offset: chunk.offset,
                 length: chunk.length,
             })
+    }
+}
+
+/// A reconciliation in flight; dropping it (also on unwind) lets the next one start.
+#[derive(Debug)]
+struct InFlight<'a> {
+    set: &'a Mutex<BTreeSet<ContainerId>>,
+    id: ContainerId,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.set.lock().remove(&self.id);
     }
 }
 

@@ -13,6 +13,10 @@
 //! block that a peer's tree marks deleted while it is live here is deleted here too
 //! (HDDS-11765), under the container write lock.
 //!
+//! Callers run at most one reconciliation per container (the handler refuses a second,
+//! as Ozone's replication supervisor does). Should two run all the same, removing what a
+//! failed repair pulled never cuts below what is committed, so neither undoes the other.
+//!
 //! Not modelled: the container BCSID (step 5 of spec C.8) and the ICR sent at the end.
 
 use std::collections::BTreeMap;
@@ -104,7 +108,8 @@ impl ReconcileReport {
 
 /// `reconcileContainerInternal`: reconciles `container` with each of `peers` in turn.
 /// Takes no container lock except the fixed commit's read lock (and the write lock to
-/// apply a peer's deletion).
+/// apply a peer's deletion). Not deduplicated here: the
+/// [handler](super::handler::KeyValueHandler) runs at most one per container.
 pub fn reconcile_container(
     container: &KeyValueContainer,
     peers: &[Arc<dyn PeerDatanode>],
@@ -222,7 +227,6 @@ pub fn reconcile_chunks_per_block(
             });
         }
     };
-    let previous_end = local_meta.as_ref().map_or(0, BlockData::end);
     let mut local: BTreeMap<u64, ChunkInfo> = local_meta
         .as_ref()
         .map(BlockData::chunks_by_offset)
@@ -307,7 +311,7 @@ pub fn reconcile_chunks_per_block(
     if fixed {
         if let Some(error) = incomplete {
             if attempted_write {
-                remove_pulled(container, block, previous_end);
+                remove_pulled(container, block);
             }
             return BlockRepair::Failed(error);
         }
@@ -315,7 +319,7 @@ pub fn reconcile_chunks_per_block(
             return BlockRepair::Skipped;
         }
         let data = BlockData::new(block, local.into_values());
-        commit_fixed(container, block, data, pulled, previous_end, writer)
+        commit_fixed(container, block, data, pulled, writer)
     } else {
         if local.is_empty() {
             return match incomplete {
@@ -357,16 +361,25 @@ fn commit_legacy(
 }
 
 /// Removes what a failed repair wrote, under the read lock so that no deletion runs
-/// meanwhile: the whole file if the tree marks the block deleted (its metadata is gone),
-/// else everything past the chunks the block had before the repair (`previous_end` 0
-/// removes the file). Best effort: what is left has no metadata and no reader sees it.
-fn remove_pulled(container: &KeyValueContainer, block: LocalId, previous_end: u64) {
+/// meanwhile (see [`truncate_to_committed`]).
+fn remove_pulled(container: &KeyValueContainer, block: LocalId) {
     let _read = container.read_lock();
-    let keep = match container.tree_marks_deleted(block) {
-        Ok(true) => 0,
-        _ => previous_end,
-    };
-    let _ = container.store().truncate_block_file(block, keep);
+    truncate_to_committed(container, block);
+}
+
+/// Cuts the block file back to the end of the block's metadata as committed now, and
+/// unlinks it when the block has none; the caller holds the container lock. What was
+/// committed when the repair started is no guide: another repair of the block may have
+/// committed more since, and a deletion may have removed the metadata (then the tree marks
+/// the block deleted, and nothing of the file is wanted). Best effort: bytes past the
+/// committed end have no metadata and no reader sees them; if the metadata cannot be read
+/// the file is left alone, since a stray tail is harmless and cutting committed data is not.
+fn truncate_to_committed(container: &KeyValueContainer, block: LocalId) {
+    let store = container.store();
+    if let Ok(committed) = store.get_block(block) {
+        let keep = committed.as_ref().map_or(0, BlockData::end);
+        let _ = store.truncate_block_file(block, keep);
+    }
 }
 
 /// HDDS-16811 part 2: finish the writes, then under the read lock commit only if the tree
@@ -376,10 +389,9 @@ fn commit_fixed(
     block: LocalId,
     data: BlockData,
     pulled: Vec<ChunkInfo>,
-    previous_end: u64,
     writer: &mut ContainerMerkleTree,
 ) -> BlockRepair {
-    let store = container.store();
+    let id = container.id();
     if let Err(error) = container.finish_write_chunks(block) {
         // "Chunk file not found": the file was unlinked while its handle was cached, and
         // the chunks went to the orphan. Nothing to remove, nothing committed.
@@ -387,24 +399,23 @@ fn commit_fixed(
     }
     let read = container.read_lock();
     let refused = match container.tree_marks_deleted(block) {
-        Ok(false) => container.put_block_for_closed_container(data).err(),
-        Ok(true) => {
-            // The deletion removed the block's metadata: nothing of the file is wanted.
-            let _ = store.truncate_block_file(block, 0);
-            return BlockRepair::Failed(ContainerError::DeletedDuringRepair {
-                container: container.id(),
-                block,
-            });
-        }
-        Err(error) => Some(error),
+        Ok(true) => ContainerError::DeletedDuringRepair {
+            container: id,
+            block,
+        },
+        Ok(false) => match container.put_block_for_closed_container(data) {
+            Ok(()) => {
+                drop(read);
+                writer.add_chunks(block, true, &pulled);
+                return BlockRepair::Repaired {
+                    chunks: pulled.len(),
+                };
+            }
+            Err(error) => error,
+        },
+        Err(error) => error,
     };
+    truncate_to_committed(container, block);
     drop(read);
-    if let Some(error) = refused {
-        remove_pulled(container, block, previous_end);
-        return BlockRepair::Failed(error);
-    }
-    writer.add_chunks(block, true, &pulled);
-    BlockRepair::Repaired {
-        chunks: pulled.len(),
-    }
+    BlockRepair::Failed(refused)
 }
