@@ -101,14 +101,18 @@ fn stale_command_that_a_handler_refused_is_still_judged() {
 
 mod container {
     use hadoop_ref::datanode::DatanodeId;
+    use hadoop_ref::datanode::commands::DeletedBlocksTransaction;
     use hadoop_ref::datanode::container::reconcile::{self, BlockRepair, PeerDatanode};
-    use hadoop_ref::datanode::container::store::{BlockData, ChunkInfo, LocalId};
+    use hadoop_ref::datanode::container::store::{
+        BlockData, ChunkInfo, ContainerStore, Faults, LocalId, MemoryStore, MetadataBatch,
+        MetadataSummary, StoreError,
+    };
     use hadoop_ref::datanode::container::{Behavior, ContainerConfig, ContainerError, PeerError};
     use hadoop_ref::datanode::container_set::ContainerState;
     use hadoop_ref::ids::ContainerId;
     use hadoop_ref::scenarios::container::{
-        BLOCK_X, CONTAINER, ReplicaNode, live_blocks_present, no_metadata_without_file,
-        replica_healthy,
+        BLOCK_X, CONTAINER, ReplicaNode, deleted_blocks_not_live, deletions_witnessed,
+        live_blocks_present, no_metadata_without_file, replica_healthy, transaction,
     };
     use hadoop_ref::sync::{Arc, Mutex, arc_from_box};
 
@@ -191,6 +195,109 @@ mod container {
         }
     }
 
+    type Hook = Box<dyn FnOnce() + Send>;
+    type Predicate = Box<dyn Fn() -> bool + Send>;
+
+    /// A [`MemoryStore`] that runs a hook once after the next successful `finish_write`,
+    /// and fails tree writes while a predicate holds.
+    #[derive(Clone)]
+    struct HookedStore {
+        inner: MemoryStore,
+        after_finish_write: Arc<Mutex<Option<Hook>>>,
+        fail_tree_write_if: Arc<Mutex<Option<Predicate>>>,
+    }
+
+    impl std::fmt::Debug for HookedStore {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("HookedStore")
+                .field("inner", &self.inner)
+                .finish_non_exhaustive()
+        }
+    }
+
+    impl HookedStore {
+        fn new(inner: MemoryStore) -> Self {
+            Self {
+                inner,
+                after_finish_write: Arc::new(Mutex::new(None)),
+                fail_tree_write_if: Arc::new(Mutex::new(None)),
+            }
+        }
+
+        fn shared(&self) -> Arc<dyn ContainerStore> {
+            arc_from_box(Box::new(self.clone()) as Box<dyn ContainerStore>)
+        }
+    }
+
+    impl ContainerStore for HookedStore {
+        fn write_chunk(&self, block: LocalId, offset: u64, data: &[u8]) -> Result<(), StoreError> {
+            self.inner.write_chunk(block, offset, data)
+        }
+        fn finish_write(&self, block: LocalId) -> Result<(), StoreError> {
+            self.inner.finish_write(block)?;
+            let hook = self.after_finish_write.lock().take();
+            if let Some(hook) = hook {
+                hook();
+            }
+            Ok(())
+        }
+        fn read_block(
+            &self,
+            block: LocalId,
+            offset: u64,
+            len: u64,
+        ) -> Result<Option<Vec<u8>>, StoreError> {
+            self.inner.read_block(block, offset, len)
+        }
+        fn block_file_len(&self, block: LocalId) -> Result<Option<u64>, StoreError> {
+            self.inner.block_file_len(block)
+        }
+        fn delete_block_file(&self, block: LocalId) -> Result<bool, StoreError> {
+            self.inner.delete_block_file(block)
+        }
+        fn truncate_block_file(&self, block: LocalId, len: u64) -> Result<(), StoreError> {
+            self.inner.truncate_block_file(block, len)
+        }
+        fn block_files(&self) -> Result<Vec<LocalId>, StoreError> {
+            self.inner.block_files()
+        }
+        fn get_block(&self, block: LocalId) -> Result<Option<BlockData>, StoreError> {
+            self.inner.get_block(block)
+        }
+        fn blocks(&self) -> Result<Vec<BlockData>, StoreError> {
+            self.inner.blocks()
+        }
+        fn pending_transactions(
+            &self,
+            block_budget: usize,
+        ) -> Result<Vec<DeletedBlocksTransaction>, StoreError> {
+            self.inner.pending_transactions(block_budget)
+        }
+        fn summary(&self) -> Result<MetadataSummary, StoreError> {
+            self.inner.summary()
+        }
+        fn commit(&self, batch: MetadataBatch) -> Result<(), StoreError> {
+            self.inner.commit(batch)
+        }
+        fn read_tree_file(&self) -> Result<Option<Vec<u8>>, StoreError> {
+            self.inner.read_tree_file()
+        }
+        fn write_tree_file(&self, bytes: &[u8]) -> Result<(), StoreError> {
+            let fail = self
+                .fail_tree_write_if
+                .lock()
+                .as_ref()
+                .is_some_and(|predicate| predicate());
+            if fail {
+                return Err(StoreError::Io {
+                    what: "tree file".into(),
+                    reason: "injected write failure".into(),
+                });
+            }
+            self.inner.write_tree_file(bytes)
+        }
+    }
+
     /// Postmortem: two reconciliations of one container ran at once; the one whose peer
     /// failed after its first chunk cut the block file back to the length it had before
     /// the repair (none) and unlinked the block the other had just committed, so the scan
@@ -247,5 +354,88 @@ mod container {
         assert_eq!(nested.lock().take(), Some(Ok(vec![BLOCK_X])));
         no_metadata_without_file(&dn1).unwrap();
         live_blocks_present(std::slice::from_ref(&dn1), &[(BLOCK_X, 2)]).unwrap();
+    }
+
+    /// Postmortem: a deleting round unlinked X's file after reconciliation had finished its
+    /// writes, then failed its tree write, so no deleted entry stopped the fixed commit
+    /// (which checked only the tree, as the seed's patch does) and X's metadata was
+    /// committed without its file (scan MISSING_DATA_FILE, UNHEALTHY); the commit now also
+    /// requires the file to hold the pulled data.
+    #[test]
+    fn the_fixed_commit_requires_the_block_file() {
+        let memory = MemoryStore::new(QC);
+        let hooked = HookedStore::new(memory.clone());
+        let dn1 = ReplicaNode::with_store(
+            DatanodeId(1),
+            ContainerConfig::new(Behavior::Fixed),
+            hooked.shared(),
+            &[],
+        )
+        .unwrap();
+        let dn2 = node(2, &[(BLOCK_X, 2)]);
+        dn1.store_transactions(&[transaction(1, &[BLOCK_X])])
+            .unwrap();
+        *hooked.after_finish_write.lock() = Some({
+            let dn1 = dn1.clone();
+            Box::new(move || {
+                memory.set_faults(Faults {
+                    fail_tree_write: true,
+                    ..Faults::default()
+                });
+                assert!(dn1.delete_blocks().is_err(), "the round's tree write fails");
+                memory.set_faults(Faults::default());
+            })
+        });
+        let (result, scan) = dn1.handler.reconcile_container(CONTAINER, &[dn2.peer()]);
+        no_metadata_without_file(&dn1).unwrap();
+        replica_healthy(&dn1).unwrap();
+        assert!(matches!(
+            result.unwrap().rounds[0].blocks[&BLOCK_X],
+            BlockRepair::Failed(ContainerError::BlockFileLostDuringRepair { found: None, .. })
+        ));
+        assert!(scan.unwrap().unwrap().errors.is_empty());
+        // The transaction stayed pending; the next round records the deletion.
+        assert_eq!(dn1.pending_transactions(), 1);
+        dn1.delete_blocks().unwrap();
+        deletions_witnessed(&dn1, &[BLOCK_X]).unwrap();
+        deleted_blocks_not_live(&dn1, &[BLOCK_X]).unwrap();
+    }
+
+    /// Postmortem: applying a peer's deletion removed X's file and metadata under the write
+    /// lock but left the deleted tree entry to the round's final tree write; when that
+    /// write failed nothing recorded the deletion, and a reconciliation with a peer that
+    /// had not deleted X yet copied it back. The entry is now written first, under the lock.
+    #[test]
+    fn a_peer_deletion_is_recorded_before_it_is_applied() {
+        let memory = MemoryStore::new(QC);
+        let hooked = HookedStore::new(memory.clone());
+        let dn1 = ReplicaNode::with_store(
+            DatanodeId(1),
+            ContainerConfig::new(Behavior::Fixed),
+            hooked.shared(),
+            &[(BLOCK_X, 2)],
+        )
+        .unwrap();
+        let dn2 = node(2, &[(BLOCK_X, 2)]);
+        let dn3 = node(3, &[(BLOCK_X, 2)]);
+        dn2.store_transactions(&[transaction(1, &[BLOCK_X])])
+            .unwrap();
+        dn2.delete_blocks().unwrap();
+        // Every tree write fails once X's metadata is gone.
+        *hooked.fail_tree_write_if.lock() = Some({
+            let memory = memory.clone();
+            Box::new(move || matches!(memory.get_block(BLOCK_X), Ok(None)))
+        });
+        let report = dn1
+            .handler
+            .reconcile_container_internal(CONTAINER, &[dn2.peer()])
+            .unwrap();
+        assert_eq!(report.peer_failures.len(), 1, "{report:?}");
+        if !dn1.has_metadata(BLOCK_X) {
+            deletions_witnessed(&dn1, &[BLOCK_X]).unwrap();
+        }
+        *hooked.fail_tree_write_if.lock() = None;
+        dn1.reconcile(&[&dn3]).unwrap();
+        deleted_blocks_not_live(&dn1, &[BLOCK_X]).unwrap();
     }
 }

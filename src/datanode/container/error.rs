@@ -124,6 +124,23 @@ pub enum ContainerError {
         /// The block.
         block: LocalId,
     },
+    /// Reconciliation found the block file missing, or shorter than the data it pulled,
+    /// when about to commit the block (beyond the seed's patch, which checks only the
+    /// tree): the pulled chunks were removed, nothing was committed.
+    #[error(
+        "container {container}: block {block} file lost during its repair: {needed} byte(s) pulled, file {}",
+        found.map_or_else(|| "absent".to_owned(), |len| format!("of {len} byte(s)"))
+    )]
+    BlockFileLostDuringRepair {
+        /// The container.
+        container: ContainerId,
+        /// The block.
+        block: LocalId,
+        /// The end of the block's chunks, pulled and local.
+        needed: u64,
+        /// The file's length, `None` if there was no file.
+        found: Option<u64>,
+    },
     /// A reconciliation of the container is already running on this datanode; the request
     /// was dropped, as Ozone's replication supervisor drops a task equal to one in flight.
     #[error("container {container}: a reconciliation is already in progress")]

@@ -9,9 +9,10 @@
 //! block deleted; otherwise the pulled chunks are removed and the block fails.
 //!
 //! Beyond the seed patch, and on by default: a peer error or a short read in the middle
-//! of a block fails that block cleanly (no metadata, the pulled chunks removed); and a
-//! block that a peer's tree marks deleted while it is live here is deleted here too
-//! (HDDS-11765), under the container write lock.
+//! of a block fails that block cleanly (no metadata, the pulled chunks removed); the commit
+//! also requires the block file to hold the pulled data; and a block that a peer's tree
+//! marks deleted while it is live here is deleted here too (HDDS-11765), under the
+//! container write lock, recording the deletion in the tree before deleting.
 //!
 //! Callers run at most one reconciliation per container (the handler refuses a second,
 //! as Ozone's replication supervisor does). Should two run all the same, removing what a
@@ -172,7 +173,7 @@ fn reconcile_with_peer(
         round.blocks.insert(block, outcome);
     }
     for (block, checksum) in &report.diverged_deleted {
-        if config.apply_peer_deletions && apply_peer_deletion(container, *block)? {
+        if config.apply_peer_deletions && apply_peer_deletion(container, *block, *checksum)? {
             round.applied_peer_deletions.push(*block);
         }
         writer.set_deleted_block(*block, *checksum);
@@ -183,18 +184,29 @@ fn reconcile_with_peer(
 }
 
 /// HDDS-11765: the peer's tree witnessed the deletion of a block that is live here.
-/// Deletes its file and metadata under the write lock; true if there was anything.
+/// Under the write lock: records the deletion in the tree (with the peer's `checksum`),
+/// then deletes the metadata, then the file; true if there was anything. The tree comes
+/// first because it is the only record of a deletion: a deletion the tree missed would be
+/// copied back by the next reconciliation with a peer that still has the block. In this
+/// order a failure at any step leaves the deletion recorded, or nothing done, and never
+/// metadata without its file.
 fn apply_peer_deletion(
     container: &KeyValueContainer,
     block: LocalId,
+    checksum: u64,
 ) -> Result<bool, ContainerError> {
     let id = container.id();
     let store = container.store();
     let _write = container.write_lock();
     let meta = store.get_block(block).map_err(ContainerError::store(id))?;
-    let had_file = store
-        .delete_block_file(block)
-        .map_err(ContainerError::store(id))?;
+    let has_file = store
+        .block_file_len(block)
+        .map_err(ContainerError::store(id))?
+        .is_some();
+    if meta.is_none() && !has_file {
+        return Ok(false);
+    }
+    container.record_deleted_block(block, checksum)?;
     if meta.is_some() {
         store
             .commit(MetadataBatch {
@@ -203,7 +215,10 @@ fn apply_peer_deletion(
             })
             .map_err(ContainerError::store(id))?;
     }
-    Ok(meta.is_some() || had_file)
+    store
+        .delete_block_file(block)
+        .map_err(ContainerError::store(id))?;
+    Ok(true)
 }
 
 /// `reconcileChunksPerBlock`: pulls `wanted` chunks of `block` from `peer`, writes them,
@@ -384,6 +399,12 @@ fn truncate_to_committed(container: &KeyValueContainer, block: LocalId) {
 
 /// HDDS-16811 part 2: finish the writes, then under the read lock commit only if the tree
 /// does not mark the block deleted; otherwise the pulled chunks are removed.
+///
+/// Beyond the seed's patch, the commit also requires the block file to hold every chunk it
+/// lists. The tree check alone misses a deletion that unlinked the file after the writes
+/// were finished but recorded nothing: a deleting round whose tree write failed, which
+/// ends the round with the files gone and no deleted entry (spec C.6 step 4). Ozone's
+/// patch checks only the tree and has the same gap: it commits metadata without a file.
 fn commit_fixed(
     container: &KeyValueContainer,
     block: LocalId,
@@ -392,6 +413,7 @@ fn commit_fixed(
     writer: &mut ContainerMerkleTree,
 ) -> BlockRepair {
     let id = container.id();
+    let store = container.store();
     if let Err(error) = container.finish_write_chunks(block) {
         // "Chunk file not found": the file was unlinked while its handle was cached, and
         // the chunks went to the orphan. Nothing to remove, nothing committed.
@@ -403,16 +425,33 @@ fn commit_fixed(
             container: id,
             block,
         },
-        Ok(false) => match container.put_block_for_closed_container(data) {
-            Ok(()) => {
-                drop(read);
-                writer.add_chunks(block, true, &pulled);
-                return BlockRepair::Repaired {
-                    chunks: pulled.len(),
-                };
+        Ok(false) => {
+            let needed = data.end();
+            match store.block_file_len(block) {
+                Ok(Some(len)) if len >= needed => {
+                    match container.put_block_for_closed_container(data) {
+                        Ok(()) => {
+                            drop(read);
+                            writer.add_chunks(block, true, &pulled);
+                            return BlockRepair::Repaired {
+                                chunks: pulled.len(),
+                            };
+                        }
+                        Err(error) => error,
+                    }
+                }
+                Ok(found) => ContainerError::BlockFileLostDuringRepair {
+                    container: id,
+                    block,
+                    needed,
+                    found,
+                },
+                Err(source) => ContainerError::Store {
+                    container: id,
+                    source,
+                },
             }
-            Err(error) => error,
-        },
+        }
         Err(error) => error,
     };
     truncate_to_committed(container, block);

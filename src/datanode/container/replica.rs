@@ -389,6 +389,33 @@ impl KeyValueContainer {
         Ok(())
     }
 
+    /// Marks `block` deleted in the tree file with `checksum` (a deletion a peer witnessed),
+    /// keeping the root set only if it was, and refreshing the data checksum as the
+    /// deleting round's tree write does.
+    pub(super) fn record_deleted_block(
+        &self,
+        block: LocalId,
+        checksum: u64,
+    ) -> Result<(), ContainerError> {
+        let update = |current: &ContainerMerkleTree| {
+            let mut tree = current.clone();
+            tree.set_deleted_block(block, checksum);
+            if current.data_checksum().is_some() {
+                tree.compute_root();
+            } else {
+                tree.clear_root();
+            }
+            tree
+        };
+        if self.config.behavior == Behavior::Fixed {
+            self.checksums
+                .write(update, |info| self.refresh_data_checksum(info))?;
+        } else {
+            self.checksums.write(update, |_| Ok(()))?;
+        }
+        Ok(())
+    }
+
     /// `checkContainerClose`: reconciliation writes only to QUASI_CLOSED, CLOSED or
     /// UNHEALTHY replicas.
     pub fn check_closed_for_repair(&self) -> Result<(), ContainerError> {
