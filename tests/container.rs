@@ -633,6 +633,25 @@ fn a_restored_block_is_removed_when_peer_deletions_are_applied() {
 }
 
 #[test]
+fn a_replica_whose_last_block_goes_by_a_peer_deletion_is_marked_empty() {
+    // dn1 holds only X although its deletion was executed elsewhere (spec C.10: SCM
+    // deletes the container only once every replica reports empty).
+    let dn1 = node(1, Behavior::Fixed, &[(BLOCK_X, 2)]);
+    let dn2 = node(2, Behavior::Fixed, &[(BLOCK_X, 2)]);
+    dn2.store_transactions(&[transaction(1, &[BLOCK_X])])
+        .unwrap();
+    dn2.delete_blocks().unwrap();
+    assert!(dn2.container().unwrap().is_empty());
+    assert!(!dn1.container().unwrap().is_empty());
+    let report = dn1
+        .handler
+        .reconcile_container_internal(CONTAINER, &[dn2.peer()])
+        .unwrap();
+    assert_eq!(report.rounds[0].applied_peer_deletions, vec![BLOCK_X]);
+    assert!(dn1.container().unwrap().is_empty());
+}
+
+#[test]
 fn the_generation_check_skips_rereading_an_unchanged_tree() {
     let dn = node(1, Behavior::Fixed, &[(1, 1)]);
     let c = dn.container().unwrap();

@@ -189,7 +189,9 @@ fn reconcile_with_peer(
 /// first because it is the only record of a deletion: a deletion the tree missed would be
 /// copied back by the next reconciliation with a peer that still has the block. In this
 /// order a failure at any step leaves the deletion recorded, or nothing done, and never
-/// metadata without its file.
+/// metadata without its file. A replica left without blocks is marked empty (spec C.10),
+/// as the deleting round marks it: SCM deletes a container only once every replica
+/// reports empty.
 fn apply_peer_deletion(
     container: &KeyValueContainer,
     block: LocalId,
@@ -218,6 +220,14 @@ fn apply_peer_deletion(
     store
         .delete_block_file(block)
         .map_err(ContainerError::store(id))?;
+    if store
+        .summary()
+        .map_err(ContainerError::store(id))?
+        .block_count
+        == 0
+    {
+        container.mark_empty();
+    }
     Ok(true)
 }
 
