@@ -7,6 +7,12 @@
 //! Exhaustive exploration does not fit the budget (each extra preemption multiplies the
 //! executions by six to eight: 604 at bound 2, 5 088 at 3, 32 567 at 4, 166 541 at 5 in
 //! 8.5 s release), so the model runs with a preemption bound of 5.
+//!
+//! Also two reconciliations of one container, one whose peer fails after X's first chunk
+//! (two spawned threads): through the handler, which refuses the second while the first
+//! runs (2 926 executions at bound 5), and around it, where the failed repair's cleanup
+//! must not unlink the block the other commits (324 809 executions at bound 4, 20 s
+//! release; before the fix the violation is found in about 4 500).
 #![cfg(loom)]
 
 #[path = "support.rs"]
@@ -14,12 +20,17 @@ mod support;
 
 use hadoop_ref::datanode::container::{Behavior, ContainerConfig};
 use hadoop_ref::scenarios::container::{
-    SEED_KEY, delete_during_partial_repair, delete_during_repair, delete_during_repair_with,
+    SEED_KEY, concurrent_reconciliations, delete_during_partial_repair, delete_during_repair,
+    delete_during_repair_with,
 };
 use support::{assert_caught, assert_holds, explore_bounded};
 
 /// Preemptions per execution (see the module docs).
 const PREEMPTION_BOUND: usize = 5;
+
+/// Preemptions per execution of two reconciliations running at once, which have about
+/// twice the scheduling points of one reconciliation against one deleting pass.
+const CONCURRENT_REPAIRS_BOUND: usize = 4;
 
 #[test]
 fn fixed_commit_never_restores_nor_orphans_the_block() {
@@ -96,4 +107,30 @@ fn refresh_after_the_tree_write_is_caught() {
         },
     );
     assert_caught(&exploration, "HDDS-16808");
+}
+
+/// Two reconciliations of one container, one whose peer fails after X's first chunk, both
+/// through the handler: the second is refused while the first runs, so neither undoes
+/// the other's block.
+#[test]
+fn concurrent_reconciliations_through_the_handler_hold() {
+    let exploration = explore_bounded(
+        "concurrent-reconciliations/Fixed, through the handler",
+        PREEMPTION_BOUND,
+        || concurrent_reconciliations(Behavior::Fixed, true),
+    );
+    assert_holds(&exploration);
+}
+
+/// The same two reconciliations around the handler, so they may run at once: the failed
+/// repair's cleanup (under the write lock, never below what is committed) and the commit's
+/// file check keep the other's block whole.
+#[test]
+fn concurrent_reconciliations_around_the_handler_hold() {
+    let exploration = explore_bounded(
+        "concurrent-reconciliations/Fixed, around the handler",
+        CONCURRENT_REPAIRS_BOUND,
+        || concurrent_reconciliations(Behavior::Fixed, false),
+    );
+    assert_holds(&exploration);
 }

@@ -30,6 +30,10 @@ shuttle_tests! {
     cluster_fixed_holds_pct: "container_cluster" / "Fixed", PCT3;
     cluster_legacy_caught_random: "container_cluster" / "Legacy", RANDOM;
     cluster_legacy_caught_pct: "container_cluster" / "Legacy", PCT3;
+    concurrent_reconciliations_holds_random: "concurrent_reconciliations" / "Fixed", RANDOM;
+    concurrent_reconciliations_holds_pct: "concurrent_reconciliations" / "Fixed", PCT3;
+    unguarded_reconciliations_hold_random: "concurrent_reconciliations_unguarded" / "Fixed", RANDOM;
+    unguarded_reconciliations_hold_pct: "concurrent_reconciliations_unguarded" / "Fixed", PCT3;
 }
 
 #[test]

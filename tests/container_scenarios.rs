@@ -4,9 +4,9 @@
 
 use hadoop_ref::datanode::container::Behavior;
 use hadoop_ref::scenarios::container::{
-    ClusterShape, SEED_KEY, container_cluster, delete_during_repair, mc2_deleted_block_restored,
-    mc2_run, mc2_seed_assertions, mc3_block_deleted_during_reconciliation, mc3_run,
-    mc3_seed_assertions,
+    ClusterShape, SEED_KEY, concurrent_reconciliations, container_cluster, delete_during_repair,
+    mc2_deleted_block_restored, mc2_run, mc2_seed_assertions,
+    mc3_block_deleted_during_reconciliation, mc3_run, mc3_seed_assertions,
 };
 
 #[test]
@@ -63,5 +63,13 @@ fn cluster_holds_on_fixed_for_many_seeds() {
     for seed in 0..200 {
         container_cluster(Behavior::Fixed, seed, ClusterShape::default())
             .unwrap_or_else(|v| panic!("seed {seed}: {v}"));
+    }
+}
+
+#[test]
+fn concurrent_reconciliations_sequentially_hold_on_fixed() {
+    for guarded in [true, false] {
+        concurrent_reconciliations(Behavior::Fixed, guarded)
+            .unwrap_or_else(|v| panic!("guarded {guarded}: {v}"));
     }
 }

@@ -7,8 +7,9 @@ use super::allocation::{
     rebuild_gate_race, reelection_during_unconfirmed_allocation, report_order_race,
 };
 use super::container::{
-    ClusterShape as ContainerClusterShape, container_cluster, delete_during_partial_repair,
-    delete_during_repair, mc2_deleted_block_restored, mc3_block_deleted_during_reconciliation,
+    ClusterShape as ContainerClusterShape, concurrent_reconciliations, container_cluster,
+    delete_during_partial_repair, delete_during_repair, mc2_deleted_block_restored,
+    mc3_block_deleted_during_reconciliation,
 };
 use super::standby::{
     ClusterShape as StandbyShape, rbw_report_races_completion, schedule_12_1, schedule_12_2,
@@ -350,6 +351,23 @@ pub fn container() -> Vec<Case> {
         ContainerBehavior,
         |behavior, seed| container_cluster(behavior, seed, ContainerClusterShape::default()),
         [(Fixed, Holds), (Legacy, Caught)]
+    );
+    // Two reconciliations of one container, one whose peer fails mid-block: through the
+    // handler (one at a time) and around it (the cleanup never cuts below what is
+    // committed). Only the fixed behavior has that cleanup, so it is the only variant.
+    cases!(
+        cases,
+        "concurrent_reconciliations",
+        ContainerBehavior,
+        |behavior, _seed| concurrent_reconciliations(behavior, true),
+        [(Fixed, Holds)]
+    );
+    cases!(
+        cases,
+        "concurrent_reconciliations_unguarded",
+        ContainerBehavior,
+        |behavior, _seed| concurrent_reconciliations(behavior, false),
+        [(Fixed, Holds)]
     );
     for case in &mut cases {
         case.sequential = case.scenario.starts_with("mc");

@@ -11,6 +11,8 @@
 //! [`no_metadata_without_file`] I-C2,
 //! [`live_blocks_present`] says no data of a live key is lost, and
 //! [`data_checksums_agree`] is I-C5 plus convergence after a full reconcile round.
+//! [`concurrent_reconciliations`] runs two reconciliations of one container, one of them
+//! failing mid-block, through the handler and around it.
 
 use std::collections::BTreeSet;
 
@@ -473,6 +475,117 @@ pub fn delete_during_repair_with(
     deleted_blocks_not_live(&dn1, &[BLOCK_X])?;
     no_metadata_without_file(&dn1)?;
     data_checksums_agree(std::slice::from_ref(&dn1))
+}
+
+// ---------------------------------------------------------------------------------------
+// Two reconciliations of one container
+// ---------------------------------------------------------------------------------------
+
+/// A peer whose connection drops at chunk read number `at` (counting from 0, over all
+/// blocks) and every read after it; the reads before are answered by `inner`.
+pub struct FailingPeer {
+    inner: Arc<dyn PeerDatanode>,
+    at: usize,
+    calls: Mutex<usize>,
+}
+
+impl std::fmt::Debug for FailingPeer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FailingPeer")
+            .field("inner", &self.inner)
+            .field("at", &self.at)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FailingPeer {
+    /// `inner`, failing from read number `at` on.
+    pub fn shared(inner: Arc<dyn PeerDatanode>, at: usize) -> Arc<dyn PeerDatanode> {
+        arc_from_box(Box::new(FailingPeer {
+            inner,
+            at,
+            calls: Mutex::new(0),
+        }) as Box<dyn PeerDatanode>)
+    }
+}
+
+impl PeerDatanode for FailingPeer {
+    fn id(&self) -> DatanodeId {
+        self.inner.id()
+    }
+
+    fn checksum_info(&self, container: ContainerId) -> Result<Option<Vec<u8>>, PeerError> {
+        self.inner.checksum_info(container)
+    }
+
+    fn block(&self, container: ContainerId, block: LocalId) -> Result<BlockData, PeerError> {
+        self.inner.block(container, block)
+    }
+
+    fn read_chunk(
+        &self,
+        container: ContainerId,
+        block: LocalId,
+        chunk: &ChunkInfo,
+    ) -> Result<Vec<u8>, PeerError> {
+        let call = {
+            let mut calls = self.calls.lock();
+            *calls += 1;
+            *calls - 1
+        };
+        if call >= self.at {
+            return Err(PeerError::Unreachable {
+                peer: self.inner.id(),
+                reason: "connection reset".into(),
+            });
+        }
+        self.inner.read_chunk(container, block, chunk)
+    }
+}
+
+/// Two reconciliations of [`CONTAINER`] on dn1, which lacks X (dn2 has it with two
+/// chunks): one with dn2, one with dn2 behind a connection that drops at X's second chunk.
+/// With `guarded` both go through the handler, which refuses the second while the first
+/// runs; without, they call reconciliation directly and may run at once, so only the
+/// failed repair's cleanup (never below what is committed) and the commit's file check
+/// keep each from undoing the other's block. Two spawned threads; then dn1 reconciles with
+/// dn2 alone.
+///
+/// Checks [`no_metadata_without_file`] on dn1 after the two (the harm: the failed repair
+/// unlinking the block the other committed); after the last reconciliation
+/// [`live_blocks_present`], [`no_metadata_without_file`] and [`data_checksums_agree`] for
+/// dn1 and dn2. Only the fixed behavior has the cleanup, so only it is checked here.
+pub fn concurrent_reconciliations(behavior: Behavior, guarded: bool) -> Result<(), Violation> {
+    let config = ContainerConfig::new(behavior);
+    let qc = ContainerState::QuasiClosed;
+    let dn1 = ReplicaNode::new(DatanodeId(1), config, qc, &[]).map_err(setup)?;
+    let dn2 = ReplicaNode::new(DatanodeId(2), config, qc, &[(BLOCK_X, 2)]).map_err(setup)?;
+    let reconcile = move |node: ReplicaNode, peer: Arc<dyn PeerDatanode>| {
+        thread::spawn(move || {
+            // Refused, failed or repaired: an outcome, not a violation.
+            if guarded {
+                let _ = node
+                    .handler
+                    .reconcile_container_internal(CONTAINER, &[peer]);
+            } else {
+                let container = node.container().map_err(setup)?;
+                let _ =
+                    crate::datanode::container::reconcile::reconcile_container(&container, &[peer]);
+            }
+            Ok(Vec::<()>::new())
+        })
+    };
+    let whole = reconcile(dn1.clone(), dn2.peer());
+    let failing = reconcile(dn1.clone(), FailingPeer::shared(dn2.peer(), 1));
+    join_all(vec![whole, failing])?;
+    no_metadata_without_file(&dn1)?;
+    dn1.handler
+        .reconcile_container_internal(CONTAINER, &[dn2.peer()])
+        .map_err(setup)?;
+    no_metadata_without_file(&dn1)?;
+    let nodes = [dn1, dn2];
+    live_blocks_present(&nodes, &[(BLOCK_X, 2)])?;
+    data_checksums_agree(&nodes)
 }
 
 // ---------------------------------------------------------------------------------------

@@ -385,21 +385,17 @@ fn commit_legacy(
     }
 }
 
-/// Removes what a failed repair wrote, under the read lock so that no deletion runs
-/// meanwhile (see [`truncate_to_committed`]).
+/// Removes what a failed repair wrote: cuts the block file back to the end of the block's
+/// metadata as committed now, and unlinks it when the block has none. What was committed
+/// when the repair started is no guide: another repair of the block may have committed
+/// more since, and a deletion may have removed the metadata (then the tree marks the block
+/// deleted, and nothing of the file is wanted). Under the write lock, because commits run
+/// under the read lock: a reader's look at the metadata could be followed by another
+/// repair's commit of the bytes it then cuts. Best effort: bytes past the committed end
+/// have no metadata and no reader sees them; if the metadata cannot be read the file is
+/// left alone, since a stray tail is harmless and cutting committed data is not.
 fn remove_pulled(container: &KeyValueContainer, block: LocalId) {
-    let _read = container.read_lock();
-    truncate_to_committed(container, block);
-}
-
-/// Cuts the block file back to the end of the block's metadata as committed now, and
-/// unlinks it when the block has none; the caller holds the container lock. What was
-/// committed when the repair started is no guide: another repair of the block may have
-/// committed more since, and a deletion may have removed the metadata (then the tree marks
-/// the block deleted, and nothing of the file is wanted). Best effort: bytes past the
-/// committed end have no metadata and no reader sees them; if the metadata cannot be read
-/// the file is left alone, since a stray tail is harmless and cutting committed data is not.
-fn truncate_to_committed(container: &KeyValueContainer, block: LocalId) {
+    let _write = container.write_lock();
     let store = container.store();
     if let Ok(committed) = store.get_block(block) {
         let keep = committed.as_ref().map_or(0, BlockData::end);
@@ -464,7 +460,7 @@ fn commit_fixed(
         }
         Err(error) => error,
     };
-    truncate_to_committed(container, block);
     drop(read);
+    remove_pulled(container, block);
     BlockRepair::Failed(refused)
 }
