@@ -108,17 +108,17 @@ fn stale_command_that_a_handler_refused_is_still_judged() {
 mod container {
     use hadoop_ref::datanode::DatanodeId;
     use hadoop_ref::datanode::commands::DeletedBlocksTransaction;
-    use hadoop_ref::datanode::container::reconcile::{self, BlockRepair, PeerDatanode};
+    use hadoop_ref::datanode::container::reconcile::{self, BlockRepair};
     use hadoop_ref::datanode::container::store::{
-        BlockData, ChunkInfo, ContainerStore, Faults, LocalId, MemoryStore, MetadataBatch,
-        MetadataSummary, StoreError,
+        BlockData, ContainerStore, Faults, LocalId, MemoryStore, MetadataBatch, MetadataSummary,
+        StoreError,
     };
-    use hadoop_ref::datanode::container::{Behavior, ContainerConfig, ContainerError, PeerError};
+    use hadoop_ref::datanode::container::{Behavior, ContainerConfig, ContainerError};
     use hadoop_ref::datanode::container_set::ContainerState;
-    use hadoop_ref::ids::ContainerId;
     use hadoop_ref::scenarios::container::{
-        BLOCK_X, CONTAINER, ReplicaNode, deleted_blocks_not_live, deletions_witnessed,
-        live_blocks_present, no_metadata_without_file, replica_healthy, transaction,
+        BLOCK_X, CONTAINER, PeerFailure, ReplicaNode, ScriptedPeer, deleted_blocks_not_live,
+        deletions_witnessed, live_blocks_present, no_metadata_without_file, replica_healthy,
+        transaction,
     };
     use hadoop_ref::sync::{Arc, Mutex, arc_from_box};
 
@@ -132,73 +132,6 @@ mod container {
             blocks,
         )
         .unwrap()
-    }
-
-    /// A peer that, asked for chunk read number `at`, first runs `hook`, then fails as a
-    /// dropped connection does.
-    struct HookThenFail {
-        inner: Arc<dyn PeerDatanode>,
-        at: usize,
-        reads: Mutex<usize>,
-        hook: Mutex<Option<Box<dyn FnOnce() + Send>>>,
-    }
-
-    impl std::fmt::Debug for HookThenFail {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.debug_struct("HookThenFail")
-                .field("at", &self.at)
-                .finish()
-        }
-    }
-
-    impl HookThenFail {
-        fn shared(
-            inner: Arc<dyn PeerDatanode>,
-            at: usize,
-            hook: impl FnOnce() + Send + 'static,
-        ) -> Arc<dyn PeerDatanode> {
-            arc_from_box(Box::new(Self {
-                inner,
-                at,
-                reads: Mutex::new(0),
-                hook: Mutex::new(Some(Box::new(hook))),
-            }) as Box<dyn PeerDatanode>)
-        }
-    }
-
-    impl PeerDatanode for HookThenFail {
-        fn id(&self) -> DatanodeId {
-            self.inner.id()
-        }
-        fn checksum_info(&self, c: ContainerId) -> Result<Option<Vec<u8>>, PeerError> {
-            self.inner.checksum_info(c)
-        }
-        fn block(&self, c: ContainerId, b: LocalId) -> Result<BlockData, PeerError> {
-            self.inner.block(c, b)
-        }
-        fn read_chunk(
-            &self,
-            c: ContainerId,
-            b: LocalId,
-            chunk: &ChunkInfo,
-        ) -> Result<Vec<u8>, PeerError> {
-            let read = {
-                let mut reads = self.reads.lock();
-                *reads += 1;
-                *reads - 1
-            };
-            if read != self.at {
-                return self.inner.read_chunk(c, b, chunk);
-            }
-            let hook = self.hook.lock().take();
-            if let Some(hook) = hook {
-                hook();
-            }
-            Err(PeerError::Unreachable {
-                peer: self.inner.id(),
-                reason: "connection reset".into(),
-            })
-        }
     }
 
     type Hook = Box<dyn FnOnce() + Send>;
@@ -316,7 +249,7 @@ mod container {
         let nested = Arc::new(Mutex::new(None));
         let peer = {
             let (dn1, dn2, nested) = (dn1.clone(), dn2.clone(), Arc::clone(&nested));
-            HookThenFail::shared(dn2.peer(), 1, move || {
+            ScriptedPeer::hooked(dn2.peer(), 1, PeerFailure::Once, move || {
                 let (result, _scan) = dn1.handler.reconcile_container(CONTAINER, &[dn2.peer()]);
                 *nested.lock() = Some(result);
             })
@@ -351,7 +284,7 @@ mod container {
         let peer = {
             let (container, dn2, nested) =
                 (Arc::clone(&container), dn2.clone(), Arc::clone(&nested));
-            HookThenFail::shared(dn2.peer(), 1, move || {
+            ScriptedPeer::hooked(dn2.peer(), 1, PeerFailure::Once, move || {
                 let result = reconcile::reconcile_container(&container, &[dn2.peer()]);
                 *nested.lock() = Some(result.map(|report| report.committed()));
             })

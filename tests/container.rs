@@ -12,20 +12,21 @@ use hadoop_ref::datanode::container::handler::KeyValueHandler;
 use hadoop_ref::datanode::container::merkle::{
     self, ContainerChecksumInfo, ContainerMerkleTree, TreeDecodeError, block_checksum, diff,
 };
-use hadoop_ref::datanode::container::reconcile::{BlockRepair, PeerDatanode};
+use hadoop_ref::datanode::container::reconcile::BlockRepair;
 use hadoop_ref::datanode::container::scanner::ScanFailure;
 use hadoop_ref::datanode::container::store::{
-    BlockData, ChunkInfo, ContainerStore, Faults, LocalId, MemoryStore, StoreError,
+    ChunkInfo, ContainerStore, Faults, LocalId, MemoryStore, StoreError,
 };
-use hadoop_ref::datanode::container::{Behavior, ContainerConfig, ContainerError, PeerError};
+use hadoop_ref::datanode::container::{Behavior, ContainerConfig, ContainerError};
 use hadoop_ref::datanode::container_set::{ContainerSet, ContainerState};
 use hadoop_ref::datanode::state_context::{DispatchedCommand, StateContext, StateContextConfig};
 use hadoop_ref::datanode::{DatanodeError, DatanodeId, ScmId};
 use hadoop_ref::ids::ContainerId;
 use hadoop_ref::scenarios::container::{
-    BLOCK_X, CONTAINER, ReplicaNode, block_data, chunk_bytes, transaction, write_block,
+    BLOCK_X, CONTAINER, PeerFailure, ReplicaNode, ScriptedPeer, block_data, chunk_bytes,
+    transaction, write_block,
 };
-use hadoop_ref::sync::{Arc, arc_from_box};
+use hadoop_ref::sync::Arc;
 
 fn node(dn: u64, behavior: Behavior, blocks: &[(LocalId, usize)]) -> ReplicaNode {
     ReplicaNode::new(
@@ -483,51 +484,12 @@ fn reconciliation_repairs_a_corrupt_chunk_found_by_a_scan() {
     );
 }
 
-#[derive(Debug)]
-struct FailingPeer {
-    inner: Arc<dyn PeerDatanode>,
-    fail_at_read: usize,
-    reads: hadoop_ref::sync::Mutex<usize>,
-}
-
-impl PeerDatanode for FailingPeer {
-    fn id(&self) -> DatanodeId {
-        self.inner.id()
-    }
-    fn checksum_info(&self, c: ContainerId) -> Result<Option<Vec<u8>>, PeerError> {
-        self.inner.checksum_info(c)
-    }
-    fn block(&self, c: ContainerId, b: LocalId) -> Result<BlockData, PeerError> {
-        self.inner.block(c, b)
-    }
-    fn read_chunk(
-        &self,
-        c: ContainerId,
-        b: LocalId,
-        chunk: &ChunkInfo,
-    ) -> Result<Vec<u8>, PeerError> {
-        let mut reads = self.reads.lock();
-        *reads += 1;
-        if *reads - 1 == self.fail_at_read {
-            return Err(PeerError::Unreachable {
-                peer: self.inner.id(),
-                reason: "connection reset".into(),
-            });
-        }
-        self.inner.read_chunk(c, b, chunk)
-    }
-}
-
 #[test]
 fn a_peer_error_mid_block_fails_the_fixed_block_cleanly() {
     for (behavior, metadata) in [(Behavior::Fixed, false), (Behavior::Legacy, true)] {
         let dn1 = node(1, behavior, &[]);
         let dn2 = node(2, behavior, &[(BLOCK_X, 3)]);
-        let peer = arc_from_box(Box::new(FailingPeer {
-            inner: dn2.peer(),
-            fail_at_read: 1,
-            reads: hadoop_ref::sync::Mutex::new(0),
-        }) as Box<dyn PeerDatanode>);
+        let peer = ScriptedPeer::failing(dn2.peer(), 1, PeerFailure::Once);
         let report = dn1
             .handler
             .reconcile_container_internal(CONTAINER, &[peer])

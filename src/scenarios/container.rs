@@ -481,68 +481,6 @@ pub fn delete_during_repair_with(
 // Two reconciliations of one container
 // ---------------------------------------------------------------------------------------
 
-/// A peer whose connection drops at chunk read number `at` (counting from 0, over all
-/// blocks) and every read after it; the reads before are answered by `inner`.
-pub struct FailingPeer {
-    inner: Arc<dyn PeerDatanode>,
-    at: usize,
-    calls: Mutex<usize>,
-}
-
-impl std::fmt::Debug for FailingPeer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FailingPeer")
-            .field("inner", &self.inner)
-            .field("at", &self.at)
-            .finish_non_exhaustive()
-    }
-}
-
-impl FailingPeer {
-    /// `inner`, failing from read number `at` on.
-    pub fn shared(inner: Arc<dyn PeerDatanode>, at: usize) -> Arc<dyn PeerDatanode> {
-        arc_from_box(Box::new(FailingPeer {
-            inner,
-            at,
-            calls: Mutex::new(0),
-        }) as Box<dyn PeerDatanode>)
-    }
-}
-
-impl PeerDatanode for FailingPeer {
-    fn id(&self) -> DatanodeId {
-        self.inner.id()
-    }
-
-    fn checksum_info(&self, container: ContainerId) -> Result<Option<Vec<u8>>, PeerError> {
-        self.inner.checksum_info(container)
-    }
-
-    fn block(&self, container: ContainerId, block: LocalId) -> Result<BlockData, PeerError> {
-        self.inner.block(container, block)
-    }
-
-    fn read_chunk(
-        &self,
-        container: ContainerId,
-        block: LocalId,
-        chunk: &ChunkInfo,
-    ) -> Result<Vec<u8>, PeerError> {
-        let call = {
-            let mut calls = self.calls.lock();
-            *calls += 1;
-            *calls - 1
-        };
-        if call >= self.at {
-            return Err(PeerError::Unreachable {
-                peer: self.inner.id(),
-                reason: "connection reset".into(),
-            });
-        }
-        self.inner.read_chunk(container, block, chunk)
-    }
-}
-
 /// Two reconciliations of [`CONTAINER`] on dn1, which lacks X (dn2 has it with two
 /// chunks): one with dn2, one with dn2 behind a connection that drops at X's second chunk.
 /// With `guarded` both go through the handler, which refuses the second while the first
@@ -576,7 +514,10 @@ pub fn concurrent_reconciliations(behavior: Behavior, guarded: bool) -> Result<(
         })
     };
     let whole = reconcile(dn1.clone(), dn2.peer());
-    let failing = reconcile(dn1.clone(), FailingPeer::shared(dn2.peer(), 1));
+    let failing = reconcile(
+        dn1.clone(),
+        ScriptedPeer::failing(dn2.peer(), 1, PeerFailure::FromThenOn),
+    );
     join_all(vec![whole, failing])?;
     no_metadata_without_file(&dn1)?;
     dn1.handler
@@ -737,42 +678,79 @@ pub fn mc2_deleted_block_restored(behavior: Behavior) -> Result<(), Violation> {
     Ok(())
 }
 
-/// A peer that runs `hook` when asked for chunk number `at` (counting from 0) of any
-/// block, before answering: the seed's way to run the deleting pass inside the
-/// reconciliation thread at the moment the peer is asked for a chunk.
-pub struct HookedPeer {
-    inner: Arc<dyn PeerDatanode>,
-    at: usize,
-    calls: Mutex<usize>,
-    hook: Box<dyn Fn() + Send + Sync>,
+/// How a [`ScriptedPeer`]'s chunk reads fail from read number `at` on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PeerFailure {
+    /// They do not: every read is answered.
+    None,
+    /// Read `at` fails, the later ones are answered.
+    Once,
+    /// The connection drops: read `at` and every later one fail.
+    FromThenOn,
 }
 
-impl std::fmt::Debug for HookedPeer {
+/// A one-shot step run inside a peer read.
+type PeerHook = Box<dyn FnOnce() + Send>;
+
+/// A peer answering from `inner` with a script at chunk read number `at` (counting from
+/// 0, over all blocks): a hook runs first, once — the seed's way to run the deleting pass
+/// inside the reconciliation thread at the moment the peer is asked for a chunk — then
+/// the read fails as [`PeerFailure`] says or is answered.
+pub struct ScriptedPeer {
+    inner: Arc<dyn PeerDatanode>,
+    at: usize,
+    failure: PeerFailure,
+    reads: Mutex<usize>,
+    hook: Mutex<Option<PeerHook>>,
+}
+
+impl std::fmt::Debug for ScriptedPeer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HookedPeer")
+        f.debug_struct("ScriptedPeer")
             .field("inner", &self.inner)
             .field("at", &self.at)
+            .field("failure", &self.failure)
             .finish_non_exhaustive()
     }
 }
 
-impl HookedPeer {
-    /// `inner`, running `hook` before answering read number `at`.
-    pub fn shared(
+impl ScriptedPeer {
+    /// `inner` with reads failing from read `at` as `failure` says.
+    pub fn failing(
         inner: Arc<dyn PeerDatanode>,
         at: usize,
-        hook: impl Fn() + Send + Sync + 'static,
+        failure: PeerFailure,
     ) -> Arc<dyn PeerDatanode> {
-        arc_from_box(Box::new(HookedPeer {
+        Self::shared(inner, at, failure, None)
+    }
+
+    /// `inner`, running `hook` before read `at`, then failing as `failure` says.
+    pub fn hooked(
+        inner: Arc<dyn PeerDatanode>,
+        at: usize,
+        failure: PeerFailure,
+        hook: impl FnOnce() + Send + 'static,
+    ) -> Arc<dyn PeerDatanode> {
+        Self::shared(inner, at, failure, Some(Box::new(hook)))
+    }
+
+    fn shared(
+        inner: Arc<dyn PeerDatanode>,
+        at: usize,
+        failure: PeerFailure,
+        hook: Option<PeerHook>,
+    ) -> Arc<dyn PeerDatanode> {
+        arc_from_box(Box::new(ScriptedPeer {
             inner,
             at,
-            calls: Mutex::new(0),
-            hook: Box::new(hook),
+            failure,
+            reads: Mutex::new(0),
+            hook: Mutex::new(hook),
         }) as Box<dyn PeerDatanode>)
     }
 }
 
-impl PeerDatanode for HookedPeer {
+impl PeerDatanode for ScriptedPeer {
     fn id(&self) -> DatanodeId {
         self.inner.id()
     }
@@ -791,13 +769,27 @@ impl PeerDatanode for HookedPeer {
         block: LocalId,
         chunk: &ChunkInfo,
     ) -> Result<Vec<u8>, PeerError> {
-        let call = {
-            let mut calls = self.calls.lock();
-            *calls += 1;
-            *calls - 1
+        let read = {
+            let mut reads = self.reads.lock();
+            *reads += 1;
+            *reads - 1
         };
-        if call == self.at {
-            (self.hook)();
+        if read == self.at {
+            let hook = self.hook.lock().take();
+            if let Some(hook) = hook {
+                hook();
+            }
+        }
+        let fails = match self.failure {
+            PeerFailure::None => false,
+            PeerFailure::Once => read == self.at,
+            PeerFailure::FromThenOn => read >= self.at,
+        };
+        if fails {
+            return Err(PeerError::Unreachable {
+                peer: self.inner.id(),
+                reason: "connection reset".into(),
+            });
         }
         self.inner.read_chunk(container, block, chunk)
     }
@@ -839,7 +831,7 @@ pub fn mc3_run_on(
     dn1.store_transactions(&[transaction(1, &[BLOCK_X])])?;
     let hook_target = dn1.clone();
     let at = if partial { 0 } else { 1 };
-    let peer = HookedPeer::shared(dn2.peer(), at, move || {
+    let peer = ScriptedPeer::hooked(dn2.peer(), at, PeerFailure::None, move || {
         // The deleting pass's own outcome is checked through the replica afterwards.
         let _ = hook_target.delete_blocks();
     });
