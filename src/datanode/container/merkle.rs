@@ -580,6 +580,24 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Block ids and chunk offsets are stored strictly ascending: checks that `value` follows
+/// `previous` and records it.
+fn ascend(
+    previous: &mut Option<u64>,
+    value: u64,
+    field: &'static str,
+    within: &str,
+) -> Result<(), TreeDecodeError> {
+    if previous.is_some_and(|p| p >= value) {
+        return Err(TreeDecodeError::Invalid {
+            field,
+            reason: format!("{value} after {previous:?} in {within}: must ascend"),
+        });
+    }
+    *previous = Some(value);
+    Ok(())
+}
+
 fn checksum32(value: u64, field: &'static str) -> Result<u64, TreeDecodeError> {
     if value > u64::from(u32::MAX) {
         return Err(TreeDecodeError::Invalid {
@@ -626,13 +644,7 @@ pub fn decode(bytes: &[u8]) -> Result<ContainerChecksumInfo, TreeDecodeError> {
     let mut previous: Option<LocalId> = None;
     for _ in 0..block_count {
         let id = r.u64("block id")?;
-        if previous.is_some_and(|p| p >= id) {
-            return Err(TreeDecodeError::Invalid {
-                field: "block id",
-                reason: format!("{id} after {previous:?}: ids must ascend"),
-            });
-        }
-        previous = Some(id);
+        ascend(&mut previous, id, "block id", "the container")?;
         let stored = checksum32(r.u64("block checksum")?, "block checksum")?;
         let deleted = r.flag("deleted")?;
         let chunk_count = r.count("chunk count", CHUNK_SIZE)?;
@@ -650,13 +662,12 @@ pub fn decode(bytes: &[u8]) -> Result<ContainerChecksumInfo, TreeDecodeError> {
         let mut previous_offset: Option<u64> = None;
         for _ in 0..chunk_count {
             let offset = r.u64("chunk offset")?;
-            if previous_offset.is_some_and(|p| p >= offset) {
-                return Err(TreeDecodeError::Invalid {
-                    field: "chunk offset",
-                    reason: format!("{offset} after {previous_offset:?} in block {id}"),
-                });
-            }
-            previous_offset = Some(offset);
+            ascend(
+                &mut previous_offset,
+                offset,
+                "chunk offset",
+                &format!("block {id}"),
+            )?;
             let length = r.u64("chunk length")?;
             let data_checksum = checksum32(r.u64("chunk checksum")?, "chunk checksum")?;
             let checksum_matches = r.flag("chunk health")?;
