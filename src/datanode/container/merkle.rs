@@ -581,14 +581,15 @@ impl<'a> Reader<'a> {
 }
 
 /// Block ids and chunk offsets are stored strictly ascending: checks that `value` follows
-/// `previous` and records it.
+/// `previous` and records it. `block` names the block of a chunk offset.
 fn ascend(
     previous: &mut Option<u64>,
     value: u64,
     field: &'static str,
-    within: &str,
+    block: Option<LocalId>,
 ) -> Result<(), TreeDecodeError> {
     if previous.is_some_and(|p| p >= value) {
+        let within = block.map_or_else(|| "the container".to_owned(), |id| format!("block {id}"));
         return Err(TreeDecodeError::Invalid {
             field,
             reason: format!("{value} after {previous:?} in {within}: must ascend"),
@@ -644,7 +645,7 @@ pub fn decode(bytes: &[u8]) -> Result<ContainerChecksumInfo, TreeDecodeError> {
     let mut previous: Option<LocalId> = None;
     for _ in 0..block_count {
         let id = r.u64("block id")?;
-        ascend(&mut previous, id, "block id", "the container")?;
+        ascend(&mut previous, id, "block id", None)?;
         let stored = checksum32(r.u64("block checksum")?, "block checksum")?;
         let deleted = r.flag("deleted")?;
         let chunk_count = r.count("chunk count", CHUNK_SIZE)?;
@@ -662,12 +663,7 @@ pub fn decode(bytes: &[u8]) -> Result<ContainerChecksumInfo, TreeDecodeError> {
         let mut previous_offset: Option<u64> = None;
         for _ in 0..chunk_count {
             let offset = r.u64("chunk offset")?;
-            ascend(
-                &mut previous_offset,
-                offset,
-                "chunk offset",
-                &format!("block {id}"),
-            )?;
+            ascend(&mut previous_offset, offset, "chunk offset", Some(id))?;
             let length = r.u64("chunk length")?;
             let data_checksum = checksum32(r.u64("chunk checksum")?, "chunk checksum")?;
             let checksum_matches = r.flag("chunk health")?;
