@@ -134,6 +134,20 @@ mod container {
         .unwrap()
     }
 
+    /// dn1 (fixed) over a [`HookedStore`] wrapping a memory store, with `blocks`.
+    fn hooked_node(blocks: &[(LocalId, usize)]) -> (MemoryStore, HookedStore, ReplicaNode) {
+        let memory = MemoryStore::new(QC);
+        let hooked = HookedStore::new(memory.clone());
+        let dn1 = ReplicaNode::with_store(
+            DatanodeId(1),
+            ContainerConfig::new(Behavior::Fixed),
+            hooked.shared(),
+            blocks,
+        )
+        .unwrap();
+        (memory, hooked, dn1)
+    }
+
     type Hook = Box<dyn FnOnce() + Send>;
     type Predicate = Box<dyn Fn() -> bool + Send>;
 
@@ -302,15 +316,7 @@ mod container {
     /// requires the file to hold the pulled data.
     #[test]
     fn the_fixed_commit_requires_the_block_file() {
-        let memory = MemoryStore::new(QC);
-        let hooked = HookedStore::new(memory.clone());
-        let dn1 = ReplicaNode::with_store(
-            DatanodeId(1),
-            ContainerConfig::new(Behavior::Fixed),
-            hooked.shared(),
-            &[],
-        )
-        .unwrap();
+        let (memory, hooked, dn1) = hooked_node(&[]);
         let dn2 = node(2, &[(BLOCK_X, 2)]);
         dn1.store_transactions(&[transaction(1, &[BLOCK_X])])
             .unwrap();
@@ -346,15 +352,7 @@ mod container {
     /// had not deleted X yet copied it back. The entry is now written first, under the lock.
     #[test]
     fn a_peer_deletion_is_recorded_before_it_is_applied() {
-        let memory = MemoryStore::new(QC);
-        let hooked = HookedStore::new(memory.clone());
-        let dn1 = ReplicaNode::with_store(
-            DatanodeId(1),
-            ContainerConfig::new(Behavior::Fixed),
-            hooked.shared(),
-            &[(BLOCK_X, 2)],
-        )
-        .unwrap();
+        let (memory, hooked, dn1) = hooked_node(&[(BLOCK_X, 2)]);
         let dn2 = node(2, &[(BLOCK_X, 2)]);
         let dn3 = node(3, &[(BLOCK_X, 2)]);
         dn2.store_transactions(&[transaction(1, &[BLOCK_X])])

@@ -186,19 +186,7 @@ impl ContainerMerkleTree {
     /// Adds or replaces (by offset) chunks of `id`, creating the entry if needed
     /// (`addChunks`). A deleted entry is left as it is: a witnessed delete wins.
     pub fn add_chunks(&mut self, id: LocalId, healthy: bool, chunks: &[ChunkInfo]) {
-        let entry = self
-            .blocks
-            .entry(id)
-            .or_insert_with(|| BlockMerkle::live(id));
-        if entry.deleted {
-            return;
-        }
-        for chunk in chunks {
-            entry
-                .chunks
-                .insert(chunk.offset, ChunkMerkle::of(chunk, healthy));
-        }
-        entry.recompute();
+        self.add_chunk_entries(id, chunks.iter().map(|c| ChunkMerkle::of(c, healthy)));
     }
 
     /// Adds or replaces (by offset) already built chunk entries of `id` (a scan's
