@@ -11,19 +11,19 @@ use std::time::Duration;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
-use hadoop_ref::datanode::DatanodeId;
-use hadoop_ref::datanode::container::store::LocalId;
-use hadoop_ref::datanode::container::{Behavior, ContainerConfig};
-use hadoop_ref::datanode::container_set::ContainerState;
+use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig};
+use hadoop_ref::hdds::container::ContainerState;
+use hadoop_ref::hdds::ids::DatanodeId;
+use hadoop_ref::hdds::ids::LocalId;
 use hadoop_ref::scenarios::container::{CONTAINER, ReplicaNode};
-use hadoop_ref::sync::unmodelled::Stopwatch;
+use hadoop_ref::unmodelled::Stopwatch;
 
 const SIZES: [u64; 3] = [1_000, 10_000, 100_000];
 
 fn config(generation_check: bool) -> ContainerConfig {
     ContainerConfig {
         tree_generation_check: generation_check,
-        ..ContainerConfig::new(Behavior::Fixed)
+        ..ContainerConfig::new(ContainerBehavior::Fixed)
     }
 }
 

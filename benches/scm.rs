@@ -9,14 +9,15 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 use hadoop_ref::clock::ManualClock;
-use hadoop_ref::ids::{ContainerId, DatanodeId, PipelineId, ScmId};
-use hadoop_ref::scm::ha::{ScmDb, SimulatedRatis, Snapshot};
-use hadoop_ref::scm::pending::StorageReport;
+use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, PipelineId, ScmId};
+use hadoop_ref::hdds::report::StorageReport;
+use hadoop_ref::scm::ha::{ScmDb, Snapshot};
 use hadoop_ref::scm::{
-    Behavior, ContainerInfo, LifeCycleState, Pipeline, ScmConfig, StorageContainerManager,
+    ContainerInfo, LifeCycleState, Pipeline, ScmBehavior, ScmConfig, StorageContainerManager,
 };
-use hadoop_ref::sync::unmodelled::Stopwatch;
+use hadoop_ref::sim::ratis::SimulatedRatis;
 use hadoop_ref::sync::{Arc, thread};
+use hadoop_ref::unmodelled::Stopwatch;
 
 const DATANODES: u64 = 10_000;
 const CONTAINER_SIZE: u64 = 5 << 30;
@@ -56,7 +57,7 @@ fn leader(open: u64) -> (StorageContainerManager, SimulatedRatis) {
     };
     let scm = StorageContainerManager::new(
         ScmId(1),
-        Behavior::Fixed,
+        ScmBehavior::Fixed,
         config,
         ring.log(),
         db,

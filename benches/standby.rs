@@ -13,10 +13,10 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
-use hadoop_ref::ids::DatanodeId;
+use hadoop_ref::namenode::DatanodeId;
 use hadoop_ref::namenode::namesystem::{EditOp, FileId, NamenodeConfig, Namesystem};
 use hadoop_ref::namenode::{Block, BlockId, ReplicaState, StorageId};
-use hadoop_ref::sync::unmodelled::CountingAllocator;
+use hadoop_ref::unmodelled::CountingAllocator;
 
 #[global_allocator]
 static HEAP: CountingAllocator = CountingAllocator::new();

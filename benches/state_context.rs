@@ -12,20 +12,24 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 use hadoop_ref::clock::ManualClock;
-use hadoop_ref::datanode::commands::{CommandId, CommandKind, ScmCommand};
+use hadoop_ref::datanode::DatanodeError;
 use hadoop_ref::datanode::state_context::{
-    Behavior, EndpointState, StateContext, StateContextConfig,
+    EndpointState, StateContext, StateContextBehavior, StateContextConfig,
 };
-use hadoop_ref::datanode::{ContainerId, DatanodeError, ScmId};
+use hadoop_ref::hdds::command::{CommandId, CommandKind, ScmCommand};
+use hadoop_ref::hdds::ids::{ContainerId, ScmId};
 use hadoop_ref::sync::atomic::{AtomicBool, Ordering};
-use hadoop_ref::sync::unmodelled::Stopwatch;
 use hadoop_ref::sync::{Arc, thread};
+use hadoop_ref::unmodelled::Stopwatch;
 
 const THREADS: u64 = 3;
-const BEHAVIORS: [Behavior; 2] = [Behavior::Fixed, Behavior::LegacyUnlockedTermUpdate];
+const BEHAVIORS: [StateContextBehavior; 2] = [
+    StateContextBehavior::Fixed,
+    StateContextBehavior::LegacyUnlockedTermUpdate,
+];
 
 /// A context with its term initialised to 1 and every endpoint heartbeating.
-fn initialised(behavior: Behavior) -> Arc<StateContext> {
+fn initialised(behavior: StateContextBehavior) -> Arc<StateContext> {
     let endpoints: Vec<_> = (1..=THREADS).map(|i| (ScmId(i), false)).collect();
     let context = StateContext::new(
         behavior,

@@ -19,7 +19,7 @@
 #[path = "support.rs"]
 mod support;
 
-use hadoop_ref::datanode::container::{Behavior, ContainerConfig};
+use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig};
 use hadoop_ref::scenarios::container::{
     SEED_KEY, concurrent_reconciliations, delete_during_partial_repair, delete_during_repair,
     delete_during_repair_with,
@@ -36,7 +36,7 @@ const CONCURRENT_REPAIRS_BOUND: usize = 4;
 #[test]
 fn fixed_commit_never_restores_nor_orphans_the_block() {
     let exploration = explore_bounded("delete-during-repair/Fixed", PREEMPTION_BOUND, || {
-        delete_during_repair(Behavior::Fixed)
+        delete_during_repair(ContainerBehavior::Fixed)
     });
     assert_holds(&exploration);
 }
@@ -52,7 +52,7 @@ fn fixed_commit_rereading_the_tree_holds_too() {
             delete_during_repair_with(
                 ContainerConfig {
                     tree_generation_check: false,
-                    ..ContainerConfig::new(Behavior::Fixed)
+                    ..ContainerConfig::new(ContainerBehavior::Fixed)
                 },
                 0,
             )
@@ -64,7 +64,7 @@ fn fixed_commit_rereading_the_tree_holds_too() {
 #[test]
 fn legacy_commit_is_caught() {
     let exploration = explore_bounded("delete-during-repair/Legacy", PREEMPTION_BOUND, || {
-        delete_during_repair(Behavior::Legacy)
+        delete_during_repair(ContainerBehavior::Legacy)
     });
     assert_caught(&exploration, SEED_KEY);
 }
@@ -74,7 +74,7 @@ fn fixed_partial_repair_never_recommits_the_deleted_block() {
     let exploration = explore_bounded(
         "delete-during-partial-repair/Fixed",
         PREEMPTION_BOUND,
-        || delete_during_partial_repair(Behavior::Fixed),
+        || delete_during_partial_repair(ContainerBehavior::Fixed),
     );
     assert_holds(&exploration);
 }
@@ -84,7 +84,7 @@ fn legacy_partial_repair_is_caught() {
     let exploration = explore_bounded(
         "delete-during-partial-repair/Legacy",
         PREEMPTION_BOUND,
-        || delete_during_partial_repair(Behavior::Legacy),
+        || delete_during_partial_repair(ContainerBehavior::Legacy),
     );
     assert_caught(&exploration, SEED_KEY);
 }
@@ -101,7 +101,7 @@ fn refresh_after_the_tree_write_is_caught() {
             delete_during_repair_with(
                 ContainerConfig {
                     refresh_checksum_in_tree_write: false,
-                    ..ContainerConfig::new(Behavior::Fixed)
+                    ..ContainerConfig::new(ContainerBehavior::Fixed)
                 },
                 0,
             )
@@ -118,7 +118,7 @@ fn concurrent_reconciliations_through_the_handler_hold() {
     let exploration = explore_bounded(
         "concurrent-reconciliations/Fixed, through the handler",
         PREEMPTION_BOUND,
-        || concurrent_reconciliations(Behavior::Fixed, true),
+        || concurrent_reconciliations(ContainerBehavior::Fixed, true),
     );
     assert_holds(&exploration);
 }
@@ -131,7 +131,7 @@ fn concurrent_reconciliations_around_the_handler_hold() {
     let exploration = explore_bounded(
         "concurrent-reconciliations/Fixed, around the handler",
         CONCURRENT_REPAIRS_BOUND,
-        || concurrent_reconciliations(Behavior::Fixed, false),
+        || concurrent_reconciliations(ContainerBehavior::Fixed, false),
     );
     assert_holds(&exploration);
 }

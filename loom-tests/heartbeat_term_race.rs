@@ -5,14 +5,14 @@
 #[path = "support.rs"]
 mod support;
 
-use hadoop_ref::datanode::state_context::Behavior;
+use hadoop_ref::datanode::state_context::StateContextBehavior;
 use hadoop_ref::scenarios::term_fencing::{SEED_KEY, mc5_concurrent_leader_heartbeats};
 use support::{assert_caught, assert_holds, explore};
 
 #[test]
 fn locked_term_update_keeps_highest_term() {
     let exploration = explore("mc5/Fixed", || {
-        mc5_concurrent_leader_heartbeats(Behavior::Fixed)
+        mc5_concurrent_leader_heartbeats(StateContextBehavior::Fixed)
     });
     assert_holds(&exploration);
 }
@@ -20,7 +20,7 @@ fn locked_term_update_keeps_highest_term() {
 #[test]
 fn await_leader_term_keeps_highest_term() {
     let exploration = explore("mc5/AwaitLeaderTerm", || {
-        mc5_concurrent_leader_heartbeats(Behavior::AwaitLeaderTerm)
+        mc5_concurrent_leader_heartbeats(StateContextBehavior::AwaitLeaderTerm)
     });
     assert_holds(&exploration);
 }
@@ -28,7 +28,7 @@ fn await_leader_term_keeps_highest_term() {
 #[test]
 fn unlocked_check_then_set_loses_higher_term() {
     let exploration = explore("mc5/LegacyUnlockedTermUpdate", || {
-        mc5_concurrent_leader_heartbeats(Behavior::LegacyUnlockedTermUpdate)
+        mc5_concurrent_leader_heartbeats(StateContextBehavior::LegacyUnlockedTermUpdate)
     });
     assert_caught(&exploration, SEED_KEY);
 }

@@ -8,14 +8,14 @@
 #[path = "support.rs"]
 mod support;
 
-use hadoop_ref::namenode::namesystem::Behavior;
+use hadoop_ref::namenode::namesystem::NamesystemBehavior;
 use hadoop_ref::scenarios::standby::{SEED_KEY, rbw_report_races_completion};
 use support::{assert_caught, assert_holds, explore};
 
 #[test]
 fn rbw_report_is_never_judged_against_the_completed_block() {
     let exploration = explore("rbw-race/Fixed", || {
-        rbw_report_races_completion(Behavior::Fixed)
+        rbw_report_races_completion(NamesystemBehavior::Fixed)
     });
     assert_holds(&exploration);
 }
@@ -23,7 +23,7 @@ fn rbw_report_is_never_judged_against_the_completed_block() {
 #[test]
 fn whole_message_queue_judges_rbw_report_after_completion() {
     let exploration = explore("rbw-race/LegacyWholeMessageQueue", || {
-        rbw_report_races_completion(Behavior::LegacyWholeMessageQueue)
+        rbw_report_races_completion(NamesystemBehavior::LegacyWholeMessageQueue)
     });
     assert_caught(&exploration, SEED_KEY);
 }
@@ -31,7 +31,7 @@ fn whole_message_queue_judges_rbw_report_after_completion() {
 #[test]
 fn superseded_rbw_entry_lingers_until_failover_without_purge() {
     let exploration = explore("rbw-race/LegacyNoStaleEntryPurge", || {
-        rbw_report_races_completion(Behavior::LegacyNoStaleEntryPurge)
+        rbw_report_races_completion(NamesystemBehavior::LegacyNoStaleEntryPurge)
     });
     assert_caught(&exploration, SEED_KEY);
 }

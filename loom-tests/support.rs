@@ -3,7 +3,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use hadoop_ref::scenarios::Violation;
-use hadoop_ref::sync::unmodelled::{Counter, Stopwatch};
+use hadoop_ref::unmodelled::{Counter, Stopwatch};
 
 /// What one exploration found.
 pub struct Exploration {

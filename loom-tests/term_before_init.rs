@@ -6,7 +6,7 @@
 #[path = "support.rs"]
 mod support;
 
-use hadoop_ref::datanode::state_context::Behavior;
+use hadoop_ref::datanode::state_context::StateContextBehavior;
 use hadoop_ref::scenarios::term_fencing::{
     OldLeader, SEED_KEY, mc4_heartbeat_fence, mc4_residual_window,
 };
@@ -15,7 +15,11 @@ use support::{assert_caught, assert_holds, explore};
 #[test]
 fn heartbeat_term_seen_before_init_fences_stale_command() {
     let exploration = explore("mc4-believes/Fixed", || {
-        mc4_heartbeat_fence(Behavior::Fixed, OldLeader::StillBelievesItLeads, 1)
+        mc4_heartbeat_fence(
+            StateContextBehavior::Fixed,
+            OldLeader::StillBelievesItLeads,
+            1,
+        )
     });
     assert_holds(&exploration);
 }
@@ -24,7 +28,7 @@ fn heartbeat_term_seen_before_init_fences_stale_command() {
 fn heartbeat_term_discarded_before_init_runs_stale_command() {
     let exploration = explore("mc4-believes/LegacyIgnoreHeartbeatTermBeforeInit", || {
         mc4_heartbeat_fence(
-            Behavior::LegacyIgnoreHeartbeatTermBeforeInit,
+            StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit,
             OldLeader::StillBelievesItLeads,
             1,
         )
@@ -35,7 +39,11 @@ fn heartbeat_term_discarded_before_init_runs_stale_command() {
 #[test]
 fn stepped_down_leader_command_fenced_by_heartbeat_term() {
     let exploration = explore("mc4-follower/Fixed", || {
-        mc4_heartbeat_fence(Behavior::Fixed, OldLeader::SteppedDownHoldingCommand, 1)
+        mc4_heartbeat_fence(
+            StateContextBehavior::Fixed,
+            OldLeader::SteppedDownHoldingCommand,
+            1,
+        )
     });
     assert_holds(&exploration);
 }
@@ -43,7 +51,7 @@ fn stepped_down_leader_command_fenced_by_heartbeat_term() {
 #[test]
 fn awaiting_leader_term_closes_residual_window() {
     let exploration = explore("mc4-residual/AwaitLeaderTerm", || {
-        mc4_residual_window(Behavior::AwaitLeaderTerm, 1)
+        mc4_residual_window(StateContextBehavior::AwaitLeaderTerm, 1)
     });
     assert_holds(&exploration);
 }
@@ -53,7 +61,7 @@ fn fixed_rule_leaves_residual_window_open() {
     // The seed's patch narrows the window but does not close it (spec A.14): init before
     // the new leader's first response takes the deposed leader's term.
     let exploration = explore("mc4-residual/Fixed", || {
-        mc4_residual_window(Behavior::Fixed, 1)
+        mc4_residual_window(StateContextBehavior::Fixed, 1)
     });
     assert_caught(&exploration, SEED_KEY);
 }

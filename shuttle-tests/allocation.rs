@@ -6,8 +6,8 @@
 #[path = "support.rs"]
 mod support;
 
+use hadoop_ref::check::catalogue;
 use hadoop_ref::scenarios::allocation::SEED_KEY;
-use hadoop_ref::scenarios::catalogue;
 use support::{PCT3, RANDOM};
 
 shuttle_tests! {

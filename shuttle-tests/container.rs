@@ -6,7 +6,7 @@
 #[path = "support.rs"]
 mod support;
 
-use hadoop_ref::scenarios::catalogue;
+use hadoop_ref::check::catalogue;
 use hadoop_ref::scenarios::container::SEED_KEY;
 use support::{PCT3, RANDOM};
 

@@ -8,8 +8,8 @@
 
 use std::path::Path;
 
-use hadoop_ref::scenarios::catalogue::{self, Expectation};
-use hadoop_ref::scenarios::checker::replay_file;
+use hadoop_ref::check::catalogue::{self, Expectation};
+use hadoop_ref::check::shuttle::replay_file;
 use hadoop_ref::scenarios::{allocation, container, standby, term_fencing};
 
 /// The seed keys a violation of a catalogue scenario names.

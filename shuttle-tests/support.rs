@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
-use hadoop_ref::scenarios::catalogue::{Case, Expectation};
-use hadoop_ref::scenarios::checker::{RunSpec, SchedulerKind, run_case};
+use hadoop_ref::check::catalogue::{Case, Expectation};
+use hadoop_ref::check::shuttle::{RunSpec, SchedulerKind, run_case};
 
 /// Schedules a fixed variant must survive, per scheduler.
 pub const HOLD_ITERATIONS: usize = 10_000;

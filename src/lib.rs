@@ -29,12 +29,14 @@
 //!
 //! ```
 //! use hadoop_ref::clock::SystemClock;
-//! use hadoop_ref::datanode::state_context::{Behavior, StateContext, StateContextConfig};
-//! use hadoop_ref::datanode::ScmId;
+//! use hadoop_ref::datanode::state_context::{
+//!     StateContext, StateContextBehavior, StateContextConfig,
+//! };
+//! use hadoop_ref::hdds::ids::ScmId;
 //! use hadoop_ref::sync::Arc;
 //!
 //! let context = StateContext::new(
-//!     Behavior::Fixed,
+//!     StateContextBehavior::Fixed,
 //!     StateContextConfig::default(),
 //!     &[(ScmId(1), false), (ScmId(2), false), (ScmId(3), false)],
 //!     Arc::new(SystemClock),
@@ -52,10 +54,13 @@
 
 #![warn(missing_docs)]
 
+pub mod check;
 pub mod clock;
 pub mod datanode;
-pub mod ids;
+pub mod hdds;
 pub mod namenode;
 pub mod scenarios;
 pub mod scm;
+pub mod sim;
 pub mod sync;
+pub mod unmodelled;

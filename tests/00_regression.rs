@@ -27,13 +27,14 @@
 #![cfg(not(any(loom, feature = "shuttle")))]
 
 use hadoop_ref::clock::ManualClock;
-use hadoop_ref::datanode::commands::{
-    CommandId, CommandKind, CommandOutcome, CommandReport, ScmCommand,
-};
+use hadoop_ref::datanode::DatanodeError;
+use hadoop_ref::datanode::container::ContainerError;
+use hadoop_ref::datanode::dispatcher::{CommandOutcome, CommandReport};
 use hadoop_ref::datanode::state_context::{
-    Behavior, DispatchedCommand, EndpointState, StateContext, StateContextConfig,
+    DispatchedCommand, EndpointState, StateContext, StateContextBehavior, StateContextConfig,
 };
-use hadoop_ref::datanode::{ContainerId, DatanodeError, ScmId};
+use hadoop_ref::hdds::command::{CommandId, CommandKind, ScmCommand};
+use hadoop_ref::hdds::ids::{ContainerId, ScmId};
 use hadoop_ref::scenarios::term_fencing::{Observed, no_command_below_heard_term};
 
 /// Postmortem: moving the heartbeat high water into an atomic dropped its update on the
@@ -41,7 +42,7 @@ use hadoop_ref::scenarios::term_fencing::{Observed, no_command_below_heard_term}
 /// `LegacyIgnoreHeartbeatTermBeforeInit` escape the cluster scenario.
 #[test]
 fn heartbeat_high_water_is_recorded_by_every_behavior_before_and_after_init() {
-    for behavior in Behavior::ALL {
+    for behavior in StateContextBehavior::ALL {
         let context = StateContext::new(
             behavior,
             StateContextConfig::default(),
@@ -89,9 +90,11 @@ fn stale_command_that_a_handler_refused_is_still_judged() {
             term_at_dispatch: 1,
             heartbeat_term_high_water: Some(2),
         },
-        outcome: CommandOutcome::Failed(DatanodeError::UnknownContainer {
-            container: ContainerId(1),
-        }),
+        outcome: CommandOutcome::Failed(DatanodeError::Container(
+            ContainerError::UnknownContainer {
+                container: ContainerId(1),
+            },
+        )),
     };
     assert!(report.ran());
     let observed = Observed {
@@ -106,149 +109,44 @@ fn stale_command_that_a_handler_refused_is_still_judged() {
 // ---------------------------------------------------------------------------------------
 
 mod container {
-    use hadoop_ref::datanode::DatanodeId;
-    use hadoop_ref::datanode::commands::DeletedBlocksTransaction;
     use hadoop_ref::datanode::container::reconcile::{self, BlockRepair};
-    use hadoop_ref::datanode::container::store::{
-        BlockData, ContainerStore, Faults, LocalId, MemoryStore, MetadataBatch, MetadataSummary,
-        StoreError,
-    };
-    use hadoop_ref::datanode::container::{Behavior, ContainerConfig, ContainerError};
-    use hadoop_ref::datanode::container_set::ContainerState;
+    use hadoop_ref::datanode::container::store::{ContainerStore, MemoryStore};
+    use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig, ContainerError};
+    use hadoop_ref::hdds::container::ContainerState;
+    use hadoop_ref::hdds::ids::DatanodeId;
+    use hadoop_ref::hdds::ids::LocalId;
     use hadoop_ref::scenarios::container::{
-        BLOCK_X, CONTAINER, PeerFailure, ReplicaNode, ScriptedPeer, deleted_blocks_not_live,
-        deletions_witnessed, live_blocks_present, no_metadata_without_file, replica_healthy,
-        transaction,
+        BLOCK_X, CONTAINER, ReplicaNode, deleted_blocks_not_live, deletions_witnessed,
+        live_blocks_present, no_metadata_without_file, replica_healthy, transaction,
     };
-    use hadoop_ref::sync::{Arc, Mutex, arc_from_box};
+    use hadoop_ref::sim::faulty_store::{FaultyStore, StoreOp};
+    use hadoop_ref::sim::peers::{PeerFailure, ScriptedPeer};
+    use hadoop_ref::sync::{Arc, Mutex};
 
     const QC: ContainerState = ContainerState::QuasiClosed;
 
     fn node(dn: u64, blocks: &[(LocalId, usize)]) -> ReplicaNode {
         ReplicaNode::new(
             DatanodeId(dn),
-            ContainerConfig::new(Behavior::Fixed),
+            ContainerConfig::new(ContainerBehavior::Fixed),
             QC,
             blocks,
         )
         .unwrap()
     }
 
-    /// dn1 (fixed) over a [`HookedStore`] wrapping a memory store, with `blocks`.
-    fn hooked_node(blocks: &[(LocalId, usize)]) -> (MemoryStore, HookedStore, ReplicaNode) {
+    /// dn1 (fixed) over a [`FaultyStore`] wrapping a memory store, with `blocks`.
+    fn faulty_node(blocks: &[(LocalId, usize)]) -> (MemoryStore, FaultyStore, ReplicaNode) {
         let memory = MemoryStore::new(QC);
-        let hooked = HookedStore::new(memory.clone());
+        let faulty = FaultyStore::new(memory.shared());
         let dn1 = ReplicaNode::with_store(
             DatanodeId(1),
-            ContainerConfig::new(Behavior::Fixed),
-            hooked.shared(),
+            ContainerConfig::new(ContainerBehavior::Fixed),
+            faulty.shared(),
             blocks,
         )
         .unwrap();
-        (memory, hooked, dn1)
-    }
-
-    type Hook = Box<dyn FnOnce() + Send>;
-    type Predicate = Box<dyn Fn() -> bool + Send>;
-
-    /// A [`MemoryStore`] that runs a hook once after the next successful `finish_write`,
-    /// and fails tree writes while a predicate holds.
-    #[derive(Clone)]
-    struct HookedStore {
-        inner: MemoryStore,
-        after_finish_write: Arc<Mutex<Option<Hook>>>,
-        fail_tree_write_if: Arc<Mutex<Option<Predicate>>>,
-    }
-
-    impl std::fmt::Debug for HookedStore {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.debug_struct("HookedStore")
-                .field("inner", &self.inner)
-                .finish_non_exhaustive()
-        }
-    }
-
-    impl HookedStore {
-        fn new(inner: MemoryStore) -> Self {
-            Self {
-                inner,
-                after_finish_write: Arc::new(Mutex::new(None)),
-                fail_tree_write_if: Arc::new(Mutex::new(None)),
-            }
-        }
-
-        fn shared(&self) -> Arc<dyn ContainerStore> {
-            arc_from_box(Box::new(self.clone()) as Box<dyn ContainerStore>)
-        }
-    }
-
-    impl ContainerStore for HookedStore {
-        fn write_chunk(&self, block: LocalId, offset: u64, data: &[u8]) -> Result<(), StoreError> {
-            self.inner.write_chunk(block, offset, data)
-        }
-        fn finish_write(&self, block: LocalId) -> Result<(), StoreError> {
-            self.inner.finish_write(block)?;
-            let hook = self.after_finish_write.lock().take();
-            if let Some(hook) = hook {
-                hook();
-            }
-            Ok(())
-        }
-        fn read_block(
-            &self,
-            block: LocalId,
-            offset: u64,
-            len: u64,
-        ) -> Result<Option<Vec<u8>>, StoreError> {
-            self.inner.read_block(block, offset, len)
-        }
-        fn block_file_len(&self, block: LocalId) -> Result<Option<u64>, StoreError> {
-            self.inner.block_file_len(block)
-        }
-        fn delete_block_file(&self, block: LocalId) -> Result<bool, StoreError> {
-            self.inner.delete_block_file(block)
-        }
-        fn truncate_block_file(&self, block: LocalId, len: u64) -> Result<(), StoreError> {
-            self.inner.truncate_block_file(block, len)
-        }
-        fn block_files(&self) -> Result<Vec<LocalId>, StoreError> {
-            self.inner.block_files()
-        }
-        fn get_block(&self, block: LocalId) -> Result<Option<BlockData>, StoreError> {
-            self.inner.get_block(block)
-        }
-        fn blocks(&self) -> Result<Vec<BlockData>, StoreError> {
-            self.inner.blocks()
-        }
-        fn pending_transactions(
-            &self,
-            block_budget: usize,
-        ) -> Result<Vec<DeletedBlocksTransaction>, StoreError> {
-            self.inner.pending_transactions(block_budget)
-        }
-        fn summary(&self) -> Result<MetadataSummary, StoreError> {
-            self.inner.summary()
-        }
-        fn commit(&self, batch: MetadataBatch) -> Result<(), StoreError> {
-            self.inner.commit(batch)
-        }
-        fn read_tree_file(&self) -> Result<Option<Vec<u8>>, StoreError> {
-            self.inner.read_tree_file()
-        }
-        fn write_tree_file(&self, bytes: &[u8]) -> Result<(), StoreError> {
-            let fail = self
-                .fail_tree_write_if
-                .lock()
-                .as_ref()
-                .is_some_and(|predicate| predicate());
-            if fail {
-                return Err(StoreError::Io {
-                    what: "tree file".into(),
-                    reason: "injected write failure".into(),
-                });
-            }
-            self.inner.write_tree_file(bytes)
-        }
+        (memory, faulty, dn1)
     }
 
     /// Postmortem: two reconciliations of one container ran at once; the one whose peer
@@ -316,21 +214,18 @@ mod container {
     /// requires the file to hold the pulled data.
     #[test]
     fn the_fixed_commit_requires_the_block_file() {
-        let (memory, hooked, dn1) = hooked_node(&[]);
+        let (_memory, faulty, dn1) = faulty_node(&[]);
         let dn2 = node(2, &[(BLOCK_X, 2)]);
         dn1.store_transactions(&[transaction(1, &[BLOCK_X])])
             .unwrap();
-        *hooked.after_finish_write.lock() = Some({
-            let dn1 = dn1.clone();
-            Box::new(move || {
-                memory.set_faults(Faults {
-                    fail_tree_write: true,
-                    ..Faults::default()
-                });
+        {
+            let (dn1, faults) = (dn1.clone(), faulty.clone());
+            faulty.after_once(StoreOp::FinishWrite, move || {
+                faults.fail(StoreOp::WriteTreeFile);
                 assert!(dn1.delete_blocks().is_err(), "the round's tree write fails");
-                memory.set_faults(Faults::default());
-            })
-        });
+                faults.clear();
+            });
+        }
         let (result, scan) = dn1.handler.reconcile_container(CONTAINER, &[dn2.peer()]);
         no_metadata_without_file(&dn1).unwrap();
         replica_healthy(&dn1).unwrap();
@@ -352,16 +247,15 @@ mod container {
     /// had not deleted X yet copied it back. The entry is now written first, under the lock.
     #[test]
     fn a_peer_deletion_is_recorded_before_it_is_applied() {
-        let (memory, hooked, dn1) = hooked_node(&[(BLOCK_X, 2)]);
+        let (memory, faulty, dn1) = faulty_node(&[(BLOCK_X, 2)]);
         let dn2 = node(2, &[(BLOCK_X, 2)]);
         let dn3 = node(3, &[(BLOCK_X, 2)]);
         dn2.store_transactions(&[transaction(1, &[BLOCK_X])])
             .unwrap();
         dn2.delete_blocks().unwrap();
         // Every tree write fails once X's metadata is gone.
-        *hooked.fail_tree_write_if.lock() = Some({
-            let memory = memory.clone();
-            Box::new(move || matches!(memory.get_block(BLOCK_X), Ok(None)))
+        faulty.fail_when(StoreOp::WriteTreeFile, move |_| {
+            matches!(memory.get_block(BLOCK_X), Ok(None))
         });
         let report = dn1
             .handler
@@ -371,7 +265,7 @@ mod container {
         if !dn1.has_metadata(BLOCK_X) {
             deletions_witnessed(&dn1, &[BLOCK_X]).unwrap();
         }
-        *hooked.fail_tree_write_if.lock() = None;
+        faulty.clear();
         dn1.reconcile(&[&dn3]).unwrap();
         deleted_blocks_not_live(&dn1, &[BLOCK_X]).unwrap();
     }

@@ -4,9 +4,7 @@
 #![cfg(not(any(loom, feature = "shuttle")))]
 
 use hadoop_ref::clock::ManualClock;
-use hadoop_ref::datanode::commands::{
-    CommandDispatcher, CommandId, CommandKind, CommandOutcome, ScmCommand,
-};
+use hadoop_ref::datanode::DatanodeError;
 use hadoop_ref::datanode::container::deletion::TransactionStored;
 use hadoop_ref::datanode::container::handler::KeyValueHandler;
 use hadoop_ref::datanode::container::merkle::{
@@ -14,21 +12,26 @@ use hadoop_ref::datanode::container::merkle::{
 };
 use hadoop_ref::datanode::container::reconcile::BlockRepair;
 use hadoop_ref::datanode::container::scanner::ScanFailure;
-use hadoop_ref::datanode::container::store::{
-    ChunkInfo, ContainerStore, Faults, LocalId, MemoryStore, StoreError,
+use hadoop_ref::datanode::container::store::{ChunkInfo, ContainerStore, MemoryStore, StoreError};
+use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig, ContainerError};
+use hadoop_ref::datanode::dispatcher::{CommandDispatcher, CommandOutcome};
+use hadoop_ref::datanode::state_context::{
+    DispatchedCommand, StateContext, StateContextBehavior, StateContextConfig,
 };
-use hadoop_ref::datanode::container::{Behavior, ContainerConfig, ContainerError};
-use hadoop_ref::datanode::container_set::{ContainerSet, ContainerState};
-use hadoop_ref::datanode::state_context::{DispatchedCommand, StateContext, StateContextConfig};
-use hadoop_ref::datanode::{DatanodeError, DatanodeId, ScmId};
-use hadoop_ref::ids::ContainerId;
+use hadoop_ref::hdds::command::{CommandId, CommandKind, ScmCommand};
+use hadoop_ref::hdds::container::ContainerState;
+use hadoop_ref::hdds::ids::ContainerId;
+use hadoop_ref::hdds::ids::LocalId;
+use hadoop_ref::hdds::ids::{DatanodeId, ScmId};
 use hadoop_ref::scenarios::container::{
-    BLOCK_X, CONTAINER, PeerFailure, ReplicaNode, ScriptedPeer, block_data, chunk_bytes,
-    transaction, write_block,
+    BLOCK_X, CONTAINER, ReplicaNode, block_data, chunk_bytes, transaction, write_block,
 };
+use hadoop_ref::sim::faulty_store::{FaultyStore, StoreOp};
+use hadoop_ref::sim::peers::{PeerFailure, ScriptedPeer};
+use hadoop_ref::sim::replicas::controller_of;
 use hadoop_ref::sync::Arc;
 
-fn node(dn: u64, behavior: Behavior, blocks: &[(LocalId, usize)]) -> ReplicaNode {
+fn node(dn: u64, behavior: ContainerBehavior, blocks: &[(LocalId, usize)]) -> ReplicaNode {
     ReplicaNode::new(
         DatanodeId(dn),
         ContainerConfig::new(behavior),
@@ -36,6 +39,22 @@ fn node(dn: u64, behavior: Behavior, blocks: &[(LocalId, usize)]) -> ReplicaNode
         blocks,
     )
     .unwrap()
+}
+
+/// dn1 running `behavior` over a [`FaultyStore`] wrapping a memory store, with `blocks`.
+fn faulty_node(
+    behavior: ContainerBehavior,
+    blocks: &[(LocalId, usize)],
+) -> (FaultyStore, ReplicaNode) {
+    let faulty = FaultyStore::new(MemoryStore::new(ContainerState::QuasiClosed).shared());
+    let dn = ReplicaNode::with_store(
+        DatanodeId(1),
+        ContainerConfig::new(behavior),
+        faulty.shared(),
+        blocks,
+    )
+    .unwrap();
+    (faulty, dn)
 }
 
 fn info(tree: ContainerMerkleTree) -> ContainerChecksumInfo {
@@ -204,7 +223,7 @@ fn tree_file_round_trips_and_rejects_corruption() {
 
 #[test]
 fn a_malformed_tree_file_is_a_typed_error_for_the_replica() {
-    let dn = node(1, Behavior::Fixed, &[(1, 1)]);
+    let dn = node(1, ContainerBehavior::Fixed, &[(1, 1)]);
     dn.memory()
         .unwrap()
         .overwrite_tree_file(Some(b"not a tree".to_vec()));
@@ -285,7 +304,7 @@ fn reconciliation_refuses_an_open_replica() {
     let store = MemoryStore::new(ContainerState::Open);
     let handler = KeyValueHandler::new(DatanodeId(1), ContainerConfig::default());
     handler.add_container(CONTAINER, store.shared()).unwrap();
-    let peer = node(2, Behavior::Fixed, &[(1, 1)]);
+    let peer = node(2, ContainerBehavior::Fixed, &[(1, 1)]);
     assert!(matches!(
         handler.reconcile_container_internal(CONTAINER, &[peer.peer()]),
         Err(ContainerError::InvalidState { .. })
@@ -302,7 +321,7 @@ fn reconciliation_refuses_an_open_replica() {
 
 #[test]
 fn duplicate_and_out_of_order_transactions() {
-    let dn = node(1, Behavior::Fixed, &[]);
+    let dn = node(1, ContainerBehavior::Fixed, &[]);
     let results = dn.handler.handle_delete_blocks(&[
         transaction(5, &[1]),
         transaction(5, &[1]),
@@ -332,7 +351,7 @@ fn duplicate_and_out_of_order_transactions() {
 
 #[test]
 fn fixed_pass_records_unreferenced_blocks_and_refreshes_the_data_checksum() {
-    let dn = node(1, Behavior::Fixed, &[(2, 1)]);
+    let dn = node(1, ContainerBehavior::Fixed, &[(2, 1)]);
     let before = dn.container().unwrap().data_checksum();
     dn.store_transactions(&[transaction(1, &[BLOCK_X])])
         .unwrap();
@@ -345,7 +364,7 @@ fn fixed_pass_records_unreferenced_blocks_and_refreshes_the_data_checksum() {
 
 #[test]
 fn legacy_pass_leaves_no_trace_of_an_unreferenced_block() {
-    let dn = node(1, Behavior::Legacy, &[(2, 1), (3, 1)]);
+    let dn = node(1, ContainerBehavior::Legacy, &[(2, 1), (3, 1)]);
     dn.store_transactions(&[transaction(1, &[BLOCK_X, 3])])
         .unwrap();
     dn.delete_blocks().unwrap();
@@ -356,7 +375,10 @@ fn legacy_pass_leaves_no_trace_of_an_unreferenced_block() {
 
 #[test]
 fn only_the_fixed_pass_refreshes_a_moved_root() {
-    for (behavior, agree) in [(Behavior::Fixed, true), (Behavior::Legacy, false)] {
+    for (behavior, agree) in [
+        (ContainerBehavior::Fixed, true),
+        (ContainerBehavior::Legacy, false),
+    ] {
         let dn = node(1, behavior, &[(2, 1)]);
         // Block 5 has metadata but no tree entry: deleting it adds one and moves the root.
         write_block(&*dn.store, 5, 1).unwrap();
@@ -370,14 +392,11 @@ fn only_the_fixed_pass_refreshes_a_moved_root() {
 #[test]
 fn a_failed_file_delete_is_recorded_by_the_fixed_pass_only() {
     for (behavior, recorded) in [
-        (Behavior::Fixed, Some(true)),
-        (Behavior::Legacy, Some(false)),
+        (ContainerBehavior::Fixed, Some(true)),
+        (ContainerBehavior::Legacy, Some(false)),
     ] {
-        let dn = node(1, behavior, &[(BLOCK_X, 2), (2, 1)]);
-        dn.memory().unwrap().set_faults(Faults {
-            fail_delete: vec![BLOCK_X],
-            ..Faults::default()
-        });
+        let (faulty, dn) = faulty_node(behavior, &[(BLOCK_X, 2), (2, 1)]);
+        faulty.fail_when(StoreOp::DeleteBlockFile, |call| call.block == Some(BLOCK_X));
         dn.store_transactions(&[transaction(1, &[BLOCK_X])])
             .unwrap();
         dn.delete_blocks().unwrap();
@@ -393,17 +412,14 @@ fn a_failed_file_delete_is_recorded_by_the_fixed_pass_only() {
 
 #[test]
 fn a_failed_tree_write_aborts_the_round_before_the_metadata_batch() {
-    let dn = node(1, Behavior::Fixed, &[(BLOCK_X, 1)]);
+    let (faulty, dn) = faulty_node(ContainerBehavior::Fixed, &[(BLOCK_X, 1)]);
     dn.store_transactions(&[transaction(1, &[BLOCK_X])])
         .unwrap();
-    dn.memory().unwrap().set_faults(Faults {
-        fail_tree_write: true,
-        ..Faults::default()
-    });
+    faulty.fail(StoreOp::WriteTreeFile);
     assert!(dn.delete_blocks().is_err());
     assert!(dn.has_metadata(BLOCK_X) && !dn.has_file(BLOCK_X));
     assert_eq!(dn.pending_transactions(), 1);
-    dn.memory().unwrap().set_faults(Faults::default());
+    faulty.clear();
     dn.delete_blocks().unwrap();
     assert!(!dn.has_metadata(BLOCK_X));
     assert_eq!(dn.tree_entry_deleted(BLOCK_X).unwrap(), Some(true));
@@ -411,8 +427,8 @@ fn a_failed_tree_write_aborts_the_round_before_the_metadata_batch() {
 
 #[test]
 fn deleting_the_last_block_marks_the_replica_empty_for_good() {
-    let dn = node(1, Behavior::Fixed, &[(BLOCK_X, 1)]);
-    let other = node(2, Behavior::Fixed, &[(BLOCK_X, 1), (2, 1)]);
+    let dn = node(1, ContainerBehavior::Fixed, &[(BLOCK_X, 1)]);
+    let other = node(2, ContainerBehavior::Fixed, &[(BLOCK_X, 1), (2, 1)]);
     dn.store_transactions(&[transaction(1, &[BLOCK_X])])
         .unwrap();
     dn.delete_blocks().unwrap();
@@ -451,7 +467,7 @@ fn the_block_budget_bounds_a_task() {
 
 #[test]
 fn reconciliation_copies_missing_blocks_and_converges() {
-    for behavior in Behavior::ALL {
+    for behavior in ContainerBehavior::ALL {
         let dn1 = node(1, behavior, &[(1, 2)]);
         let dn2 = node(2, behavior, &[(1, 2), (2, 3), (3, 1)]);
         dn1.reconcile(&[&dn2]).unwrap();
@@ -470,8 +486,8 @@ fn reconciliation_copies_missing_blocks_and_converges() {
 
 #[test]
 fn reconciliation_repairs_a_corrupt_chunk_found_by_a_scan() {
-    let dn1 = node(1, Behavior::Fixed, &[(1, 2)]);
-    let dn2 = node(2, Behavior::Fixed, &[(1, 2)]);
+    let dn1 = node(1, ContainerBehavior::Fixed, &[(1, 2)]);
+    let dn2 = node(2, ContainerBehavior::Fixed, &[(1, 2)]);
     dn1.memory().unwrap().corrupt_block_file(1, 8, b"??");
     let scan = dn1.handler.scan(CONTAINER).unwrap().unwrap();
     assert!(scan.has(ScanFailure::CorruptChunk));
@@ -486,7 +502,10 @@ fn reconciliation_repairs_a_corrupt_chunk_found_by_a_scan() {
 
 #[test]
 fn a_peer_error_mid_block_fails_the_fixed_block_cleanly() {
-    for (behavior, metadata) in [(Behavior::Fixed, false), (Behavior::Legacy, true)] {
+    for (behavior, metadata) in [
+        (ContainerBehavior::Fixed, false),
+        (ContainerBehavior::Legacy, true),
+    ] {
         let dn1 = node(1, behavior, &[]);
         let dn2 = node(2, behavior, &[(BLOCK_X, 3)]);
         let peer = ScriptedPeer::failing(dn2.peer(), 1, PeerFailure::Once);
@@ -500,7 +519,7 @@ fn a_peer_error_mid_block_fails_the_fixed_block_cleanly() {
             metadata,
             "{behavior:?}: {outcome:?}"
         );
-        if behavior == Behavior::Fixed {
+        if behavior == ContainerBehavior::Fixed {
             assert!(matches!(
                 outcome,
                 BlockRepair::Failed(ContainerError::Peer(_))
@@ -514,8 +533,8 @@ fn a_peer_error_mid_block_fails_the_fixed_block_cleanly() {
 
 #[test]
 fn a_short_read_from_the_peer_fails_the_fixed_block_cleanly() {
-    let dn1 = node(1, Behavior::Fixed, &[(BLOCK_X, 1)]);
-    let dn2 = node(2, Behavior::Fixed, &[(BLOCK_X, 3)]);
+    let dn1 = node(1, ContainerBehavior::Fixed, &[(BLOCK_X, 1)]);
+    let dn2 = node(2, ContainerBehavior::Fixed, &[(BLOCK_X, 3)]);
     // The peer's file ends inside X's third chunk.
     dn2.memory()
         .unwrap()
@@ -552,7 +571,7 @@ fn a_closed_replica_without_blocks_is_empty_on_load() {
     .unwrap();
     assert!(dn.container().unwrap().is_empty());
     assert!(
-        !node(2, Behavior::Fixed, &[(1, 1)])
+        !node(2, ContainerBehavior::Fixed, &[(1, 1)])
             .container()
             .unwrap()
             .is_empty()
@@ -561,8 +580,8 @@ fn a_closed_replica_without_blocks_is_empty_on_load() {
 
 #[test]
 fn a_deletion_seen_on_the_peer_is_adopted_instead_of_copied() {
-    let dn1 = node(1, Behavior::Fixed, &[]);
-    let dn2 = node(2, Behavior::Fixed, &[(BLOCK_X, 2)]);
+    let dn1 = node(1, ContainerBehavior::Fixed, &[]);
+    let dn2 = node(2, ContainerBehavior::Fixed, &[(BLOCK_X, 2)]);
     dn2.store_transactions(&[transaction(1, &[BLOCK_X])])
         .unwrap();
     dn2.delete_blocks().unwrap();
@@ -578,7 +597,7 @@ fn a_deletion_seen_on_the_peer_is_adopted_instead_of_copied() {
 #[test]
 fn a_restored_block_is_removed_when_peer_deletions_are_applied() {
     for (apply, removed) in [(true, true), (false, false)] {
-        let mut config = ContainerConfig::new(Behavior::Fixed);
+        let mut config = ContainerConfig::new(ContainerBehavior::Fixed);
         config.apply_peer_deletions = apply;
         let qc = ContainerState::QuasiClosed;
         // dn1 holds X although its deletion was executed elsewhere (restored by an
@@ -598,8 +617,8 @@ fn a_restored_block_is_removed_when_peer_deletions_are_applied() {
 fn a_replica_whose_last_block_goes_by_a_peer_deletion_is_marked_empty() {
     // dn1 holds only X although its deletion was executed elsewhere (spec C.10: SCM
     // deletes the container only once every replica reports empty).
-    let dn1 = node(1, Behavior::Fixed, &[(BLOCK_X, 2)]);
-    let dn2 = node(2, Behavior::Fixed, &[(BLOCK_X, 2)]);
+    let dn1 = node(1, ContainerBehavior::Fixed, &[(BLOCK_X, 2)]);
+    let dn2 = node(2, ContainerBehavior::Fixed, &[(BLOCK_X, 2)]);
     dn2.store_transactions(&[transaction(1, &[BLOCK_X])])
         .unwrap();
     dn2.delete_blocks().unwrap();
@@ -615,7 +634,7 @@ fn a_replica_whose_last_block_goes_by_a_peer_deletion_is_marked_empty() {
 
 #[test]
 fn the_generation_check_skips_rereading_an_unchanged_tree() {
-    let dn = node(1, Behavior::Fixed, &[(1, 1)]);
+    let dn = node(1, ContainerBehavior::Fixed, &[(1, 1)]);
     let c = dn.container().unwrap();
     let first = c.checksums().read_latest().unwrap();
     let second = c.checksums().read_latest().unwrap();
@@ -661,7 +680,7 @@ fn scanner_reports_each_kind_and_marks_unhealthy() {
         ),
     ];
     for (damage, kind) in cases {
-        let dn = node(1, Behavior::Fixed, &[(1, 2), (2, 1)]);
+        let dn = node(1, ContainerBehavior::Fixed, &[(1, 2), (2, 1)]);
         damage(dn.memory().unwrap());
         let report = dn.handler.scan(CONTAINER).unwrap().unwrap();
         assert!(report.has(kind), "{kind:?}: {report:?}");
@@ -672,7 +691,7 @@ fn scanner_reports_each_kind_and_marks_unhealthy() {
 
 #[test]
 fn a_healthy_scan_keeps_the_replica_and_the_checksum() {
-    let dn = node(1, Behavior::Fixed, &[(1, 2), (2, 1)]);
+    let dn = node(1, ContainerBehavior::Fixed, &[(1, 2), (2, 1)]);
     let before = dn.container().unwrap().data_checksum();
     let report = dn.handler.scan(CONTAINER).unwrap().unwrap();
     assert!(report.errors.is_empty() && report.data_scanned);
@@ -686,10 +705,10 @@ fn a_healthy_scan_keeps_the_replica_and_the_checksum() {
 
 #[test]
 fn delete_blocks_commands_reach_the_replicas() {
-    let dn = node(1, Behavior::Fixed, &[(BLOCK_X, 1)]);
+    let dn = node(1, ContainerBehavior::Fixed, &[(BLOCK_X, 1)]);
     let context = Arc::new(
         StateContext::new(
-            hadoop_ref::datanode::state_context::Behavior::Fixed,
+            StateContextBehavior::Fixed,
             StateContextConfig::default(),
             &[(ScmId(1), false)],
             ManualClock::new(0).shared(),
@@ -698,10 +717,9 @@ fn delete_blocks_commands_reach_the_replicas() {
     );
     let dispatcher = CommandDispatcher::new(
         context,
-        Arc::new(ContainerSet::new()),
+        controller_of(&dn.handler),
         ManualClock::new(0).shared(),
-    )
-    .with_key_value_handler(Arc::clone(&dn.handler));
+    );
     let dispatch = |id, tx| {
         dispatcher.handle(DispatchedCommand {
             command: ScmCommand::new(

@@ -6,11 +6,11 @@
 
 use std::path::Path;
 
-use hadoop_ref::datanode::DatanodeId;
 use hadoop_ref::datanode::container::disk::DiskStore;
 use hadoop_ref::datanode::container::store::{ContainerStore, StoreError};
-use hadoop_ref::datanode::container::{Behavior, ContainerConfig, ContainerError};
-use hadoop_ref::datanode::container_set::ContainerState;
+use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig, ContainerError};
+use hadoop_ref::hdds::container::ContainerState;
+use hadoop_ref::hdds::ids::DatanodeId;
 use hadoop_ref::scenarios::container::{
     BLOCK_X, CONTAINER, ReplicaNode, StoreFactory, data_checksums_agree, deleted_blocks_not_live,
     mc2_run_on, mc2_seed_assertions, mc3_run_on, mc3_seed_assertions, no_metadata_without_file,
@@ -31,39 +31,39 @@ fn disk_stores(
 
 #[test]
 fn mc2_on_disk_restores_the_block_only_on_legacy() {
-    for behavior in Behavior::ALL {
+    for behavior in ContainerBehavior::ALL {
         let dir = tempfile::tempdir().unwrap();
         let mut stores = disk_stores(dir.path());
         let run = mc2_run_on(behavior, &mut stores as &mut StoreFactory<'_>).unwrap();
         let seed = mc2_seed_assertions(&run);
         match behavior {
-            Behavior::Fixed => assert!(seed.is_err()),
-            Behavior::Legacy => seed.unwrap(),
+            ContainerBehavior::Fixed => assert!(seed.is_err()),
+            ContainerBehavior::Legacy => seed.unwrap(),
         }
         let holds = run
             .nodes
             .iter()
             .all(|n| deleted_blocks_not_live(n, &[BLOCK_X]).is_ok());
-        assert_eq!(holds, behavior == Behavior::Fixed, "{behavior:?}");
+        assert_eq!(holds, behavior == ContainerBehavior::Fixed, "{behavior:?}");
     }
 }
 
 #[test]
 fn mc3_on_disk_orphans_the_chunks_only_on_legacy() {
     for partial in [false, true] {
-        for behavior in Behavior::ALL {
+        for behavior in ContainerBehavior::ALL {
             let dir = tempfile::tempdir().unwrap();
             let mut stores = disk_stores(dir.path());
             let run = mc3_run_on(behavior, partial, &mut stores as &mut StoreFactory<'_>).unwrap();
             let seed = mc3_seed_assertions(&run, partial);
             match behavior {
-                Behavior::Fixed => {
+                ContainerBehavior::Fixed => {
                     assert!(seed.is_err(), "partial {partial}");
                     no_metadata_without_file(&run.dn1).unwrap();
                     deleted_blocks_not_live(&run.dn1, &[BLOCK_X]).unwrap();
                     assert_eq!(run.state, ContainerState::QuasiClosed);
                 }
-                Behavior::Legacy => {
+                ContainerBehavior::Legacy => {
                     seed.unwrap_or_else(|e| panic!("partial {partial}: {e}"));
                 }
             }
@@ -93,7 +93,7 @@ fn an_unlinked_block_file_keeps_its_cached_handle_on_disk() {
 fn a_replica_reloads_across_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("dn1");
-    let config = ContainerConfig::new(Behavior::Fixed);
+    let config = ContainerConfig::new(ContainerBehavior::Fixed);
     let open = || {
         DiskStore::open(&path, CONTAINER, ContainerState::QuasiClosed)
             .unwrap()

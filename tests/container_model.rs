@@ -7,13 +7,14 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 
-use hadoop_ref::datanode::DatanodeId;
 use hadoop_ref::datanode::container::merkle::{
     self, ContainerChecksumInfo, ContainerMerkleTree, TreeDecodeError, diff,
 };
-use hadoop_ref::datanode::container::store::{ChunkInfo, LocalId};
-use hadoop_ref::datanode::container::{Behavior, ContainerConfig};
-use hadoop_ref::datanode::container_set::ContainerState;
+use hadoop_ref::datanode::container::store::ChunkInfo;
+use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig};
+use hadoop_ref::hdds::container::ContainerState;
+use hadoop_ref::hdds::ids::DatanodeId;
+use hadoop_ref::hdds::ids::LocalId;
 use hadoop_ref::scenarios::container::{CONTAINER, ReplicaNode, transaction};
 
 fn config(cases: u32) -> ProptestConfig {
@@ -402,7 +403,7 @@ proptest! {
 
     #[test]
     fn fixed_replica_conforms_to_the_reference_model(initial in prop::collection::btree_set(1..=UNIVERSE, 0..=UNIVERSE as usize), ops in ops()) {
-        let config = ContainerConfig::new(Behavior::Fixed);
+        let config = ContainerConfig::new(ContainerBehavior::Fixed);
         let qc = ContainerState::QuasiClosed;
         let local: Vec<(LocalId, usize)> = initial.iter().map(|&b| (b, 2)).collect();
         let all: Vec<(LocalId, usize)> = (1..=UNIVERSE).map(|b| (b, 2)).collect();

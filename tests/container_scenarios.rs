@@ -2,7 +2,7 @@
 //! on the legacy code and fail on the fixed code, and the invariants say the opposite.
 #![cfg(not(any(loom, feature = "shuttle")))]
 
-use hadoop_ref::datanode::container::Behavior;
+use hadoop_ref::datanode::container::ContainerBehavior;
 use hadoop_ref::scenarios::container::{
     ClusterShape, SEED_KEY, concurrent_reconciliations, container_cluster, delete_during_repair,
     mc2_deleted_block_restored, mc2_run, mc2_seed_assertions,
@@ -11,30 +11,30 @@ use hadoop_ref::scenarios::container::{
 
 #[test]
 fn mc2_seed_assertions_pass_on_legacy() {
-    let run = mc2_run(Behavior::Legacy).unwrap();
+    let run = mc2_run(ContainerBehavior::Legacy).unwrap();
     mc2_seed_assertions(&run).unwrap();
 }
 
 #[test]
 fn mc2_seed_assertions_fail_on_fixed() {
-    let run = mc2_run(Behavior::Fixed).unwrap();
+    let run = mc2_run(ContainerBehavior::Fixed).unwrap();
     let failed = mc2_seed_assertions(&run).unwrap_err();
     assert!(failed.contains("no tree entry"), "{failed}");
 }
 
 #[test]
 fn mc2_invariants_hold_on_fixed_and_catch_legacy() {
-    mc2_deleted_block_restored(Behavior::Fixed).unwrap();
-    let violation = mc2_deleted_block_restored(Behavior::Legacy).unwrap_err();
+    mc2_deleted_block_restored(ContainerBehavior::Fixed).unwrap();
+    let violation = mc2_deleted_block_restored(ContainerBehavior::Legacy).unwrap_err();
     assert_eq!(violation.seed, SEED_KEY);
 }
 
 #[test]
 fn mc3_seed_assertions_pass_on_legacy_and_fail_on_fixed() {
     for partial in [false, true] {
-        let legacy = mc3_run(Behavior::Legacy, partial).unwrap();
+        let legacy = mc3_run(ContainerBehavior::Legacy, partial).unwrap();
         mc3_seed_assertions(&legacy, partial).unwrap_or_else(|e| panic!("partial {partial}: {e}"));
-        let fixed = mc3_run(Behavior::Fixed, partial).unwrap();
+        let fixed = mc3_run(ContainerBehavior::Fixed, partial).unwrap();
         assert!(
             mc3_seed_assertions(&fixed, partial).is_err(),
             "partial {partial}"
@@ -46,22 +46,22 @@ fn mc3_seed_assertions_pass_on_legacy_and_fail_on_fixed() {
 #[test]
 fn mc3_invariants_hold_on_fixed_and_catch_legacy() {
     for partial in [false, true] {
-        mc3_block_deleted_during_reconciliation(Behavior::Fixed, partial).unwrap();
-        let violation =
-            mc3_block_deleted_during_reconciliation(Behavior::Legacy, partial).unwrap_err();
+        mc3_block_deleted_during_reconciliation(ContainerBehavior::Fixed, partial).unwrap();
+        let violation = mc3_block_deleted_during_reconciliation(ContainerBehavior::Legacy, partial)
+            .unwrap_err();
         assert_eq!(violation.seed, SEED_KEY, "{violation}");
     }
 }
 
 #[test]
 fn delete_during_repair_sequentially_holds_on_fixed() {
-    delete_during_repair(Behavior::Fixed).unwrap();
+    delete_during_repair(ContainerBehavior::Fixed).unwrap();
 }
 
 #[test]
 fn cluster_holds_on_fixed_for_many_seeds() {
     for seed in 0..200 {
-        container_cluster(Behavior::Fixed, seed, ClusterShape::default())
+        container_cluster(ContainerBehavior::Fixed, seed, ClusterShape::default())
             .unwrap_or_else(|v| panic!("seed {seed}: {v}"));
     }
 }
@@ -69,7 +69,7 @@ fn cluster_holds_on_fixed_for_many_seeds() {
 #[test]
 fn concurrent_reconciliations_sequentially_hold_on_fixed() {
     for guarded in [true, false] {
-        concurrent_reconciliations(Behavior::Fixed, guarded)
+        concurrent_reconciliations(ContainerBehavior::Fixed, guarded)
             .unwrap_or_else(|v| panic!("guarded {guarded}: {v}"));
     }
 }

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use hadoop_ref::ids::DatanodeId;
+use hadoop_ref::namenode::DatanodeId;
 use hadoop_ref::namenode::edit_log::{EditLogError, NameNodeId, SharedEditLog};
 use hadoop_ref::namenode::edit_tailer::{EditLogTailer, TailerThread};
 use hadoop_ref::namenode::ha::{DatanodeProtocol, NameNode};

@@ -8,8 +8,9 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 
-use hadoop_ref::ids::ContainerId;
-use hadoop_ref::scm::pending::{StorageReport, TwoWindowBucket, has_slot};
+use hadoop_ref::hdds::ids::ContainerId;
+use hadoop_ref::hdds::report::StorageReport;
+use hadoop_ref::scm::pending::{TwoWindowBucket, has_slot};
 
 const ROLL_MS: u64 = 1_000;
 const SIZE: u64 = 10;

@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 
-use hadoop_ref::ids::DatanodeId;
+use hadoop_ref::namenode::DatanodeId;
 use hadoop_ref::namenode::pending_messages::{
     PendingDataNodeMessages, QueueFull, QueuedReport, ReportedState, StaleEntryPurge,
 };

@@ -11,8 +11,10 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 
-use hadoop_ref::ids::DatanodeId;
-use hadoop_ref::namenode::namesystem::{Behavior, EditOp, FileId, NamenodeConfig, Namesystem};
+use hadoop_ref::namenode::DatanodeId;
+use hadoop_ref::namenode::namesystem::{
+    EditOp, FileId, NamenodeConfig, Namesystem, NamesystemBehavior,
+};
 use hadoop_ref::namenode::pending_messages::ReportedState;
 use hadoop_ref::namenode::{Block, BlockId, ReplicaState, StorageId};
 use hadoop_ref::scenarios::standby::safe_mode_matches_recount;
@@ -208,7 +210,11 @@ fn storage(dn: u64) -> StorageId {
     }
 }
 
-fn run(behavior: Behavior, steps: &[Step], safe_replication: usize) -> Result<(), TestCaseError> {
+fn run(
+    behavior: NamesystemBehavior,
+    steps: &[Step],
+    safe_replication: usize,
+) -> Result<(), TestCaseError> {
     let ns = Namesystem::standby(
         NamenodeConfig {
             behavior,
@@ -291,7 +297,7 @@ proptest! {
         steps in prop::collection::vec(step(), 1..60),
         safe_replication in 1..=2usize,
     ) {
-        run(Behavior::Fixed, &steps, safe_replication)?;
+        run(NamesystemBehavior::Fixed, &steps, safe_replication)?;
     }
 }
 
@@ -312,7 +318,7 @@ fn recount_property_catches_the_early_drain() {
         Step::Close { file: 0 },
         Step::Tail,
     ];
-    assert!(run(Behavior::Fixed, &steps, 1).is_ok());
-    let caught = run(Behavior::LegacyEarlyDrain, &steps, 1).expect_err("caught");
+    assert!(run(NamesystemBehavior::Fixed, &steps, 1).is_ok());
+    let caught = run(NamesystemBehavior::LegacyEarlyDrain, &steps, 1).expect_err("caught");
     assert!(caught.to_string().contains("safe-mode recount"), "{caught}");
 }

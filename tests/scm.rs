@@ -3,13 +3,17 @@
 //! reports, the rebuild and its gate, restart and snapshot install, and every error.
 #![cfg(not(any(loom, feature = "shuttle")))]
 
+use hadoop_ref::hdds::container::{ContainerReplicaReport, ContainerState};
+
 use hadoop_ref::clock::ManualClock;
-use hadoop_ref::ids::{ContainerId, DatanodeId, PipelineId, ScmId};
-use hadoop_ref::scm::ha::{ScmDb, SimulatedRatis, SubmitError, SubmitFault};
-use hadoop_ref::scm::pending::{StorageReport, TwoWindowBucket, has_slot};
+use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, PipelineId, ScmId};
+use hadoop_ref::hdds::report::StorageReport;
+use hadoop_ref::scm::ha::{ScmDb, SubmitError};
+use hadoop_ref::scm::pending::{TwoWindowBucket, has_slot};
 use hadoop_ref::scm::{
-    Behavior, LifeCycleState, Pipeline, ScmConfig, ScmError, StorageContainerManager,
+    LifeCycleState, Pipeline, ScmBehavior, ScmConfig, ScmError, StorageContainerManager,
 };
+use hadoop_ref::sim::ratis::{SimulatedRatis, SubmitFault};
 use hadoop_ref::sync::Arc;
 
 const SIZE: u64 = 100;
@@ -150,7 +154,7 @@ impl Fixture {
     }
 
     /// SCM `n` (1-based) started from its database with datanodes 1..=4 of `slots` each.
-    fn scm(&self, n: usize, behavior: Behavior, slots: u64) -> StorageContainerManager {
+    fn scm(&self, n: usize, behavior: ScmBehavior, slots: u64) -> StorageContainerManager {
         let scm = StorageContainerManager::new(
             ScmId(n as u64),
             behavior,
@@ -183,7 +187,7 @@ fn pending(scm: &StorageContainerManager, dn: u64) -> Vec<ContainerId> {
 #[test]
 fn leader_reserves_on_every_pipeline_node_and_refuses_the_last_slot() {
     let f = Fixture::new();
-    let scm = f.scm(1, Behavior::Fixed, 1);
+    let scm = f.scm(1, ScmBehavior::Fixed, 1);
     f.lead(&scm);
     let c1 = scm.allocate_container().unwrap();
     for dn in 1..=3 {
@@ -198,7 +202,7 @@ fn leader_reserves_on_every_pipeline_node_and_refuses_the_last_slot() {
 #[test]
 fn reservation_rolls_back_when_one_pipeline_node_is_full() {
     let f = Fixture::new();
-    let scm = f.scm(1, Behavior::Fixed, 1);
+    let scm = f.scm(1, ScmBehavior::Fixed, 1);
     // dn3 is already full.
     scm.process_node_report(DatanodeId(3), vec![report(0)])
         .unwrap();
@@ -220,7 +224,7 @@ fn reservation_rolls_back_when_one_pipeline_node_is_full() {
 #[test]
 fn allocation_is_refused_off_leader_in_safe_mode_and_before_ready() {
     let f = Fixture::new();
-    let scm = f.scm(1, Behavior::Fixed, 1);
+    let scm = f.scm(1, ScmBehavior::Fixed, 1);
     assert_eq!(
         scm.allocate_container(),
         Err(ScmError::NotLeader { scm: ScmId(1) })
@@ -240,7 +244,7 @@ fn allocation_is_refused_off_leader_in_safe_mode_and_before_ready() {
 #[test]
 fn re_election_at_a_new_term_rebuilds_and_serves_again() {
     let f = Fixture::new();
-    let scm = f.scm(1, Behavior::Fixed, 1);
+    let scm = f.scm(1, ScmBehavior::Fixed, 1);
     scm.exit_safe_mode();
     scm.notify_leader_changed(f.ring.elect(ScmId(1)));
     scm.notify_leader_ready();
@@ -254,8 +258,8 @@ fn re_election_at_a_new_term_rebuilds_and_serves_again() {
 #[test]
 fn follower_applies_add_container_without_recording_a_slot() {
     let f = Fixture::new();
-    let leader = f.scm(1, Behavior::Fixed, 1);
-    let follower = f.scm(2, Behavior::Fixed, 1);
+    let leader = f.scm(1, ScmBehavior::Fixed, 1);
+    let follower = f.scm(2, ScmBehavior::Fixed, 1);
     f.lead(&leader);
     let c1 = leader.allocate_container().unwrap();
     follower.catch_up();
@@ -271,8 +275,8 @@ fn follower_applies_add_container_without_recording_a_slot() {
 #[test]
 fn new_leader_rebuilds_slots_of_unwritten_open_containers() {
     let f = Fixture::new();
-    let old = f.scm(1, Behavior::Fixed, 1);
-    let new = f.scm(2, Behavior::Fixed, 1);
+    let old = f.scm(1, ScmBehavior::Fixed, 1);
+    let new = f.scm(2, ScmBehavior::Fixed, 1);
     f.lead(&old);
     let c1 = old.allocate_container().unwrap();
     // dn1 wrote c1 and reported it to every SCM.
@@ -283,7 +287,8 @@ fn new_leader_rebuilds_slots_of_unwritten_open_containers() {
             vec![StorageReport::new(SIZE + SIZE / 2, SIZE, 0)],
         )
         .unwrap();
-        scm.process_container_report(DatanodeId(1), &[c1]).unwrap();
+        scm.process_container_report(DatanodeId(1), &[open_replica(c1)])
+            .unwrap();
     }
     assert!(pending(&old, 1).is_empty(), "the report confirms the entry");
     old.notify_not_leader();
@@ -302,8 +307,8 @@ fn new_leader_rebuilds_slots_of_unwritten_open_containers() {
 #[test]
 fn legacy_new_leader_has_empty_buckets() {
     let f = Fixture::new();
-    let old = f.scm(1, Behavior::LegacyNoRebuild, 1);
-    let new = f.scm(2, Behavior::LegacyNoRebuild, 1);
+    let old = f.scm(1, ScmBehavior::LegacyNoRebuild, 1);
+    let new = f.scm(2, ScmBehavior::LegacyNoRebuild, 1);
     f.lead(&old);
     let c1 = old.allocate_container().unwrap();
     old.notify_not_leader();
@@ -324,7 +329,7 @@ fn legacy_new_leader_has_empty_buckets() {
 #[test]
 fn rebuild_drops_stale_entries_of_a_returning_leader() {
     let f = Fixture::new();
-    let scm = f.scm(1, Behavior::Fixed, 2);
+    let scm = f.scm(1, ScmBehavior::Fixed, 2);
     f.lead(&scm);
     let c1 = scm.allocate_container().unwrap();
     // The submit of c2 answers not-leader, and the entry is in the log.
@@ -355,7 +360,7 @@ fn rebuild_drops_stale_entries_of_a_returning_leader() {
 #[test]
 fn submit_timeout_keeps_the_reservation() {
     let f = Fixture::new();
-    let scm = f.scm(1, Behavior::Fixed, 1);
+    let scm = f.scm(1, ScmBehavior::Fixed, 1);
     f.lead(&scm);
     f.ring.inject(SubmitFault::TimeoutAfterCommit);
     match scm.allocate_container() {
@@ -376,7 +381,7 @@ fn submit_timeout_keeps_the_reservation() {
 #[test]
 fn deposed_leader_submit_is_refused_and_keeps_its_reservation() {
     let f = Fixture::new();
-    let old = f.scm(1, Behavior::Fixed, 1);
+    let old = f.scm(1, ScmBehavior::Fixed, 1);
     f.lead(&old);
     // Another SCM is elected before the old one hears of it.
     f.ring.elect(ScmId(2));
@@ -394,12 +399,12 @@ fn deposed_leader_submit_is_refused_and_keeps_its_reservation() {
 #[test]
 fn restarted_scm_reloads_its_table_and_rebuilds_when_it_leads_again() {
     let f = Fixture::new();
-    let scm = f.scm(1, Behavior::Fixed, 1);
+    let scm = f.scm(1, ScmBehavior::Fixed, 1);
     f.lead(&scm);
     let c1 = scm.allocate_container().unwrap();
     drop(scm);
     f.ring.lose_leader();
-    let restarted = f.scm(1, Behavior::Fixed, 1);
+    let restarted = f.scm(1, ScmBehavior::Fixed, 1);
     assert_eq!(restarted.container(c1).unwrap().state, LifeCycleState::Open);
     assert!(pending(&restarted, 1).is_empty(), "buckets start empty");
     f.lead(&restarted);
@@ -409,8 +414,8 @@ fn restarted_scm_reloads_its_table_and_rebuilds_when_it_leads_again() {
 #[test]
 fn lagging_follower_installs_snapshot() {
     let f = Fixture::new();
-    let leader = f.scm(1, Behavior::Fixed, 2);
-    let follower = f.scm(2, Behavior::Fixed, 2);
+    let leader = f.scm(1, ScmBehavior::Fixed, 2);
+    let follower = f.scm(2, ScmBehavior::Fixed, 2);
     f.lead(&leader);
     let c1 = leader.allocate_container().unwrap();
     f.ring.compact();
@@ -424,7 +429,7 @@ fn lagging_follower_installs_snapshot() {
 #[test]
 fn reports_from_unknown_datanodes_and_for_unknown_containers_are_errors() {
     let f = Fixture::new();
-    let scm = f.scm(1, Behavior::Fixed, 1);
+    let scm = f.scm(1, ScmBehavior::Fixed, 1);
     f.lead(&scm);
     let c1 = scm.allocate_container().unwrap();
     assert_eq!(
@@ -434,13 +439,16 @@ fn reports_from_unknown_datanodes_and_for_unknown_containers_are_errors() {
         })
     );
     assert_eq!(
-        scm.process_container_report(DatanodeId(9), &[c1]),
+        scm.process_container_report(DatanodeId(9), &[open_replica(c1)]),
         Err(ScmError::UnknownDatanode {
             datanode: DatanodeId(9)
         })
     );
     assert_eq!(
-        scm.process_container_report(DatanodeId(1), &[ContainerId(77), c1]),
+        scm.process_container_report(
+            DatanodeId(1),
+            &[open_replica(ContainerId(77)), open_replica(c1)]
+        ),
         Err(ScmError::UnknownContainers {
             datanode: DatanodeId(1),
             containers: vec![ContainerId(77)]
@@ -479,7 +487,7 @@ fn invalid_config_is_refused() {
     ] {
         let result = StorageContainerManager::new(
             ScmId(1),
-            Behavior::Fixed,
+            ScmBehavior::Fixed,
             config,
             f.ring.log(),
             Arc::new(ScmDb::new()),
@@ -492,7 +500,7 @@ fn invalid_config_is_refused() {
 #[test]
 fn pending_entries_age_out_after_two_roll_intervals_without_a_report() {
     let f = Fixture::new();
-    let scm = f.scm(1, Behavior::Fixed, 1);
+    let scm = f.scm(1, ScmBehavior::Fixed, 1);
     f.lead(&scm);
     scm.allocate_container().unwrap();
     f.clock.advance_ms(2 * ROLL_MS);
@@ -502,12 +510,12 @@ fn pending_entries_age_out_after_two_roll_intervals_without_a_report() {
 #[test]
 fn newly_bootstrapped_scm_installs_snapshot_and_rebuilds_as_leader() {
     let f = Fixture::new();
-    let leader = f.scm(1, Behavior::Fixed, 1);
+    let leader = f.scm(1, ScmBehavior::Fixed, 1);
     f.lead(&leader);
     let c1 = leader.allocate_container().unwrap();
     f.ring.compact();
     // SCM 3 joins with an empty database; the log before it is compacted away.
-    let bootstrapped = f.scm(3, Behavior::Fixed, 1);
+    let bootstrapped = f.scm(3, ScmBehavior::Fixed, 1);
     assert!(
         bootstrapped.container(c1).is_some(),
         "installed from the snapshot"
@@ -522,4 +530,9 @@ fn newly_bootstrapped_scm_installs_snapshot_and_rebuilds_as_leader() {
         Ok(PipelineId(2)),
         "p1's slots stay reserved for c1"
     );
+}
+
+/// A datanode's report of an OPEN replica of `container` it just created.
+fn open_replica(container: ContainerId) -> ContainerReplicaReport {
+    ContainerReplicaReport::new(container, ContainerState::Open)
 }

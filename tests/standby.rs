@@ -3,10 +3,10 @@
 //! safe-mode sequences of spec 11.
 #![cfg(not(any(loom, feature = "shuttle")))]
 
-use hadoop_ref::ids::DatanodeId;
+use hadoop_ref::namenode::DatanodeId;
 use hadoop_ref::namenode::evaluation::BlockUcState;
 use hadoop_ref::namenode::namesystem::{
-    Behavior, EditOp, FileId, HaState, NamenodeConfig, Namesystem, ReplayError,
+    EditOp, FileId, HaState, NamenodeConfig, Namesystem, NamesystemBehavior, ReplayError,
 };
 use hadoop_ref::namenode::pending_messages::ReportedState;
 use hadoop_ref::namenode::{Block, BlockId, ReplicaState, StorageId};
@@ -30,7 +30,7 @@ fn block(id: BlockId, gs: i64, length: u64) -> Block {
     Block { id, gs, length }
 }
 
-fn standby(behavior: Behavior, gs: i64) -> Namesystem {
+fn standby(behavior: NamesystemBehavior, gs: i64) -> Namesystem {
     Namesystem::standby(
         NamenodeConfig {
             behavior,
@@ -90,7 +90,7 @@ fn seed_schedule(ns: &Namesystem) {
 
 #[test]
 fn rbw_report_before_allocation_is_judged_against_the_block_under_construction() {
-    let ns = standby(Behavior::Fixed, 4);
+    let ns = standby(NamesystemBehavior::Fixed, 4);
     seed_schedule(&ns);
     let stored = ns.block(B).unwrap();
     assert_eq!(stored.state, BlockUcState::Complete);
@@ -114,7 +114,7 @@ fn whole_message_queue_judges_rbw_report_after_completion() {
     // Spec 12.1 steps 1-6 (older-GS variant) on the legacy queue: the queued full report
     // is processed after the batch that completed the block, and DN1's healthy replica is
     // marked corrupt, on the standby.
-    let ns = standby(Behavior::LegacyWholeMessageQueue, 4);
+    let ns = standby(NamesystemBehavior::LegacyWholeMessageQueue, 4);
     seed_schedule(&ns);
     let corrupt = ns.corrupt_replicas();
     assert_eq!(
@@ -129,7 +129,7 @@ fn whole_message_queue_judges_rbw_report_after_completion() {
 
 #[test]
 fn whole_message_queue_recounts_safe_mode_after_each_batch() {
-    let ns = standby(Behavior::LegacyWholeMessageQueue, 0);
+    let ns = standby(NamesystemBehavior::LegacyWholeMessageQueue, 0);
     ns.apply_edits(&open_file(1, 1)).unwrap();
     received(&ns, 1, block(B, 1, LEN));
     ns.apply_edits(&[EditOp::Close {
@@ -142,41 +142,41 @@ fn whole_message_queue_recounts_safe_mode_after_each_batch() {
 }
 
 /// A spec 12 schedule as a scenario.
-type Schedule = fn(Behavior) -> Result<(), Violation>;
+type Schedule = fn(NamesystemBehavior) -> Result<(), Violation>;
 
 /// Each schedule of spec 12 as a scenario over the HA pair: the fixed standby holds every
 /// invariant of spec 13, and the legacy switch the schedule was written for breaks the
 /// named one.
 #[test]
 fn spec_12_schedules_hold_when_fixed_and_catch_their_legacy_switch() {
-    let schedules: [(&str, Schedule, Behavior, &str); 4] = [
+    let schedules: [(&str, Schedule, NamesystemBehavior, &str); 4] = [
         (
             "12.1",
             schedule_12_1,
-            Behavior::LegacyWholeMessageQueue,
+            NamesystemBehavior::LegacyWholeMessageQueue,
             "no data-loss chain",
         ),
         (
             "12.2",
             schedule_12_2,
-            Behavior::LegacyEarlyDrain,
+            NamesystemBehavior::LegacyEarlyDrain,
             "safe-mode recount",
         ),
         (
             "12.3",
             schedule_12_3,
-            Behavior::LegacyHaStateCheck,
+            NamesystemBehavior::LegacyHaStateCheck,
             "no false corruption",
         ),
         (
             "12.5",
             schedule_12_5,
-            Behavior::LegacyNoStaleEntryPurge,
+            NamesystemBehavior::LegacyNoStaleEntryPurge,
             "no false corruption",
         ),
     ];
     for (name, schedule, legacy, property) in schedules {
-        assert_eq!(schedule(Behavior::Fixed), Ok(()), "{name} fixed");
+        assert_eq!(schedule(NamesystemBehavior::Fixed), Ok(()), "{name} fixed");
         let caught = schedule(legacy).expect_err(name);
         assert_eq!(
             (caught.seed, caught.property),
@@ -188,19 +188,23 @@ fn spec_12_schedules_hold_when_fixed_and_catch_their_legacy_switch() {
 
 #[test]
 fn each_schedule_holds_for_the_fixes_it_does_not_target() {
-    for behavior in Behavior::ALL {
+    for behavior in NamesystemBehavior::ALL {
         for (name, schedule, targeted) in [
             (
                 "12.1",
                 schedule_12_1 as Schedule,
-                Behavior::LegacyWholeMessageQueue,
+                NamesystemBehavior::LegacyWholeMessageQueue,
             ),
-            ("12.2", schedule_12_2, Behavior::LegacyEarlyDrain),
-            ("12.5", schedule_12_5, Behavior::LegacyNoStaleEntryPurge),
+            ("12.2", schedule_12_2, NamesystemBehavior::LegacyEarlyDrain),
+            (
+                "12.5",
+                schedule_12_5,
+                NamesystemBehavior::LegacyNoStaleEntryPurge,
+            ),
         ] {
             // 12.3's appends also trip the whole-message queue, which judges reports at
             // once; the others isolate their defect.
-            if behavior != targeted && behavior != Behavior::LegacyWholeMessageQueue {
+            if behavior != targeted && behavior != NamesystemBehavior::LegacyWholeMessageQueue {
                 assert_eq!(schedule(behavior), Ok(()), "{name} on {behavior:?}");
             }
         }
@@ -209,7 +213,7 @@ fn each_schedule_holds_for_the_fixes_it_does_not_target() {
 
 #[test]
 fn early_drain_leaves_safe_mode_counts_at_10_of_15() {
-    let ns = standby(Behavior::LegacyEarlyDrain, 0);
+    let ns = standby(NamesystemBehavior::LegacyEarlyDrain, 0);
     let mut edits = vec![EditOp::SetGenstamp(1)];
     for f in 0..15u64 {
         edits.push(EditOp::AddFile {
@@ -245,7 +249,7 @@ fn early_drain_leaves_safe_mode_counts_at_10_of_15() {
 #[test]
 fn append_and_delete_adjust_safe_mode_counts() {
     // testAppendWhileInSafeMode: 5/5 → 4/4 after reopen → 0/4 after DN deletions → 0/0.
-    let ns = standby(Behavior::Fixed, 0);
+    let ns = standby(NamesystemBehavior::Fixed, 0);
     let mut edits = vec![
         EditOp::SetGenstamp(1),
         EditOp::AddFile {
@@ -289,7 +293,7 @@ fn append_and_delete_adjust_safe_mode_counts() {
 
 #[test]
 fn replay_refuses_edits_that_do_not_fit() {
-    let ns = standby(Behavior::Fixed, 0);
+    let ns = standby(NamesystemBehavior::Fixed, 0);
     ns.apply_edits(&open_file(2, 1)).unwrap();
     let cases = [
         (
@@ -339,7 +343,7 @@ fn replay_refuses_edits_that_do_not_fit() {
 
 #[test]
 fn report_for_an_unknown_block_is_handled_not_an_error() {
-    let ns = standby(Behavior::Fixed, 10);
+    let ns = standby(NamesystemBehavior::Fixed, 10);
     received(&ns, 1, block(BlockId(77), 3, LEN));
     ns.full_report(
         storage(2),

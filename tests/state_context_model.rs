@@ -1,6 +1,6 @@
 //! Property test: `StateContext` against a small reference model over random sequences of
 //! heartbeat terms, commands, takes, endpoint state changes, clock advances and restarts,
-//! for every `Behavior`; the fencing invariants of `scenarios::term_fencing` are checked
+//! for every `StateContextBehavior`; the fencing invariants of `scenarios::term_fencing` are checked
 //! along the way for the fixed behaviors.
 #![cfg(not(any(loom, feature = "shuttle")))]
 
@@ -10,15 +10,19 @@ use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 
 use hadoop_ref::clock::ManualClock;
-use hadoop_ref::datanode::commands::{CommandDispatcher, CommandId, CommandKind, ScmCommand};
-use hadoop_ref::datanode::container_set::{ContainerReplica, ContainerSet, ContainerState};
+use hadoop_ref::datanode::DatanodeError;
+use hadoop_ref::datanode::dispatcher::CommandDispatcher;
 use hadoop_ref::datanode::state_context::{
-    Behavior, EndpointState, StateContext, StateContextConfig,
+    EndpointState, StateContext, StateContextBehavior, StateContextConfig,
 };
-use hadoop_ref::datanode::{ContainerId, DatanodeError, ScmId, Term};
+use hadoop_ref::hdds::command::{CommandId, CommandKind, ScmCommand};
+use hadoop_ref::hdds::container::ContainerState;
+use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, ScmId};
+use hadoop_ref::hdds::term::Term;
 use hadoop_ref::scenarios::term_fencing::{
     Observed, no_command_below_heard_term, term_covers_heard_terms, term_never_decreases,
 };
+use hadoop_ref::sim::replicas::{controller_of, replicas_in_state};
 use hadoop_ref::sync::Arc;
 
 const LIMIT: usize = 4;
@@ -46,14 +50,14 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-fn behavior() -> impl Strategy<Value = Behavior> {
-    prop::sample::select(Behavior::ALL.to_vec())
+fn behavior() -> impl Strategy<Value = StateContextBehavior> {
+    prop::sample::select(StateContextBehavior::ALL.to_vec())
 }
 
 /// The rules of spec A.4 and A.14, written out plainly.
 #[derive(Debug)]
 struct Model {
-    behavior: Behavior,
+    behavior: StateContextBehavior,
     now_ms: u64,
     started_at_ms: u64,
     term: Option<Term>,
@@ -66,7 +70,7 @@ impl Model {
     fn heartbeat(&mut self, term: Term) {
         match self.term {
             Some(current) => self.term = Some(current.max(term)),
-            None if self.behavior == Behavior::LegacyIgnoreHeartbeatTermBeforeInit => {}
+            None if self.behavior == StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit => {}
             None => {
                 self.seen_before_init = Some(self.seen_before_init.map_or(term, |s| s.max(term)))
             }
@@ -102,7 +106,7 @@ impl Model {
         let Some(max_queued) = self.queue.iter().map(|&(_, t)| t).max() else {
             return;
         };
-        if self.behavior == Behavior::AwaitLeaderTerm
+        if self.behavior == StateContextBehavior::AwaitLeaderTerm
             && self.seen_before_init.is_none()
             && self.now_ms - self.started_at_ms < BOUND_MS
         {
@@ -123,7 +127,7 @@ impl Model {
     }
 }
 
-fn run(behavior: Behavior, ops: Vec<Op>) -> Result<(), TestCaseError> {
+fn run(behavior: StateContextBehavior, ops: Vec<Op>) -> Result<(), TestCaseError> {
     let clock = ManualClock::new(0);
     let endpoints: Vec<_> = (1..=SCMS as u64).map(|i| (ScmId(i), false)).collect();
     let config = StateContextConfig {
@@ -132,14 +136,13 @@ fn run(behavior: Behavior, ops: Vec<Op>) -> Result<(), TestCaseError> {
     };
     let context =
         Arc::new(StateContext::new(behavior, config, &endpoints, clock.shared()).unwrap());
-    let containers = Arc::new(
-        ContainerSet::from_replicas([(
-            ContainerId(1),
-            ContainerReplica::new(ContainerState::Closed, 0),
-        )])
-        .unwrap(),
+    let replicas =
+        replicas_in_state(DatanodeId(1), &[ContainerId(1)], ContainerState::Closed).unwrap();
+    let dispatcher = CommandDispatcher::new(
+        Arc::clone(&context),
+        controller_of(&replicas),
+        clock.shared(),
     );
-    let dispatcher = CommandDispatcher::new(Arc::clone(&context), containers, clock.shared());
     let mut model = Model {
         behavior,
         now_ms: 0,

@@ -5,22 +5,36 @@
 #![cfg(not(any(loom, feature = "shuttle")))]
 
 use hadoop_ref::clock::ManualClock;
-use hadoop_ref::datanode::commands::{
-    CommandDispatcher, CommandId, CommandKind, CommandOutcome, DeletedBlocksTransaction, ScmCommand,
+use hadoop_ref::datanode::DatanodeError;
+use hadoop_ref::datanode::container::handler::KeyValueHandler;
+use hadoop_ref::datanode::container::store::MemoryStore;
+use hadoop_ref::datanode::container::volume::MemoryVolume;
+use hadoop_ref::datanode::container::{
+    ContainerBehavior, ContainerConfig, ContainerController, ContainerError, PeerError,
 };
-use hadoop_ref::datanode::container_set::{ContainerReplica, ContainerSet, ContainerState};
-use hadoop_ref::datanode::daemon::{DatanodeConfig, DatanodeStateMachine};
-use hadoop_ref::datanode::heartbeat::{HeartbeatEndpointTask, HeartbeatResponse, TaskOutcome};
+use hadoop_ref::datanode::daemon::{Datanode, DatanodeConfig};
+use hadoop_ref::datanode::dispatcher::{CommandDispatcher, CommandOutcome};
+use hadoop_ref::datanode::heartbeat::{HeartbeatEndpointTask, TaskOutcome};
 use hadoop_ref::datanode::state_context::{
-    Behavior, EndpointState, StateContext, StateContextConfig,
+    EndpointState, StateContext, StateContextBehavior, StateContextConfig,
 };
-use hadoop_ref::datanode::{ContainerId, DatanodeError, DatanodeId, ScmId, Term};
-use hadoop_ref::scenarios::scm::InProcessScm;
+use hadoop_ref::hdds::command::{CommandId, CommandKind, DeletedBlocksTransaction, ScmCommand};
+use hadoop_ref::hdds::container::ContainerState;
+use hadoop_ref::hdds::heartbeat::HeartbeatResponse;
+use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, ScmId};
+use hadoop_ref::hdds::term::Term;
+use hadoop_ref::scenarios::container::write_block;
+use hadoop_ref::sim::peers::PeerNetwork;
+use hadoop_ref::sim::replicas::{controller_of, replicas_in_state};
+use hadoop_ref::sim::scm_endpoint::{InProcessScm, NotLeader};
 use hadoop_ref::sync::{Arc, thread};
 
 const START_MS: u64 = 1_000_000;
 
-fn context_with(behavior: Behavior, config: StateContextConfig) -> (StateContext, ManualClock) {
+fn context_with(
+    behavior: StateContextBehavior,
+    config: StateContextConfig,
+) -> (StateContext, ManualClock) {
     let clock = ManualClock::new(START_MS);
     let context = StateContext::new(
         behavior,
@@ -33,7 +47,7 @@ fn context_with(behavior: Behavior, config: StateContextConfig) -> (StateContext
 }
 
 /// A context whose endpoints all heartbeat, so init needs only a queued command.
-fn heartbeating(behavior: Behavior) -> StateContext {
+fn heartbeating(behavior: StateContextBehavior) -> StateContext {
     let (context, _) = context_with(behavior, StateContextConfig::default());
     all_heartbeating(&context);
     context
@@ -70,7 +84,7 @@ fn force_delete(id: u64, term: Term, container: u64) -> ScmCommand {
 
 #[test]
 fn drops_command_of_stale_leader_if_newer_term_was_seen_before_init() {
-    let context = heartbeating(Behavior::Fixed);
+    let context = heartbeating(StateContextBehavior::Fixed);
     context.update_term_from_heartbeat(2).unwrap();
     context.add_command(command(1, 1)).unwrap();
     assert_eq!(context.get_next_command(), None);
@@ -80,7 +94,7 @@ fn drops_command_of_stale_leader_if_newer_term_was_seen_before_init() {
 
 #[test]
 fn inits_term_from_command_if_older_term_was_seen_before_init() {
-    let context = heartbeating(Behavior::Fixed);
+    let context = heartbeating(StateContextBehavior::Fixed);
     context.update_term_from_heartbeat(1).unwrap();
     context.add_command(command(1, 2)).unwrap();
     let dispatched = context.get_next_command().expect("term-2 command runs");
@@ -93,7 +107,7 @@ fn inits_term_from_command_if_older_term_was_seen_before_init() {
 fn concurrent_term_updates_keep_highest_term() {
     // Real threads, many rounds: the locked update never loses the higher term.
     for _ in 0..200 {
-        let context = Arc::new(heartbeating(Behavior::Fixed));
+        let context = Arc::new(heartbeating(StateContextBehavior::Fixed));
         context.add_command(command(1, 1)).unwrap();
         assert!(context.get_next_command().is_some());
         let handles: Vec<_> = [2, 3]
@@ -114,7 +128,7 @@ fn concurrent_term_updates_keep_highest_term() {
 
 #[test]
 fn legacy_ignore_before_init_runs_stale_leader_command() {
-    let context = heartbeating(Behavior::LegacyIgnoreHeartbeatTermBeforeInit);
+    let context = heartbeating(StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit);
     context.update_term_from_heartbeat(2).unwrap();
     context.add_command(command(1, 1)).unwrap();
     let dispatched = context.get_next_command().expect("the defect: term 1 runs");
@@ -124,7 +138,7 @@ fn legacy_ignore_before_init_runs_stale_leader_command() {
 
 #[test]
 fn legacy_ignore_before_init_still_raises_term_after_init() {
-    let context = heartbeating(Behavior::LegacyIgnoreHeartbeatTermBeforeInit);
+    let context = heartbeating(StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit);
     context.add_command(command(1, 1)).unwrap();
     assert!(context.get_next_command().is_some());
     context.update_term_from_heartbeat(4).unwrap();
@@ -134,7 +148,7 @@ fn legacy_ignore_before_init_still_raises_term_after_init() {
 #[test]
 fn legacy_unlocked_update_records_term_before_init() {
     // Defect 2 alone: the before-init fix is in place.
-    let context = heartbeating(Behavior::LegacyUnlockedTermUpdate);
+    let context = heartbeating(StateContextBehavior::LegacyUnlockedTermUpdate);
     context.update_term_from_heartbeat(2).unwrap();
     context.add_command(command(1, 1)).unwrap();
     assert_eq!(context.get_next_command(), None);
@@ -145,7 +159,7 @@ fn legacy_unlocked_update_records_term_before_init() {
 
 #[test]
 fn init_waits_for_majority_of_active_endpoints() {
-    let (context, _) = context_with(Behavior::Fixed, StateContextConfig::default());
+    let (context, _) = context_with(StateContextBehavior::Fixed, StateContextConfig::default());
     context.add_command(command(1, 1)).unwrap();
     context.endpoints()[0].set_state(EndpointState::Heartbeat);
     assert_eq!(context.get_next_command(), None, "1 of 3 is no majority");
@@ -158,7 +172,7 @@ fn init_waits_for_majority_of_active_endpoints() {
 fn passive_endpoints_do_not_count_toward_init() {
     let clock = ManualClock::new(START_MS);
     let context = StateContext::new(
-        Behavior::Fixed,
+        StateContextBehavior::Fixed,
         StateContextConfig::default(),
         &[(ScmId(1), false), (ScmId(9), true)],
         clock.shared(),
@@ -177,7 +191,7 @@ fn passive_endpoints_do_not_count_toward_init() {
 
 #[test]
 fn init_needs_a_queued_command() {
-    let context = heartbeating(Behavior::Fixed);
+    let context = heartbeating(StateContextBehavior::Fixed);
     context.update_term_from_heartbeat(5).unwrap();
     assert_eq!(context.get_next_command(), None);
     assert_eq!(
@@ -189,7 +203,7 @@ fn init_needs_a_queued_command() {
 
 #[test]
 fn await_leader_term_holds_commands_until_a_leader_term_arrives() {
-    let context = heartbeating(Behavior::AwaitLeaderTerm);
+    let context = heartbeating(StateContextBehavior::AwaitLeaderTerm);
     context.add_command(command(1, 1)).unwrap();
     assert_eq!(context.get_next_command(), None);
     assert_eq!(
@@ -207,7 +221,7 @@ fn await_leader_term_falls_back_after_its_bound() {
         await_leader_term_bound_ms: 10_000,
         ..StateContextConfig::default()
     };
-    let (context, clock) = context_with(Behavior::AwaitLeaderTerm, config);
+    let (context, clock) = context_with(StateContextBehavior::AwaitLeaderTerm, config);
     all_heartbeating(&context);
     context.add_command(command(1, 1)).unwrap();
     clock.advance_ms(9_999);
@@ -226,7 +240,7 @@ fn await_leader_term_bound_restarts_with_the_datanode() {
         await_leader_term_bound_ms: 10_000,
         ..StateContextConfig::default()
     };
-    let (context, clock) = context_with(Behavior::AwaitLeaderTerm, config);
+    let (context, clock) = context_with(StateContextBehavior::AwaitLeaderTerm, config);
     clock.advance_ms(20_000);
     context.restart();
     all_heartbeating(&context);
@@ -242,7 +256,7 @@ fn full_queue_refuses_command_with_typed_error() {
         command_queue_limit: 2,
         ..StateContextConfig::default()
     };
-    let (context, _) = context_with(Behavior::Fixed, config);
+    let (context, _) = context_with(StateContextBehavior::Fixed, config);
     context.add_command(command(1, 1)).unwrap();
     context.add_command(command(2, 1)).unwrap();
     assert_eq!(
@@ -269,14 +283,14 @@ fn zero_queue_limit_is_invalid_config() {
         ..StateContextConfig::default()
     };
     assert!(matches!(
-        StateContext::new(Behavior::Fixed, config, &[], clock.shared()),
+        StateContext::new(StateContextBehavior::Fixed, config, &[], clock.shared()),
         Err(DatanodeError::InvalidConfig { .. })
     ));
 }
 
 #[test]
 fn rejects_term_below_non_ha_sentinel() {
-    let context = heartbeating(Behavior::Fixed);
+    let context = heartbeating(StateContextBehavior::Fixed);
     assert_eq!(
         context.update_term_from_heartbeat(-2),
         Err(DatanodeError::InvalidTerm { term: -2 })
@@ -290,7 +304,7 @@ fn rejects_term_below_non_ha_sentinel() {
 
 #[test]
 fn accepts_non_ha_sentinel_term() {
-    let context = heartbeating(Behavior::Fixed);
+    let context = heartbeating(StateContextBehavior::Fixed);
     context.update_term_from_heartbeat(-1).unwrap();
     context.add_command(command(1, -1)).unwrap();
     assert_eq!(context.get_next_command().map(|d| d.command.term), Some(-1));
@@ -298,7 +312,7 @@ fn accepts_non_ha_sentinel_term() {
 
 #[test]
 fn command_of_higher_term_raises_term_and_older_ones_are_dropped() {
-    let context = heartbeating(Behavior::Fixed);
+    let context = heartbeating(StateContextBehavior::Fixed);
     context.add_command(command(1, 1)).unwrap();
     assert!(context.get_next_command().is_some());
     context.add_command(command(2, 1)).unwrap();
@@ -315,7 +329,7 @@ fn command_of_higher_term_raises_term_and_older_ones_are_dropped() {
 
 #[test]
 fn restart_resets_term_and_queue() {
-    let context = heartbeating(Behavior::Fixed);
+    let context = heartbeating(StateContextBehavior::Fixed);
     context.add_command(command(1, 4)).unwrap();
     assert!(context.get_next_command().is_some());
     context.add_command(command(2, 4)).unwrap();
@@ -345,7 +359,7 @@ fn task_for(scm: &InProcessScm, context: &Arc<StateContext>) -> HeartbeatEndpoin
     )
 }
 
-fn single_scm_context(behavior: Behavior) -> Arc<StateContext> {
+fn single_scm_context(behavior: StateContextBehavior) -> Arc<StateContext> {
     Arc::new(
         StateContext::new(
             behavior,
@@ -361,7 +375,7 @@ fn single_scm_context(behavior: Behavior) -> Arc<StateContext> {
 fn endpoint_moves_getversion_register_heartbeat() {
     let scm = InProcessScm::new(ScmId(1));
     scm.become_leader(7);
-    let context = single_scm_context(Behavior::Fixed);
+    let context = single_scm_context(StateContextBehavior::Fixed);
     let task = task_for(&scm, &context);
     assert_eq!(task.run_once(), Ok(TaskOutcome::Versioned));
     assert_eq!(task.endpoint().state(), EndpointState::Register);
@@ -377,7 +391,7 @@ fn endpoint_moves_getversion_register_heartbeat() {
 fn unreachable_scm_counts_missed_heartbeats() {
     let scm = InProcessScm::new(ScmId(1));
     scm.pause();
-    let context = single_scm_context(Behavior::Fixed);
+    let context = single_scm_context(StateContextBehavior::Fixed);
     let task = task_for(&scm, &context);
     assert!(matches!(
         task.run_once(),
@@ -393,7 +407,7 @@ fn unreachable_scm_counts_missed_heartbeats() {
 #[test]
 fn unregistered_datanode_is_told_to_reregister() {
     let scm = InProcessScm::new(ScmId(1));
-    let context = single_scm_context(Behavior::Fixed);
+    let context = single_scm_context(StateContextBehavior::Fixed);
     let task = task_for(&scm, &context);
     // Skip registration: the SCM does not know the datanode.
     task.endpoint().set_state(EndpointState::Heartbeat);
@@ -408,7 +422,7 @@ fn unregistered_datanode_is_told_to_reregister() {
 #[test]
 fn response_for_another_datanode_changes_nothing() {
     let scm = InProcessScm::new(ScmId(1));
-    let context = single_scm_context(Behavior::Fixed);
+    let context = single_scm_context(StateContextBehavior::Fixed);
     let task = task_for(&scm, &context);
     let response = HeartbeatResponse {
         datanode: DatanodeId(2),
@@ -429,7 +443,7 @@ fn response_for_another_datanode_changes_nothing() {
 #[test]
 fn malformed_response_is_rejected_whole() {
     let scm = InProcessScm::new(ScmId(1));
-    let context = single_scm_context(Behavior::Fixed);
+    let context = single_scm_context(StateContextBehavior::Fixed);
     let task = task_for(&scm, &context);
     let response = HeartbeatResponse {
         datanode: DatanodeId(1),
@@ -447,7 +461,7 @@ fn malformed_response_is_rejected_whole() {
 #[test]
 fn empty_delete_blocks_command_is_ignored() {
     let scm = InProcessScm::new(ScmId(1));
-    let context = single_scm_context(Behavior::Fixed);
+    let context = single_scm_context(StateContextBehavior::Fixed);
     let task = task_for(&scm, &context);
     let empty = ScmCommand::new(
         CommandId(1),
@@ -471,7 +485,7 @@ fn empty_delete_blocks_command_is_ignored() {
 fn full_queue_reports_every_command_it_dropped() {
     let context = Arc::new(
         StateContext::new(
-            Behavior::Fixed,
+            StateContextBehavior::Fixed,
             StateContextConfig {
                 command_queue_limit: 1,
                 ..StateContextConfig::default()
@@ -513,9 +527,9 @@ fn follower_hands_out_queued_commands_without_a_term() {
     scm.step_down();
     assert!(matches!(
         scm.queue_command(DatanodeId(1), CommandKind::Reregister, 0),
-        Err(hadoop_ref::scenarios::scm::ScmError::NotLeader { .. })
+        Err(NotLeader { .. })
     ));
-    let context = single_scm_context(Behavior::Fixed);
+    let context = single_scm_context(StateContextBehavior::Fixed);
     let task = task_for(&scm, &context);
     task.run_once().unwrap();
     task.run_once().unwrap();
@@ -529,9 +543,18 @@ fn follower_hands_out_queued_commands_without_a_term() {
     assert_eq!(scm.queued_for(DatanodeId(1)), 0);
 }
 
-// --- handlers ----------------------------------------------------------------------------
+// --- handlers, on the real replicas -------------------------------------------------------
 
-fn dispatcher(behavior: Behavior) -> (CommandDispatcher, ManualClock) {
+/// The replicas of dn1 behind the dispatcher, in a volume: c1 CLOSED and empty, c2 OPEN
+/// and empty, c3 CLOSED with five blocks.
+struct Replicas {
+    dispatcher: CommandDispatcher,
+    handler: Arc<KeyValueHandler>,
+    volume: MemoryVolume,
+    clock: ManualClock,
+}
+
+fn replicas(behavior: StateContextBehavior) -> Replicas {
     let clock = ManualClock::new(START_MS);
     let context = Arc::new(
         StateContext::new(
@@ -543,112 +566,149 @@ fn dispatcher(behavior: Behavior) -> (CommandDispatcher, ManualClock) {
         .unwrap(),
     );
     context.endpoints()[0].set_state(EndpointState::Heartbeat);
-    let containers = Arc::new(
-        ContainerSet::from_replicas([
-            (
-                ContainerId(1),
-                ContainerReplica::new(ContainerState::Closed, 0),
-            ),
-            (
-                ContainerId(2),
-                ContainerReplica::new(ContainerState::Open, 0),
-            ),
-            (
-                ContainerId(3),
-                ContainerReplica::new(ContainerState::Closed, 5),
-            ),
-        ])
+    let volume = MemoryVolume::new();
+    for (id, state) in [(1, ContainerState::Closed), (2, ContainerState::Open)] {
+        volume
+            .insert(ContainerId(id), MemoryStore::new(state))
+            .unwrap();
+    }
+    let full = MemoryStore::new(ContainerState::Closed);
+    for block in 1..=5 {
+        write_block(&full, block, 1).unwrap();
+    }
+    volume.insert(ContainerId(3), full).unwrap();
+    let handler = Arc::new(
+        KeyValueHandler::open(
+            DatanodeId(1),
+            ContainerConfig::new(ContainerBehavior::Fixed),
+            volume.shared(),
+        )
         .unwrap(),
     );
-    (
-        CommandDispatcher::new(context, containers, clock.shared()),
+    Replicas {
+        dispatcher: CommandDispatcher::new(context, controller_of(&handler), clock.shared()),
+        handler,
+        volume,
         clock,
-    )
+    }
+}
+
+impl Replicas {
+    /// Whether dn1 still has a replica of `container`: in its set and in its volume.
+    fn holds(&self, container: u64) -> bool {
+        let id = ContainerId(container);
+        let in_set = self.handler.container(id).is_ok();
+        assert_eq!(
+            in_set,
+            self.volume.store(id).is_some(),
+            "set and volume agree"
+        );
+        in_set
+    }
 }
 
 #[test]
 fn handler_skips_command_whose_deadline_passed() {
-    let (dispatcher, clock) = dispatcher(Behavior::Fixed);
+    let dn = replicas(StateContextBehavior::Fixed);
     let cmd = force_delete(1, 1, 1).with_deadline_ms(START_MS + 100);
-    dispatcher.context().add_command(cmd).unwrap();
-    clock.advance_ms(101);
-    let report = dispatcher.process_next().unwrap();
+    dn.dispatcher.context().add_command(cmd).unwrap();
+    dn.clock.advance_ms(101);
+    let report = dn.dispatcher.process_next().unwrap();
     assert_eq!(
         report.outcome,
         CommandOutcome::SkippedExpired {
             now_ms: START_MS + 101
         }
     );
-    assert!(dispatcher.containers().contains(ContainerId(1)));
+    assert!(dn.holds(1));
 }
 
+/// The harm of HDDS-17268, made real: a force delete that passes both fences removes the
+/// replica's data, here a `KeyValueContainer` with five blocks.
 #[test]
-fn handler_runs_command_at_its_deadline() {
-    let (dispatcher, clock) = dispatcher(Behavior::Fixed);
-    let cmd = force_delete(1, 1, 1).with_deadline_ms(START_MS + 100);
-    dispatcher.context().add_command(cmd).unwrap();
-    clock.advance_ms(100);
+fn force_delete_through_the_dispatcher_removes_the_real_replica() {
+    let dn = replicas(StateContextBehavior::Fixed);
+    let cmd = force_delete(1, 1, 3).with_deadline_ms(START_MS + 100);
+    dn.dispatcher.context().add_command(cmd).unwrap();
+    dn.clock.advance_ms(100);
     assert_eq!(
-        dispatcher.process_next().unwrap().outcome,
-        CommandOutcome::Executed
+        dn.dispatcher.process_next().unwrap().outcome,
+        CommandOutcome::Executed,
+        "a command runs at its deadline"
     );
-    assert!(!dispatcher.containers().contains(ContainerId(1)));
+    assert!(!dn.holds(3));
+    assert!(dn.holds(1) && dn.holds(2));
 }
 
+/// Beside the test above: the same force delete from a leader deposed between dispatch and
+/// execution is fenced, and the replica keeps its data.
 #[test]
-fn handler_rechecks_term_at_execution() {
-    let (dispatcher, _) = dispatcher(Behavior::Fixed);
-    dispatcher
+fn stale_leader_force_delete_is_fenced_and_the_replica_survives() {
+    let dn = replicas(StateContextBehavior::Fixed);
+    dn.dispatcher
         .context()
-        .add_command(force_delete(1, 1, 1))
+        .add_command(force_delete(1, 1, 3))
         .unwrap();
-    let dispatched = dispatcher.context().get_next_command().unwrap();
+    let dispatched = dn.dispatcher.context().get_next_command().unwrap();
     // The new leader's heartbeat lands between dispatch and execution.
-    dispatcher.context().update_term_from_heartbeat(2).unwrap();
-    let report = dispatcher.handle(dispatched);
+    dn.dispatcher
+        .context()
+        .update_term_from_heartbeat(2)
+        .unwrap();
+    let report = dn.dispatcher.handle(dispatched);
     assert_eq!(
         report.outcome,
         CommandOutcome::SkippedStaleTerm { current: 2 }
     );
     assert!(!report.ran());
-    assert!(dispatcher.containers().contains(ContainerId(1)));
+    assert!(dn.holds(3));
+    assert_eq!(
+        dn.handler
+            .container(ContainerId(3))
+            .unwrap()
+            .report()
+            .unwrap()
+            .block_count,
+        5
+    );
 }
 
 #[test]
 fn non_force_delete_refuses_open_and_non_empty_replicas() {
-    let (dispatcher, _) = dispatcher(Behavior::Fixed);
-    let containers = dispatcher.containers();
+    let dn = replicas(StateContextBehavior::Fixed);
+    let controller = dn.dispatcher.controller();
     assert_eq!(
-        containers.delete(ContainerId(2), false),
-        Err(DatanodeError::DeleteOnOpenContainer {
+        controller.delete_container(ContainerId(2), false),
+        Err(ContainerError::DeleteOnOpenContainer {
             container: ContainerId(2)
         })
     );
     assert_eq!(
-        containers.delete(ContainerId(3), false),
-        Err(DatanodeError::DeleteOnNonEmptyContainer {
+        controller.delete_container(ContainerId(3), false),
+        Err(ContainerError::DeleteOnNonEmptyContainer {
             container: ContainerId(3),
             blocks: 5
         })
     );
-    assert_eq!(containers.delete(ContainerId(1), false), Ok(()));
+    assert_eq!(controller.delete_container(ContainerId(1), false), Ok(()));
     assert_eq!(
-        containers.delete(ContainerId(3), true),
+        controller.delete_container(ContainerId(3), true),
         Ok(()),
         "force skips the checks"
     );
     assert_eq!(
-        containers.delete(ContainerId(9), true),
-        Err(DatanodeError::UnknownContainer {
+        controller.delete_container(ContainerId(9), true),
+        Err(ContainerError::UnknownContainer {
             container: ContainerId(9)
         })
     );
+    assert!(!dn.holds(1) && dn.holds(2) && !dn.holds(3));
 }
 
 #[test]
-fn handlers_close_replicate_and_store_delete_transactions() {
-    let (dispatcher, _) = dispatcher(Behavior::Fixed);
-    let context = dispatcher.context();
+fn handlers_close_and_store_delete_transactions_on_the_replicas() {
+    let dn = replicas(StateContextBehavior::Fixed);
+    let context = dn.dispatcher.context();
     let tx = |tx_id, container| DeletedBlocksTransaction {
         tx_id,
         container: ContainerId(container),
@@ -674,44 +734,125 @@ fn handlers_close_replicate_and_store_delete_transactions() {
             .add_command(ScmCommand::new(CommandId(i as u64), 1, kind))
             .unwrap();
     }
-    let outcomes: Vec<_> = std::iter::from_fn(|| dispatcher.process_next())
+    let outcomes: Vec<_> = std::iter::from_fn(|| dn.dispatcher.process_next())
         .map(|r| r.outcome)
         .collect();
-    assert_eq!(
-        outcomes,
-        vec![
-            CommandOutcome::Executed,
-            CommandOutcome::Executed,
-            CommandOutcome::Executed,
-            CommandOutcome::Failed(DatanodeError::UnknownContainer {
-                container: ContainerId(42)
-            }),
-        ]
+    assert_eq!(outcomes[0], CommandOutcome::Executed);
+    assert!(
+        matches!(
+            &outcomes[1],
+            CommandOutcome::Failed(DatanodeError::Container(ContainerError::Peer(
+                PeerError::Unreachable {
+                    peer: DatanodeId(7),
+                    ..
+                }
+            )))
+        ),
+        "no route to the source: {:?}",
+        outcomes[1]
     );
-    let containers = dispatcher.containers();
+    assert_eq!(outcomes[2], CommandOutcome::Executed);
     assert_eq!(
-        containers.get(ContainerId(2)).unwrap().state,
-        ContainerState::Closed
+        outcomes[3],
+        CommandOutcome::Failed(DatanodeError::Container(ContainerError::UnknownContainer {
+            container: ContainerId(42)
+        }))
     );
-    assert_eq!(
-        containers.get(ContainerId(4)).unwrap().replicated_from,
-        Some(DatanodeId(7))
-    );
-    let stored = containers
-        .get(ContainerId(1))
+    let state = dn.handler.container(ContainerId(2)).unwrap().state();
+    assert_eq!(state, ContainerState::Closed);
+    assert!(!dn.holds(4), "a failed import leaves nothing behind");
+    let summary = dn
+        .handler
+        .container(ContainerId(1))
         .unwrap()
-        .pending_delete_transactions;
+        .store()
+        .summary()
+        .unwrap();
     assert_eq!(
-        stored.keys().copied().collect::<Vec<_>>(),
-        vec![5, 6],
-        "duplicates kept once; a command naming an unknown container stores nothing"
+        (summary.pending_transactions, summary.last_delete_tx_id),
+        (3, 7),
+        "a duplicate is kept once; each transaction is acknowledged on its own, so the one \
+         of a known container is stored although its command names an unknown one"
     );
+}
+
+/// Two datanodes as each other's peers: `dn1` (an empty set of replicas) and `dn7`,
+/// holding c4 CLOSED with two blocks.
+fn peered_pair() -> (Replicas, Arc<KeyValueHandler>) {
+    let network = PeerNetwork::new();
+    let dn7 = replicas_in_state(DatanodeId(7), &[ContainerId(4)], ContainerState::Closed).unwrap();
+    let store = dn7.container(ContainerId(4)).unwrap();
+    for block in [1, 2] {
+        write_block(store.store().as_ref(), block, 2).unwrap();
+    }
+    network.register(&dn7);
+    let mut dn1 = replicas(StateContextBehavior::Fixed);
+    dn1.handler = Arc::new(
+        KeyValueHandler::new(
+            DatanodeId(1),
+            ContainerConfig::new(ContainerBehavior::Fixed),
+        )
+        .with_peers(network.directory_for(DatanodeId(1))),
+    );
+    network.register(&dn1.handler);
+    dn1.dispatcher = CommandDispatcher::new(
+        Arc::clone(dn1.dispatcher.context()),
+        controller_of(&dn1.handler),
+        dn1.clock.shared(),
+    );
+    (dn1, dn7)
+}
+
+#[test]
+fn replicate_command_imports_the_replica_from_its_source() {
+    let (dn1, _dn7) = peered_pair();
+    let replicate = CommandKind::ReplicateContainer {
+        container: ContainerId(4),
+        sources: vec![DatanodeId(9), DatanodeId(7)],
+    };
+    let context = dn1.dispatcher.context();
+    context
+        .add_command(ScmCommand::new(CommandId(1), 1, replicate))
+        .unwrap();
     assert_eq!(
-        containers.import_replica(ContainerId(4), &[]),
-        Err(DatanodeError::ContainerExists {
-            container: ContainerId(4)
-        })
+        dn1.dispatcher.process_next().unwrap().outcome,
+        CommandOutcome::Executed
     );
+    let report = dn1
+        .handler
+        .container(ContainerId(4))
+        .unwrap()
+        .report()
+        .unwrap();
+    assert_eq!(
+        (report.state, report.block_count),
+        (ContainerState::Closed, 2)
+    );
+}
+
+#[test]
+fn reconcile_command_repairs_the_replica_from_its_peers() {
+    let (dn1, dn7) = peered_pair();
+    let c4 = ContainerId(4);
+    dn1.handler
+        .add_container(c4, MemoryStore::new(ContainerState::Closed).shared())
+        .unwrap();
+    let reconcile = CommandKind::ReconcileContainer {
+        container: c4,
+        peers: vec![DatanodeId(7)],
+    };
+    let context = dn1.dispatcher.context();
+    context
+        .add_command(ScmCommand::new(CommandId(1), 1, reconcile))
+        .unwrap();
+    assert_eq!(
+        dn1.dispatcher.process_next().unwrap().outcome,
+        CommandOutcome::Executed
+    );
+    let ours = dn1.handler.container(c4).unwrap().report().unwrap();
+    let theirs = dn7.container(c4).unwrap().report().unwrap();
+    assert_eq!(ours.block_count, 2);
+    assert_eq!(ours.data_checksum, theirs.data_checksum);
 }
 
 // --- the production driver ---------------------------------------------------------------
@@ -738,19 +879,19 @@ fn daemon_drops_stale_leader_force_delete_after_restart() {
         initial_heartbeat_interval_ms: 1,
         ..DatanodeConfig::default()
     };
-    let dn = DatanodeStateMachine::new(
+    let volume = MemoryVolume::new();
+    volume
+        .insert(ContainerId(1), MemoryStore::new(ContainerState::Closed))
+        .unwrap();
+    let dn = Datanode::new(
         DatanodeId(1),
         config,
         scms.iter().map(InProcessScm::endpoint).collect(),
+        volume.shared(),
+        None,
         clock.shared(),
     )
     .unwrap();
-    dn.containers()
-        .add(
-            ContainerId(1),
-            ContainerReplica::new(ContainerState::Closed, 0),
-        )
-        .unwrap();
     scms[0].become_leader(1);
     scms[0].pause();
     scms[0]
@@ -780,7 +921,7 @@ fn daemon_drops_stale_leader_force_delete_after_restart() {
     );
     dn.stop();
     assert!(
-        dn.containers().contains(ContainerId(1)),
+        dn.controller().container(ContainerId(1)).is_ok() && volume.store(ContainerId(1)).is_some(),
         "the stale delete was dropped"
     );
     assert_eq!(dn.context().term_of_leader(), Some(2));
@@ -796,19 +937,19 @@ fn daemon_runs_current_leader_commands_and_stops_cleanly() {
         initial_heartbeat_interval_ms: 1,
         ..DatanodeConfig::default()
     };
-    let dn = DatanodeStateMachine::new(
+    let volume = MemoryVolume::new();
+    volume
+        .insert(ContainerId(1), MemoryStore::new(ContainerState::Open))
+        .unwrap();
+    let dn = Datanode::new(
         DatanodeId(1),
         config,
         vec![scm.endpoint()],
+        volume.shared(),
+        None,
         ManualClock::new(START_MS).shared(),
     )
     .unwrap();
-    dn.containers()
-        .add(
-            ContainerId(1),
-            ContainerReplica::new(ContainerState::Open, 0),
-        )
-        .unwrap();
     dn.start().unwrap();
     dn.start().unwrap();
     scm.queue_command(
@@ -823,7 +964,7 @@ fn daemon_runs_current_leader_commands_and_stops_cleanly() {
     dn.stop();
     dn.stop();
     assert_eq!(
-        dn.containers().get(ContainerId(1)).unwrap().state,
+        dn.controller().container(ContainerId(1)).unwrap().state(),
         ContainerState::Closed
     );
 }

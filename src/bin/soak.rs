@@ -15,10 +15,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use hadoop_ref::scenarios::catalogue::{self, Case, Expectation};
-use hadoop_ref::scenarios::checker::{RunResult, RunSpec, SchedulerKind, replay_file, run_case};
+use hadoop_ref::check::catalogue::{self, Case, Expectation};
+use hadoop_ref::check::shuttle::{RunResult, RunSpec, SchedulerKind, replay_file, run_case};
 use hadoop_ref::scenarios::rng::SeededRng;
-use hadoop_ref::sync::unmodelled::Stopwatch;
+use hadoop_ref::unmodelled::Stopwatch;
 
 const USAGE: &str = "\
 usage:

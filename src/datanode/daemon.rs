@@ -1,67 +1,96 @@
-//! The production driver (`DatanodeStateMachine`): one thread per SCM endpoint running its
-//! [`HeartbeatEndpointTask`] and one command-processor thread running the
-//! [`CommandDispatcher`].
+//! The datanode assembled (`DatanodeStateMachine` with `OzoneContainer`): the state
+//! context, one heartbeat thread per SCM, the command processor, the replicas behind their
+//! [`ContainerController`], the block deleting service on its own thread, and the
+//! on-demand scanner that reconciliation triggers. It restarts from its volume.
 //!
 //! The drivers are thin on purpose: all decisions live in the tasks, which checker
-//! scenarios call step by step on threads of their own. Pacing waits on a stop channel with
-//! a timeout; no decision depends on that timeout, so in the model builds (where a timed
-//! wait returns at once) the loops only spin faster.
+//! scenarios call step by step on threads of their own. Pacing waits on a stop channel
+//! with a timeout; no decision depends on that timeout, so in the model builds (where a
+//! timed wait returns at once) the loops only spin faster.
 //!
 //! # Example
 //!
 //! ```
-//! use std::time::Duration;
 //! use hadoop_ref::clock::ManualClock;
-//! use hadoop_ref::datanode::DatanodeId;
-//! use hadoop_ref::datanode::daemon::{DatanodeConfig, DatanodeStateMachine};
-//! use hadoop_ref::scenarios::scm::InProcessScm;
+//! use hadoop_ref::datanode::container::ContainerController;
+//! use hadoop_ref::datanode::container::store::MemoryStore;
+//! use hadoop_ref::datanode::container::volume::MemoryVolume;
+//! use hadoop_ref::datanode::daemon::{Datanode, DatanodeConfig};
+//! use hadoop_ref::hdds::container::ContainerState;
+//! use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, ScmId};
+//! use hadoop_ref::sim::scm_endpoint::InProcessScm;
 //!
-//! let scm = InProcessScm::new(hadoop_ref::datanode::ScmId(1));
+//! let scm = InProcessScm::new(ScmId(1));
 //! scm.become_leader(1);
+//! let volume = MemoryVolume::new();
+//! volume.insert(ContainerId(1), MemoryStore::new(ContainerState::Closed))?;
 //! let config = DatanodeConfig {
 //!     heartbeat_interval_ms: 1,
 //!     initial_heartbeat_interval_ms: 1,
 //!     ..Default::default()
 //! };
-//! let clock = ManualClock::new(0).shared();
-//! let dn = DatanodeStateMachine::new(DatanodeId(1), config, vec![scm.endpoint()], clock)?;
+//! let dn = Datanode::new(
+//!     DatanodeId(1),
+//!     config,
+//!     vec![scm.endpoint()],
+//!     volume.shared(),
+//!     None,
+//!     ManualClock::new(0).shared(),
+//! )?;
 //! dn.start()?;
+//! dn.restart()?; // the replica is found again in the volume
+//! assert_eq!(dn.controller().container_report().len(), 1);
 //! dn.stop();
-//! # Ok::<(), hadoop_ref::datanode::DatanodeError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! [`ContainerController`]: super::container::controller::ContainerController
 
 use std::time::Duration;
 
-use super::commands::{CommandDispatcher, CommandOutcome};
-use super::container_set::ContainerSet;
-use super::heartbeat::{HeartbeatEndpointTask, ScmEndpoint, TaskOutcome};
-use super::state_context::{Behavior, EndpointState, StateContext, StateContextConfig};
-use super::{DatanodeError, DatanodeId};
+use super::container::config::ContainerConfig;
+use super::container::controller::ContainerController;
+use super::container::handler::KeyValueHandler;
+use super::container::reconcile::PeerDirectory;
+use super::container::volume::ContainerVolume;
+use super::dispatcher::{CommandDispatcher, CommandOutcome};
+use super::error::DatanodeError;
+use super::heartbeat::{HeartbeatEndpointTask, TaskOutcome};
+use super::state_context::{EndpointState, StateContext, StateContextBehavior, StateContextConfig};
 use crate::clock::Clock;
+use crate::hdds::heartbeat::ScmEndpoint;
+use crate::hdds::ids::DatanodeId;
 use crate::sync::atomic::{AtomicU64, Ordering};
 use crate::sync::channel::{self, Receiver, Sender};
-use crate::sync::{Arc, Mutex, stop_requested, thread};
+use crate::sync::{Arc, Mutex, arc_from_box, stop_requested, thread};
 
-/// Settings of a [`DatanodeStateMachine`].
+/// Settings of a [`Datanode`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DatanodeConfig {
-    /// Fencing logic.
-    pub behavior: Behavior,
+    /// Term-fencing logic.
+    pub behavior: StateContextBehavior,
     /// Queue limit and await bound.
     pub context: StateContextConfig,
+    /// The replicas' code and the switches beyond the seeds.
+    pub container: ContainerConfig,
     /// Heartbeat period once registered (`hdds.heartbeat.interval`, 30 s).
     pub heartbeat_interval_ms: u64,
     /// Period before registration completes (`hdds.heartbeat.initial-interval`, 2 s).
     pub initial_heartbeat_interval_ms: u64,
+    /// Period of the block deleting service
+    /// (`ozone.block.deleting.service.interval`, 60 s).
+    pub block_deleting_interval_ms: u64,
 }
 
 impl Default for DatanodeConfig {
     fn default() -> Self {
         Self {
-            behavior: Behavior::Fixed,
+            behavior: StateContextBehavior::Fixed,
             context: StateContextConfig::default(),
+            container: ContainerConfig::default(),
             heartbeat_interval_ms: 30_000,
             initial_heartbeat_interval_ms: 2_000,
+            block_deleting_interval_ms: 60_000,
         }
     }
 }
@@ -110,24 +139,29 @@ struct Running {
     threads: Vec<thread::JoinHandle<()>>,
 }
 
-/// A datanode's control plane with its threads (`DatanodeStateMachine`).
+/// One datanode: its control plane, its replicas, and its threads.
 #[derive(Debug)]
-pub struct DatanodeStateMachine {
-    datanode: DatanodeId,
+pub struct Datanode {
+    id: DatanodeId,
     config: DatanodeConfig,
     scms: Vec<Arc<dyn ScmEndpoint>>,
     context: Arc<StateContext>,
+    handler: Arc<KeyValueHandler>,
     dispatcher: Arc<CommandDispatcher>,
     stats: Arc<ProcessorStats>,
     running: Mutex<Option<Running>>,
 }
 
-impl DatanodeStateMachine {
-    /// A stopped datanode talking to `scms` (all active endpoints), with no replicas.
+impl Datanode {
+    /// A stopped datanode talking to `scms` (all active endpoints), with the replicas
+    /// `volume` holds, reaching its peers through `peers` (none: reconcile and replicate
+    /// commands fail).
     pub fn new(
-        datanode: DatanodeId,
+        id: DatanodeId,
         config: DatanodeConfig,
         scms: Vec<Arc<dyn ScmEndpoint>>,
+        volume: Arc<dyn ContainerVolume>,
+        peers: Option<Arc<dyn PeerDirectory>>,
         clock: Arc<dyn Clock>,
     ) -> Result<Self, DatanodeError> {
         let endpoints: Vec<_> = scms.iter().map(|s| (s.scm_id(), false)).collect();
@@ -137,20 +171,33 @@ impl DatanodeStateMachine {
             &endpoints,
             Arc::clone(&clock),
         )?);
+        let mut handler = KeyValueHandler::open(id, config.container, volume)?;
+        if let Some(peers) = peers {
+            handler = handler.with_peers(peers);
+        }
+        let handler = Arc::new(handler);
+        let controller =
+            arc_from_box(Box::new(Arc::clone(&handler)) as Box<dyn ContainerController>);
         let dispatcher = Arc::new(CommandDispatcher::new(
             Arc::clone(&context),
-            Arc::new(ContainerSet::new()),
+            controller,
             clock,
         ));
         Ok(Self {
-            datanode,
+            id,
             config,
             scms,
             context,
+            handler,
             dispatcher,
             stats: Arc::new(ProcessorStats::default()),
             running: Mutex::new(None),
         })
+    }
+
+    /// The datanode's id.
+    pub fn id(&self) -> DatanodeId {
+        self.id
     }
 
     /// The state context.
@@ -158,9 +205,9 @@ impl DatanodeStateMachine {
         &self.context
     }
 
-    /// The replicas.
-    pub fn containers(&self) -> &Arc<ContainerSet> {
-        self.dispatcher.containers()
+    /// The replicas, as the command handlers and peers reach them.
+    pub fn controller(&self) -> &Arc<KeyValueHandler> {
+        &self.handler
     }
 
     /// The command processor's counters.
@@ -168,19 +215,18 @@ impl DatanodeStateMachine {
         &self.stats
     }
 
-    /// Starts the endpoint threads and the command processor; starting a running datanode
-    /// is a no-op.
+    /// Starts the endpoint threads, the command processor and the block deleting service;
+    /// starting a running datanode is a no-op.
     pub fn start(&self) -> Result<(), DatanodeError> {
         let mut running = self.running.lock();
         if running.is_some() {
             return Ok(());
         }
-        let tasks =
-            HeartbeatEndpointTask::for_all_endpoints(self.datanode, &self.context, &self.scms)?;
+        let tasks = HeartbeatEndpointTask::for_all_endpoints(self.id, &self.context, &self.scms)?;
         // The await bound counts from the start of the threads, not from construction.
         self.context.mark_started();
         let (stop, stopped) = channel::bounded::<()>(1);
-        let mut threads = Vec::with_capacity(tasks.len() + 1);
+        let mut threads = Vec::with_capacity(tasks.len() + 2);
         for task in tasks {
             let stopped = stopped.clone();
             let config = self.config.clone();
@@ -191,8 +237,14 @@ impl DatanodeStateMachine {
         let dispatcher = Arc::clone(&self.dispatcher);
         let stats = Arc::clone(&self.stats);
         let idle = Duration::from_millis(self.config.heartbeat_interval_ms);
+        let processor_stopped = stopped.clone();
         threads.push(thread::spawn(move || {
-            processor_loop(&dispatcher, &stats, idle, &stopped)
+            processor_loop(&dispatcher, &stats, idle, &processor_stopped)
+        }));
+        let handler = Arc::clone(&self.handler);
+        let interval = Duration::from_millis(self.config.block_deleting_interval_ms);
+        threads.push(thread::spawn(move || {
+            block_deleting_loop(&handler, interval, &stopped)
         }));
         *running = Some(Running { stop, threads });
         Ok(())
@@ -212,15 +264,17 @@ impl DatanodeStateMachine {
     }
 
     /// Restarts the process: stops the threads, loses the in-memory term and queue
-    /// ([`StateContext::restart`]), starts again. Replicas survive.
+    /// ([`StateContext::restart`]) and every replica's in-memory state, reloads the
+    /// replicas from the volume, and starts again.
     pub fn restart(&self) -> Result<(), DatanodeError> {
         self.stop();
         self.context.restart();
+        self.handler.restart()?;
         self.start()
     }
 }
 
-impl Drop for DatanodeStateMachine {
+impl Drop for Datanode {
     fn drop(&mut self) {
         self.stop();
     }
@@ -258,6 +312,16 @@ fn processor_loop(
             None => idle,
         };
         if stop_requested(stopped, wait) {
+            return;
+        }
+    }
+}
+
+fn block_deleting_loop(handler: &KeyValueHandler, interval: Duration, stopped: &Receiver<()>) {
+    loop {
+        // A failed task is retried next interval, as the service does.
+        let _ = handler.run_block_deleting_service();
+        if stop_requested(stopped, interval) {
             return;
         }
     }

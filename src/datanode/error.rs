@@ -1,5 +1,8 @@
-use super::container::ContainerError;
-use super::{ContainerId, DatanodeId, ScmId, Term};
+//! What the datanode's control plane refuses (`DatanodeError`).
+
+use super::container::error::ContainerError;
+use crate::hdds::ids::{DatanodeId, ScmId};
+use crate::hdds::term::{InvalidTerm, Term};
 
 /// What the datanode's control plane refuses, with the reason.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -35,32 +38,6 @@ pub enum DatanodeError {
         /// What the endpoint reported.
         reason: String,
     },
-    /// No replica of the container on this datanode.
-    #[error("container {container} not found")]
-    UnknownContainer {
-        /// The container.
-        container: ContainerId,
-    },
-    /// A replica of the container already exists here.
-    #[error("container {container} already exists")]
-    ContainerExists {
-        /// The container.
-        container: ContainerId,
-    },
-    /// A non-force delete of an OPEN container (`DELETE_ON_OPEN_CONTAINER`).
-    #[error("container {container} is open: only a force delete removes it")]
-    DeleteOnOpenContainer {
-        /// The container.
-        container: ContainerId,
-    },
-    /// A non-force delete of a container with blocks (`DELETE_ON_NON_EMPTY_CONTAINER`).
-    #[error("container {container} has {blocks} block(s): only a force delete removes it")]
-    DeleteOnNonEmptyContainer {
-        /// The container.
-        container: ContainerId,
-        /// Its block count.
-        blocks: u64,
-    },
     /// A configuration value out of its range.
     #[error("invalid configuration: {reason}")]
     InvalidConfig {
@@ -70,4 +47,10 @@ pub enum DatanodeError {
     /// A container replica refused the command.
     #[error(transparent)]
     Container(#[from] ContainerError),
+}
+
+impl From<InvalidTerm> for DatanodeError {
+    fn from(error: InvalidTerm) -> Self {
+        DatanodeError::InvalidTerm { term: error.term }
+    }
 }

@@ -1,5 +1,5 @@
-//! `HeartbeatEndpointTask`: the datanode's conversation with one SCM, and the
-//! [`ScmEndpoint`] boundary it talks through.
+//! `HeartbeatEndpointTask`: the datanode's conversation with one SCM, through the
+//! [`ScmEndpoint`] boundary.
 //!
 //! **The race (HDDS-17268).** Each SCM endpoint has its own heartbeat thread, and
 //! `processResponse` applied the response's term with an unlocked check-then-set: two
@@ -9,53 +9,13 @@
 //! lock. This task applies the response's term before it queues any command of the same
 //! response, as Ozone does, so a command never raises the term past its own response's.
 
-use std::fmt;
-
-use super::commands::{CommandKind, ScmCommand};
+use super::error::DatanodeError;
 use super::state_context::{EndpointState, EndpointStateMachine, StateContext};
-use super::{DatanodeError, DatanodeId, ScmId, Term, validate_term};
+use crate::hdds::command::CommandKind;
+use crate::hdds::heartbeat::{EndpointError, HeartbeatRequest, HeartbeatResponse, ScmEndpoint};
+use crate::hdds::ids::DatanodeId;
+use crate::hdds::term::{Term, validate_term};
 use crate::sync::Arc;
-
-/// The SCM's answer to a heartbeat (`SCMHeartbeatResponseProto`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HeartbeatResponse {
-    /// The datanode the response is for.
-    pub datanode: DatanodeId,
-    /// The SCM's leader term; only an SCM that believes it leads sends one.
-    pub term: Option<Term>,
-    /// Queued commands, each with the term of the leader that created it.
-    pub commands: Vec<ScmCommand>,
-}
-
-/// What the datanode tells the SCM in a heartbeat.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HeartbeatRequest {
-    /// The datanode.
-    pub datanode: DatanodeId,
-    /// Commands waiting in its queue.
-    pub queued_commands: usize,
-}
-
-/// Why an SCM call failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum EndpointError {
-    /// The SCM did not answer (down, paused, partitioned).
-    #[error("SCM unavailable")]
-    Unavailable,
-}
-
-/// An SCM as a datanode's endpoint thread sees it (`StorageContainerDatanodeProtocol`).
-pub trait ScmEndpoint: Send + Sync + fmt::Debug {
-    /// The SCM's id.
-    fn scm_id(&self) -> ScmId;
-    /// GETVERSION.
-    fn get_version(&self, datanode: DatanodeId) -> Result<(), EndpointError>;
-    /// REGISTER.
-    fn register(&self, datanode: DatanodeId) -> Result<(), EndpointError>;
-    /// HEARTBEAT: hands out the commands queued for the datanode.
-    fn send_heartbeat(&self, request: HeartbeatRequest)
-    -> Result<HeartbeatResponse, EndpointError>;
-}
 
 /// What one call of [`HeartbeatEndpointTask::run_once`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,43 +1,27 @@
-//! The datanode's control plane: SCM-term fencing of commands (HDDS-17268), and its
+//! The Ozone datanode's control plane: SCM-term fencing of commands (HDDS-17268), and its
 //! container replicas with block deletion and reconciliation (HDDS-16811).
 //!
 //! - [`state_context`]: the command queue and the leader-SCM term that fences commands of
 //!   a stale leader (`StateContext`).
-//! - [`heartbeat`]: one `HeartbeatEndpointTask` per SCM endpoint and the [`ScmEndpoint`]
-//!   boundary it talks through.
-//! - [`commands`]: SCM commands and the dispatcher whose handlers re-check term and
-//!   deadline when they run.
-//! - [`container_set`]: the replicas the command handlers act on.
-//! - [`container`]: container replicas with their block files, metadata and checksum
-//!   tree, the block deleting service, reconciliation and the on-demand scanner.
-//! - [`daemon`]: the production driver, a thread per endpoint plus the command processor.
+//! - [`heartbeat`]: one `HeartbeatEndpointTask` per SCM endpoint.
+//! - [`dispatcher`]: the `CommandDispatcher`, whose handlers re-check term and deadline
+//!   when a command runs, and hand it to the [`ContainerController`].
+//! - [`container`]: the container replicas (`KeyValueContainer`) with their block files,
+//!   metadata and checksum tree, the block deleting service, reconciliation, the
+//!   on-demand scanner, and the [`ContainerController`] over them (`KeyValueHandler`).
+//! - [`daemon`]: the [`Datanode`](daemon::Datanode), which assembles all of it with its
+//!   threads and restarts from its volume.
 //!
-//! [`ScmEndpoint`]: heartbeat::ScmEndpoint
+//! The types the datanode shares with the SCM (ids, terms, commands, heartbeats, reports)
+//! are in [`crate::hdds`].
+//!
+//! [`ContainerController`]: container::controller::ContainerController
 
-pub mod commands;
 pub mod container;
-pub mod container_set;
 pub mod daemon;
+pub mod dispatcher;
 mod error;
 pub mod heartbeat;
 pub mod state_context;
 
-pub use crate::ids::{ContainerId, DatanodeId, ScmId};
 pub use error::DatanodeError;
-
-/// A leader term of the SCM Ratis ring, stamped on every command by the SCM that created it.
-///
-/// Signed because non-HA and test SCMs use [`NON_HA_TERM`] (−1) and commands default to 0.
-pub type Term = i64;
-
-/// The term a non-HA SCM stamps (`SCMContext.INVALID_TERM`). Any lower term is bad input.
-pub const NON_HA_TERM: Term = -1;
-
-/// Checks that `term` is a term an SCM can send: [`NON_HA_TERM`] or non-negative.
-pub fn validate_term(term: Term) -> Result<Term, DatanodeError> {
-    if term < NON_HA_TERM {
-        Err(DatanodeError::InvalidTerm { term })
-    } else {
-        Ok(term)
-    }
-}

@@ -10,22 +10,22 @@
 //! it and the highest queued command term; every term update holds the context lock; the
 //! term is mirrored in an atomic written only under that lock, for the handler threads.
 //!
-//! [`Behavior`] keeps both unpatched defects selectable, each on its own, and adds
-//! [`Behavior::AwaitLeaderTerm`], which also closes the window the patch leaves open.
+//! [`StateContextBehavior`] keeps both unpatched defects selectable, each on its own, and adds
+//! [`StateContextBehavior::AwaitLeaderTerm`], which also closes the window the patch leaves open.
 //!
 //! # Example
 //!
 //! ```
 //! use hadoop_ref::clock::ManualClock;
-//! use hadoop_ref::datanode::commands::{CommandId, CommandKind, ScmCommand};
 //! use hadoop_ref::datanode::state_context::{
-//!     Behavior, EndpointState, StateContext, StateContextConfig,
+//!     EndpointState, StateContext, StateContextBehavior, StateContextConfig,
 //! };
-//! use hadoop_ref::datanode::{ContainerId, ScmId};
+//! use hadoop_ref::hdds::command::{CommandId, CommandKind, ScmCommand};
+//! use hadoop_ref::hdds::ids::{ContainerId, ScmId};
 //! use hadoop_ref::sync::Arc;
 //!
 //! let ctx = StateContext::new(
-//!     Behavior::Fixed,
+//!     StateContextBehavior::Fixed,
 //!     StateContextConfig::default(),
 //!     &[(ScmId(1), false)],
 //!     Arc::new(ManualClock::new(0)),
@@ -46,15 +46,17 @@
 
 use std::collections::VecDeque;
 
-use super::commands::ScmCommand;
-use super::{DatanodeError, ScmId, Term, validate_term};
+use super::error::DatanodeError;
 use crate::clock::Clock;
+use crate::hdds::command::ScmCommand;
+use crate::hdds::ids::ScmId;
+use crate::hdds::term::{Term, validate_term};
 use crate::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use crate::sync::{Arc, Mutex, MutexGuard};
 
 /// Which term-fencing logic a [`StateContext`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Behavior {
+pub enum StateContextBehavior {
     /// The patch of HDDS-17268: heartbeat terms before init are recorded and used at init;
     /// every update holds the context lock.
     ///
@@ -69,7 +71,7 @@ pub enum Behavior {
     /// Unpatched defect 2 alone: once the term is set, the heartbeat path raises it with an
     /// unlocked check-then-set that can lose a higher concurrent update (spec A.13).
     LegacyUnlockedTermUpdate,
-    /// [`Behavior::Fixed`], and init also waits until a heartbeat response of a leader
+    /// [`StateContextBehavior::Fixed`], and init also waits until a heartbeat response of a leader
     /// has carried a term. This closes the residual window when the deposed leader has
     /// stepped down (a follower sends no term, so the first term is the new leader's). It
     /// cannot help while the deposed leader still believes it leads and answers first:
@@ -78,41 +80,46 @@ pub enum Behavior {
     /// Trade-off: a cluster whose SCMs send no term (an SCM older than HDDS-7621, or no
     /// leader at all) would stop command processing, so after
     /// [`StateContextConfig::await_leader_term_bound_ms`] since the (re)start the rule falls
-    /// back to [`Behavior::Fixed`]'s. Commands wait in the queue meanwhile; a queue that
+    /// back to [`StateContextBehavior::Fixed`]'s. Commands wait in the queue meanwhile; a queue that
     /// reaches its limit refuses new ones with [`DatanodeError::CommandQueueFull`].
     AwaitLeaderTerm,
 }
 
-impl Behavior {
+impl StateContextBehavior {
     /// Every behavior, fixed ones first.
-    pub const ALL: [Behavior; 4] = [
-        Behavior::Fixed,
-        Behavior::AwaitLeaderTerm,
-        Behavior::LegacyIgnoreHeartbeatTermBeforeInit,
-        Behavior::LegacyUnlockedTermUpdate,
+    pub const ALL: [StateContextBehavior; 4] = [
+        StateContextBehavior::Fixed,
+        StateContextBehavior::AwaitLeaderTerm,
+        StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit,
+        StateContextBehavior::LegacyUnlockedTermUpdate,
     ];
 
     /// Whether this is one of the unpatched defects.
     pub fn is_legacy(self) -> bool {
         matches!(
             self,
-            Behavior::LegacyIgnoreHeartbeatTermBeforeInit | Behavior::LegacyUnlockedTermUpdate
+            StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit
+                | StateContextBehavior::LegacyUnlockedTermUpdate
         )
     }
 
     /// A short stable name, used in reports and schedule files.
     pub fn name(self) -> &'static str {
         match self {
-            Behavior::Fixed => "Fixed",
-            Behavior::LegacyIgnoreHeartbeatTermBeforeInit => "LegacyIgnoreHeartbeatTermBeforeInit",
-            Behavior::LegacyUnlockedTermUpdate => "LegacyUnlockedTermUpdate",
-            Behavior::AwaitLeaderTerm => "AwaitLeaderTerm",
+            StateContextBehavior::Fixed => "Fixed",
+            StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit => {
+                "LegacyIgnoreHeartbeatTermBeforeInit"
+            }
+            StateContextBehavior::LegacyUnlockedTermUpdate => "LegacyUnlockedTermUpdate",
+            StateContextBehavior::AwaitLeaderTerm => "AwaitLeaderTerm",
         }
     }
 
-    /// The behavior called `name` (as printed by [`Behavior::name`]).
-    pub fn from_name(name: &str) -> Option<Behavior> {
-        Behavior::ALL.into_iter().find(|b| b.name() == name)
+    /// The behavior called `name` (as printed by [`StateContextBehavior::name`]).
+    pub fn from_name(name: &str) -> Option<StateContextBehavior> {
+        StateContextBehavior::ALL
+            .into_iter()
+            .find(|b| b.name() == name)
     }
 }
 
@@ -121,7 +128,7 @@ impl Behavior {
 pub struct StateContextConfig {
     /// Most commands queued at once (`hdds.datanode.command.queue.limit`, default 5000).
     pub command_queue_limit: usize,
-    /// With [`Behavior::AwaitLeaderTerm`]: how long after a (re)start init waits for a
+    /// With [`StateContextBehavior::AwaitLeaderTerm`]: how long after a (re)start init waits for a
     /// leader's heartbeat term before it falls back to the fixed rule. Default 90 s, three
     /// default heartbeat intervals (`hdds.heartbeat.interval` 30 s).
     pub await_leader_term_bound_ms: u64,
@@ -277,13 +284,13 @@ struct Inner {
 /// ([`StateContext::term_of_leader`]).
 #[derive(Debug)]
 pub struct StateContext {
-    behavior: Behavior,
+    behavior: StateContextBehavior,
     config: StateContextConfig,
     clock: Arc<dyn Clock>,
     endpoints: Vec<Arc<EndpointStateMachine>>,
     inner: Mutex<Inner>,
     /// `termOfLeaderSCM`. Written only with `inner` held, except by the unlocked heartbeat
-    /// path of [`Behavior::LegacyUnlockedTermUpdate`]; read without the lock by handlers.
+    /// path of [`StateContextBehavior::LegacyUnlockedTermUpdate`]; read without the lock by handlers.
     term: AtomicI64,
     /// Highest term any heartbeat response carried since the last restart. Raised after
     /// the term update it belongs to; a metric, and what the invariants judge dispatches by.
@@ -295,7 +302,7 @@ impl StateContext {
     ///
     /// `endpoints` lists each SCM with whether it is passive (Recon).
     pub fn new(
-        behavior: Behavior,
+        behavior: StateContextBehavior,
         config: StateContextConfig,
         endpoints: &[(ScmId, bool)],
         clock: Arc<dyn Clock>,
@@ -327,7 +334,7 @@ impl StateContext {
     }
 
     /// The fencing logic in use.
-    pub fn behavior(&self) -> Behavior {
+    pub fn behavior(&self) -> StateContextBehavior {
         self.behavior
     }
 
@@ -350,10 +357,10 @@ impl StateContext {
     /// Applies the term of a heartbeat response (`updateTermOfLeaderSCM(long)`).
     ///
     /// Before init the term is recorded for init (discarded by
-    /// [`Behavior::LegacyIgnoreHeartbeatTermBeforeInit`]); after init it raises the term.
+    /// [`StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit`]); after init it raises the term.
     pub fn update_term_from_heartbeat(&self, term: Term) -> Result<(), DatanodeError> {
         validate_term(term)?;
-        if self.behavior == Behavior::LegacyUnlockedTermUpdate {
+        if self.behavior == StateContextBehavior::LegacyUnlockedTermUpdate {
             let current = self.term.load(Ordering::Acquire);
             if current != TERM_UNSET {
                 // The unpatched check-then-set: a concurrent higher write can land between
@@ -373,7 +380,7 @@ impl StateContext {
                     self.set_term_locked(&inner, term);
                 }
             }
-            None if self.behavior == Behavior::LegacyIgnoreHeartbeatTermBeforeInit => {}
+            None if self.behavior == StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit => {}
             None => {
                 inner.max_term_seen_before_init = Some(
                     inner
@@ -439,7 +446,7 @@ impl StateContext {
         None
     }
 
-    /// Starts the [`Behavior::AwaitLeaderTerm`] bound afresh (the datanode's threads start
+    /// Starts the [`StateContextBehavior::AwaitLeaderTerm`] bound afresh (the datanode's threads start
     /// now). Nothing else changes.
     pub fn mark_started(&self) {
         self.inner.lock().started_at_ms = self.clock.now_ms();
@@ -505,7 +512,7 @@ impl StateContext {
         let Some(max_queued) = inner.queue.iter().map(|c| c.term).max() else {
             return;
         };
-        if self.behavior == Behavior::AwaitLeaderTerm
+        if self.behavior == StateContextBehavior::AwaitLeaderTerm
             && inner.max_term_seen_before_init.is_none()
             && self.clock.now_ms().saturating_sub(inner.started_at_ms)
                 < self.config.await_leader_term_bound_ms

@@ -11,7 +11,7 @@
 //! and judges everything left, all in one namesystem critical section.
 //!
 //! ```
-//! use hadoop_ref::ids::DatanodeId;
+//! use hadoop_ref::namenode::DatanodeId;
 //! use hadoop_ref::namenode::edit_log::{NameNodeId, SharedEditLog};
 //! use hadoop_ref::namenode::ha::NameNode;
 //! use hadoop_ref::namenode::namesystem::{EditOp, HaState, NamenodeConfig};
@@ -33,8 +33,7 @@ use super::edit_log::{EditLogError, NameNodeId, SharedEditLog, TxId};
 use super::edit_tailer::{EditLogTailer, TailError};
 use super::namesystem::{EditOp, HaState, NamenodeConfig, Namesystem};
 use super::pending_messages::ReportedState;
-use super::{Block, GenerationStamp, ReplicaState, StorageId};
-use crate::ids::DatanodeId;
+use super::{Block, DatanodeId, GenerationStamp, ReplicaState, StorageId};
 use crate::sync::Arc;
 
 /// What a NameNode answers a datanode's heartbeat.

@@ -3,7 +3,7 @@
 //!
 //! - [`namesystem`]: the namespace and block manager under the namesystem lock (edit
 //!   replay, per-replica report processing, drains, failover, safe mode, and on the
-//!   active corrupt marking and excess deletion), with the per-fix [`namesystem::Behavior`].
+//!   active corrupt marking and excess deletion), with the per-fix [`namesystem::NamesystemBehavior`].
 //! - [`pending_messages`]: the per-block queue of postponed reports
 //!   (`PendingDataNodeMessages`).
 //! - [`evaluation`]: the corrupt-replica and under-construction decision tables.
@@ -22,7 +22,17 @@ pub mod ha;
 pub mod namesystem;
 pub mod pending_messages;
 
-use crate::ids::DatanodeId;
+use std::fmt;
+
+/// Identifies a datanode (`DatanodeID`'s UUID).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DatanodeId(pub u64);
+
+impl fmt::Display for DatanodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "dn{}", self.0)
+    }
+}
 
 /// A block id. Blocks are identified by id alone (spec 1.1): two reports of the same id
 /// with different generation stamps are the same block.

@@ -25,8 +25,7 @@ use super::evaluation::{
 use super::pending_messages::{
     PendingDataNodeMessages, QueueMetrics, QueuedReport, ReportedState, StaleEntryPurge,
 };
-use super::{Block, BlockId, GenerationStamp, ReplicaState, StorageId};
-use crate::ids::DatanodeId;
+use super::{Block, BlockId, DatanodeId, GenerationStamp, ReplicaState, StorageId};
 use crate::sync::Mutex;
 
 /// Identifies a file (its inode id).
@@ -35,7 +34,7 @@ pub struct FileId(pub u64);
 
 /// Which standby logic runs (spec 14). Each legacy value restores one unpatched behaviour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Behavior {
+pub enum NamesystemBehavior {
     /// The shipped logic with the later fixes (HDFS-3605, HDFS-15422, HDFS-17477, HDFS-6289,
     /// HDFS-17905).
     Fixed,
@@ -57,24 +56,24 @@ pub enum Behavior {
     LegacyNoStaleEntryPurge,
 }
 
-impl Behavior {
+impl NamesystemBehavior {
     /// Every behavior, the fixed one first.
-    pub const ALL: [Behavior; 5] = [
-        Behavior::Fixed,
-        Behavior::LegacyWholeMessageQueue,
-        Behavior::LegacyEarlyDrain,
-        Behavior::LegacyHaStateCheck,
-        Behavior::LegacyNoStaleEntryPurge,
+    pub const ALL: [NamesystemBehavior; 5] = [
+        NamesystemBehavior::Fixed,
+        NamesystemBehavior::LegacyWholeMessageQueue,
+        NamesystemBehavior::LegacyEarlyDrain,
+        NamesystemBehavior::LegacyHaStateCheck,
+        NamesystemBehavior::LegacyNoStaleEntryPurge,
     ];
 
     /// A short stable name, used in reports and schedule files.
     pub fn name(self) -> &'static str {
         match self {
-            Behavior::Fixed => "Fixed",
-            Behavior::LegacyWholeMessageQueue => "LegacyWholeMessageQueue",
-            Behavior::LegacyEarlyDrain => "LegacyEarlyDrain",
-            Behavior::LegacyHaStateCheck => "LegacyHaStateCheck",
-            Behavior::LegacyNoStaleEntryPurge => "LegacyNoStaleEntryPurge",
+            NamesystemBehavior::Fixed => "Fixed",
+            NamesystemBehavior::LegacyWholeMessageQueue => "LegacyWholeMessageQueue",
+            NamesystemBehavior::LegacyEarlyDrain => "LegacyEarlyDrain",
+            NamesystemBehavior::LegacyHaStateCheck => "LegacyHaStateCheck",
+            NamesystemBehavior::LegacyNoStaleEntryPurge => "LegacyNoStaleEntryPurge",
         }
     }
 }
@@ -83,7 +82,7 @@ impl Behavior {
 #[derive(Debug, Clone, PartialEq)]
 pub struct NamenodeConfig {
     /// The logic.
-    pub behavior: Behavior,
+    pub behavior: NamesystemBehavior,
     /// `dfs.namenode.replication.min` (1).
     pub min_replication: usize,
     /// Safe replication (defaults to the minimum replication).
@@ -99,7 +98,7 @@ pub struct NamenodeConfig {
 impl Default for NamenodeConfig {
     fn default() -> Self {
         Self {
-            behavior: Behavior::Fixed,
+            behavior: NamesystemBehavior::Fixed,
             min_replication: 1,
             safe_replication: 1,
             safemode_threshold_per_mille: 999,
@@ -320,9 +319,9 @@ struct State {
     queue: PendingDataNodeMessages,
     safe_mode: SafeModeCounts,
     metrics: BlockMetrics,
-    /// [`Behavior::LegacyWholeMessageQueue`]: postponed messages with their target GS.
+    /// [`NamesystemBehavior::LegacyWholeMessageQueue`]: postponed messages with their target GS.
     whole_messages: Vec<(GenerationStamp, Message)>,
-    /// [`Behavior::LegacyWholeMessageQueue`]: highest GS seen in block lists this batch.
+    /// [`NamesystemBehavior::LegacyWholeMessageQueue`]: highest GS seen in block lists this batch.
     batch_max_gs: GenerationStamp,
 }
 
@@ -366,7 +365,7 @@ impl Namesystem {
     fn new(config: NamenodeConfig, initial_gs: GenerationStamp, ha: HaState) -> Self {
         let standby = ha == HaState::Standby;
         let purge = match config.behavior {
-            Behavior::LegacyNoStaleEntryPurge => StaleEntryPurge::None,
+            NamesystemBehavior::LegacyNoStaleEntryPurge => StaleEntryPurge::None,
             _ => StaleEntryPurge::OnProcess,
         };
         let queue = PendingDataNodeMessages::new(purge, config.pending_queue_limit);
@@ -452,7 +451,7 @@ impl Namesystem {
         datanodes: &[DatanodeId],
     ) -> Result<(), ReplayError> {
         let mut ns = self.state.lock();
-        if ns.config.behavior == Behavior::LegacyHaStateCheck {
+        if ns.config.behavior == NamesystemBehavior::LegacyHaStateCheck {
             // `HAState.setStateInternal` switches first, then runs the catch-up.
             ns.ha = HaState::Active;
         }
@@ -643,16 +642,16 @@ impl State {
     /// whole-message legacy queue postpones messages, never replicas.
     fn postponing(&self) -> bool {
         match self.config.behavior {
-            Behavior::LegacyHaStateCheck => self.ha == HaState::Standby,
-            Behavior::LegacyWholeMessageQueue => false,
+            NamesystemBehavior::LegacyHaStateCheck => self.ha == HaState::Standby,
+            NamesystemBehavior::LegacyWholeMessageQueue => false,
             _ => self.postpone,
         }
     }
 
-    /// [`Behavior::LegacyWholeMessageQueue`] postpones a whole message whose highest
+    /// [`NamesystemBehavior::LegacyWholeMessageQueue`] postpones a whole message whose highest
     /// generation stamp is in the future (spec 8.2).
     fn postpones_whole_message(&self, target_gs: GenerationStamp) -> bool {
-        self.config.behavior == Behavior::LegacyWholeMessageQueue
+        self.config.behavior == NamesystemBehavior::LegacyWholeMessageQueue
             && self.postpone
             && target_gs > self.gs_counter
     }
@@ -670,7 +669,7 @@ impl State {
     /// then processes, in target order, the messages whose target GS the batch's block
     /// lists reached (spec 8.2).
     fn end_of_batch(&mut self) {
-        if self.config.behavior != Behavior::LegacyWholeMessageQueue {
+        if self.config.behavior != NamesystemBehavior::LegacyWholeMessageQueue {
             return;
         }
         if self.safe_mode.on {
@@ -916,9 +915,9 @@ impl State {
     fn force_complete(&mut self, id: BlockId, edit: Block) {
         let (safe_replication, min_replication) =
             (self.config.safe_replication, self.config.min_replication);
-        let credit_present = self.config.behavior != Behavior::LegacyEarlyDrain;
+        let credit_present = self.config.behavior != NamesystemBehavior::LegacyEarlyDrain;
         // The whole-message legacy queue recounts after each batch instead.
-        let adjust = self.config.behavior != Behavior::LegacyWholeMessageQueue;
+        let adjust = self.config.behavior != NamesystemBehavior::LegacyWholeMessageQueue;
         let Some(stored) = self.blocks.get_mut(&id) else {
             return;
         };
@@ -961,7 +960,9 @@ impl State {
         if let Some(stored) = self.blocks.get_mut(&last) {
             if stored.state == BlockUcState::Complete {
                 stored.state = BlockUcState::UnderConstruction;
-                if self.safe_mode.on && self.config.behavior != Behavior::LegacyWholeMessageQueue {
+                if self.safe_mode.on
+                    && self.config.behavior != NamesystemBehavior::LegacyWholeMessageQueue
+                {
                     self.safe_mode.block_total = self.safe_mode.block_total.saturating_sub(1);
                     if stored.locations.len() >= min_replication {
                         self.safe_mode.block_safe = self.safe_mode.block_safe.saturating_sub(1);
@@ -991,7 +992,7 @@ impl State {
         };
         if self.safe_mode.on
             && stored.state == BlockUcState::Complete
-            && self.config.behavior != Behavior::LegacyWholeMessageQueue
+            && self.config.behavior != NamesystemBehavior::LegacyWholeMessageQueue
         {
             self.safe_mode.block_total = self.safe_mode.block_total.saturating_sub(1);
             if stored.locations.len() >= self.config.min_replication {
@@ -1005,7 +1006,9 @@ impl State {
     /// `processQueuedMessagesForBlock`: re-judges the block's queue in order; what is still
     /// future or inconsistent goes back, in order.
     fn drain(&mut self, id: BlockId, trigger: DrainTrigger) {
-        if self.config.behavior == Behavior::LegacyEarlyDrain && trigger != DrainTrigger::NewBlock {
+        if self.config.behavior == NamesystemBehavior::LegacyEarlyDrain
+            && trigger != DrainTrigger::NewBlock
+        {
             return;
         }
         let Some(queued) = self.queue.take_block_queue(id) else {

@@ -15,7 +15,7 @@
 //! namesystem write lock (spec 1.5).
 //!
 //! ```
-//! use hadoop_ref::ids::DatanodeId;
+//! use hadoop_ref::namenode::DatanodeId;
 //! use hadoop_ref::namenode::pending_messages::{
 //!     PendingDataNodeMessages, QueuedReport, ReportedState, StaleEntryPurge,
 //! };
@@ -34,8 +34,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::{Block, BlockId, ReplicaState, StorageId};
-use crate::ids::DatanodeId;
+use super::{Block, BlockId, DatanodeId, ReplicaState, StorageId};
 
 /// What a queued report says about the replica.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -17,16 +17,17 @@
 
 use std::collections::BTreeSet;
 
-use super::Violation;
-use super::join_all;
 use super::rng::SeededRng;
+use super::{Violation, join_all};
 use crate::clock::ManualClock;
-use crate::ids::{ContainerId, DatanodeId, PipelineId, ScmId};
-use crate::scm::ha::{ScmDb, SimulatedRatis, SubmitFault};
-use crate::scm::pending::StorageReport;
+use crate::hdds::container::{ContainerReplicaReport, ContainerState};
+use crate::hdds::ids::{ContainerId, DatanodeId, PipelineId, ScmId};
+use crate::hdds::report::StorageReport;
+use crate::scm::ha::ScmDb;
 use crate::scm::{
-    Behavior, LifeCycleState, Pipeline, ScmConfig, ScmError, StorageContainerManager,
+    LifeCycleState, Pipeline, ScmBehavior, ScmConfig, ScmError, StorageContainerManager,
 };
+use crate::sim::ratis::{SimulatedRatis, SubmitFault};
 use crate::sync::atomic::{AtomicBool, Ordering};
 use crate::sync::{Arc, ArcSwap, Mutex, thread};
 
@@ -88,7 +89,7 @@ impl SimDatanode {
 
     /// The volume and the containers it holds, read together: what the datanode reports
     /// when it (re)registers.
-    pub fn full_report(&self) -> (StorageReport, Vec<ContainerId>) {
+    pub fn full_report(&self) -> (StorageReport, Vec<ContainerReplicaReport>) {
         let created = self.created.lock();
         let capacity = self
             .slots
@@ -97,7 +98,10 @@ impl SimDatanode {
         let committed = (created.len() as u64).saturating_mul(CONTAINER_SIZE);
         (
             StorageReport::new(capacity, committed, 0),
-            created.iter().copied().collect(),
+            created
+                .iter()
+                .map(|&id| ContainerReplicaReport::new(id, ContainerState::Open))
+                .collect(),
         )
     }
 
@@ -193,7 +197,7 @@ pub fn leader_reserves_unwritten_containers(
 /// SCMs over one simulated Ratis ring, and the datanodes they allocate on.
 #[derive(Debug)]
 pub struct ScmCluster {
-    behavior: Behavior,
+    behavior: ScmBehavior,
     config: ScmConfig,
     clock: ManualClock,
     ring: SimulatedRatis,
@@ -207,7 +211,7 @@ impl ScmCluster {
     /// `scm_count` SCMs, datanodes with the given slots (ids 1..), the given pipelines;
     /// every SCM started, datanodes registered and reported, out of safe mode, no leader.
     pub fn new(
-        behavior: Behavior,
+        behavior: ScmBehavior,
         scm_count: u64,
         datanode_slots: &[u64],
         pipelines: Vec<Pipeline>,
@@ -382,7 +386,8 @@ impl ScmCluster {
                 // An SCM that restarted meanwhile may not know the datanode or container
                 // yet; the datanode reports again on its next heartbeat.
                 let _ = scm.process_node_report(datanode.id(), vec![datanode.storage_report()]);
-                let _ = scm.process_container_report(datanode.id(), &[container]);
+                let report = ContainerReplicaReport::new(container, ContainerState::Open);
+                let _ = scm.process_container_report(datanode.id(), &[report]);
             }
         }
     }
@@ -434,7 +439,7 @@ pub enum Failover {
 /// the SCM restarts); the new serving leader must hold C1's slots and refuse C2. Both
 /// containers are then written: a granted C2 is refused by the datanodes.
 pub fn mc8_pending_allocation_failover(
-    behavior: Behavior,
+    behavior: ScmBehavior,
     failover: Failover,
 ) -> Result<(), Violation> {
     let scm_count = if failover == Failover::RestartSingleScm {
@@ -490,7 +495,7 @@ pub fn mc8_pending_allocation_failover(
 /// reaches it, on one datanode with one slot held by C1 granted by SCM 1. Two spawned
 /// threads. The RPC layer opens before the rebuild runs (spec B.4), so without a gate the
 /// allocation can see an empty bucket.
-pub fn rebuild_gate_race(behavior: Behavior) -> Result<(), Violation> {
+pub fn rebuild_gate_race(behavior: ScmBehavior) -> Result<(), Violation> {
     let cluster = ScmCluster::new(behavior, 2, &[1], vec![pipeline(1, &[1])]).map_err(setup)?;
     cluster.elect(0);
     let c1 = cluster.allocate().map_err(setup)?;
@@ -522,7 +527,7 @@ pub fn rebuild_gate_race(behavior: Behavior) -> Result<(), Violation> {
 /// reports, node report then container report. A space check that reads the storage
 /// report before taking the bucket lock can see neither the committed space nor the
 /// pending entry. Two spawned threads.
-pub fn report_order_race(behavior: Behavior) -> Result<(), Violation> {
+pub fn report_order_race(behavior: ScmBehavior) -> Result<(), Violation> {
     let cluster =
         Arc::new(ScmCluster::new(behavior, 1, &[1], vec![pipeline(1, &[1])]).map_err(setup)?);
     cluster.elect(0);
@@ -555,7 +560,7 @@ impl crate::scm::ha::ReplicatedLog for UnfencedLog {
     fn submit(
         &self,
         from: ScmId,
-        _term: crate::scm::Term,
+        _term: crate::hdds::term::Term,
         entry: crate::scm::ha::LogEntry,
     ) -> Result<u64, crate::scm::ha::SubmitError> {
         let (term, _) = self.ring.leadership();
@@ -577,7 +582,7 @@ impl crate::scm::ha::ReplicatedLog for UnfencedLog {
 /// under the gate), or the container's reserved slot is dropped and never seeded. One SCM,
 /// one datanode with two slots, C1 granted; two spawned threads. Checks
 /// [`leader_reserves_unwritten_containers`].
-pub fn reelection_during_unconfirmed_allocation(behavior: Behavior) -> Result<(), Violation> {
+pub fn reelection_during_unconfirmed_allocation(behavior: ScmBehavior) -> Result<(), Violation> {
     let ring = SimulatedRatis::new();
     let log = crate::sync::arc_from_box(
         Box::new(UnfencedLog { ring: ring.clone() }) as Box<dyn crate::scm::ha::ReplicatedLog>
@@ -665,7 +670,7 @@ const MAX_TICK_MS: u64 = 30_000;
 /// answers not-leader after committing, and ticks the clock, all from `seed`. Checks
 /// [`no_datanode_over_granted`] and, at quiescence, [`leader_reserves_unwritten_containers`].
 pub fn allocation_cluster(
-    behavior: Behavior,
+    behavior: ScmBehavior,
     seed: u64,
     shape: AllocationShape,
 ) -> Result<(), Violation> {

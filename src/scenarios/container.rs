@@ -16,21 +16,21 @@
 
 use std::collections::BTreeSet;
 
-use super::Violation;
-use super::join_all;
 use super::rng::SeededRng;
-use crate::datanode::commands::DeletedBlocksTransaction;
-use crate::datanode::container::handler::{InProcessPeer, KeyValueHandler};
+use super::{Violation, join_all};
+use crate::datanode::container::handler::KeyValueHandler;
 use crate::datanode::container::reconcile::PeerDatanode;
 use crate::datanode::container::replica::KeyValueContainer;
 use crate::datanode::container::scanner::{ScanFailure, ScanReport};
 use crate::datanode::container::store::{
-    BYTES_PER_CHECKSUM, BlockData, ChunkInfo, ContainerStore, LocalId, MemoryStore, MetadataBatch,
+    BYTES_PER_CHECKSUM, BlockData, ChunkInfo, ContainerStore, MemoryStore, MetadataBatch,
 };
-use crate::datanode::container::{Behavior, ContainerConfig, ContainerError, PeerError};
-use crate::datanode::container_set::ContainerState;
-use crate::ids::{ContainerId, DatanodeId};
-use crate::sync::{Arc, Mutex, arc_from_box, thread};
+use crate::datanode::container::{ContainerBehavior, ContainerConfig, ContainerError};
+use crate::hdds::command::DeletedBlocksTransaction;
+use crate::hdds::container::ContainerState;
+use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
+use crate::sim::peers::{InProcessPeer, PeerFailure, ScriptedPeer};
+use crate::sync::{Arc, thread};
 
 /// The seed every violation of this module names.
 pub const SEED_KEY: &str = "HDDS-16811";
@@ -415,14 +415,14 @@ pub const BLOCK_X: LocalId = 1;
 /// the I-C5 part of [`data_checksums_agree`]: the harm, not the mechanism (a legacy
 /// deletion that leaves no tree entry is only harmful once a reconciliation copies the
 /// block back, which MC2 and the cluster scenario show).
-pub fn delete_during_repair(behavior: Behavior) -> Result<(), Violation> {
+pub fn delete_during_repair(behavior: ContainerBehavior) -> Result<(), Violation> {
     delete_during_repair_with(ContainerConfig::new(behavior), 0)
 }
 
 /// [`delete_during_repair`] where dn1 has X with its first chunk only, so the deletion
 /// finds metadata (the MISSING_CHUNK variant of spec C.16): reconciliation pulls the
 /// second chunk only.
-pub fn delete_during_partial_repair(behavior: Behavior) -> Result<(), Violation> {
+pub fn delete_during_partial_repair(behavior: ContainerBehavior) -> Result<(), Violation> {
     delete_during_repair_with(ContainerConfig::new(behavior), 1)
 }
 
@@ -493,7 +493,10 @@ pub fn delete_during_repair_with(
 /// unlinking the block the other committed); after the last reconciliation
 /// [`live_blocks_present`], [`no_metadata_without_file`] and [`data_checksums_agree`] for
 /// dn1 and dn2. Only the fixed behavior has the cleanup, so only it is checked here.
-pub fn concurrent_reconciliations(behavior: Behavior, guarded: bool) -> Result<(), Violation> {
+pub fn concurrent_reconciliations(
+    behavior: ContainerBehavior,
+    guarded: bool,
+) -> Result<(), Violation> {
     let config = ContainerConfig::new(behavior);
     let qc = ContainerState::QuasiClosed;
     let dn1 = ReplicaNode::new(DatanodeId(1), config, qc, &[]).map_err(setup)?;
@@ -558,13 +561,13 @@ pub struct Mc2Run {
 /// The seed's MC2: three QUASI_CLOSED replicas, dn1 without block X, X's transaction
 /// stored on all three; dn1 deletes, reconciles with dn2 (not yet deleted); dn2 and dn3
 /// delete; dn1 reconciles with both, deletes, is scanned; then Y is deleted everywhere.
-pub fn mc2_run(behavior: Behavior) -> Result<Mc2Run, ContainerError> {
+pub fn mc2_run(behavior: ContainerBehavior) -> Result<Mc2Run, ContainerError> {
     mc2_run_on(behavior, &mut memory_stores)
 }
 
 /// [`mc2_run`] over the stores `stores` makes.
 pub fn mc2_run_on(
-    behavior: Behavior,
+    behavior: ContainerBehavior,
     stores: &mut StoreFactory<'_>,
 ) -> Result<Mc2Run, ContainerError> {
     let config = ContainerConfig::new(behavior);
@@ -663,7 +666,7 @@ pub fn mc2_seed_assertions(run: &Mc2Run) -> Result<(), String> {
 
 /// MC2 under the invariants: every replica executed both transactions, so neither block
 /// may be live anywhere, and every replica must be empty.
-pub fn mc2_deleted_block_restored(behavior: Behavior) -> Result<(), Violation> {
+pub fn mc2_deleted_block_restored(behavior: ContainerBehavior) -> Result<(), Violation> {
     let run = mc2_run(behavior).map_err(setup)?;
     for node in &run.nodes {
         deleted_blocks_not_live(node, &[BLOCK_X, BLOCK_Y])?;
@@ -676,123 +679,6 @@ pub fn mc2_deleted_block_restored(behavior: Behavior) -> Result<(), Violation> {
         ));
     }
     Ok(())
-}
-
-/// How a [`ScriptedPeer`]'s chunk reads fail from read number `at` on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PeerFailure {
-    /// They do not: every read is answered.
-    None,
-    /// Read `at` fails, the later ones are answered.
-    Once,
-    /// The connection drops: read `at` and every later one fail.
-    FromThenOn,
-}
-
-/// A one-shot step run inside a peer read.
-type PeerHook = Box<dyn FnOnce() + Send>;
-
-/// A peer answering from `inner` with a script at chunk read number `at` (counting from
-/// 0, over all blocks): a hook runs first, once — the seed's way to run the deleting pass
-/// inside the reconciliation thread at the moment the peer is asked for a chunk — then
-/// the read fails as [`PeerFailure`] says or is answered.
-pub struct ScriptedPeer {
-    inner: Arc<dyn PeerDatanode>,
-    at: usize,
-    failure: PeerFailure,
-    reads: Mutex<usize>,
-    hook: Mutex<Option<PeerHook>>,
-}
-
-impl std::fmt::Debug for ScriptedPeer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ScriptedPeer")
-            .field("inner", &self.inner)
-            .field("at", &self.at)
-            .field("failure", &self.failure)
-            .finish_non_exhaustive()
-    }
-}
-
-impl ScriptedPeer {
-    /// `inner` with reads failing from read `at` as `failure` says.
-    pub fn failing(
-        inner: Arc<dyn PeerDatanode>,
-        at: usize,
-        failure: PeerFailure,
-    ) -> Arc<dyn PeerDatanode> {
-        Self::shared(inner, at, failure, None)
-    }
-
-    /// `inner`, running `hook` before read `at`, then failing as `failure` says.
-    pub fn hooked(
-        inner: Arc<dyn PeerDatanode>,
-        at: usize,
-        failure: PeerFailure,
-        hook: impl FnOnce() + Send + 'static,
-    ) -> Arc<dyn PeerDatanode> {
-        Self::shared(inner, at, failure, Some(Box::new(hook)))
-    }
-
-    fn shared(
-        inner: Arc<dyn PeerDatanode>,
-        at: usize,
-        failure: PeerFailure,
-        hook: Option<PeerHook>,
-    ) -> Arc<dyn PeerDatanode> {
-        arc_from_box(Box::new(ScriptedPeer {
-            inner,
-            at,
-            failure,
-            reads: Mutex::new(0),
-            hook: Mutex::new(hook),
-        }) as Box<dyn PeerDatanode>)
-    }
-}
-
-impl PeerDatanode for ScriptedPeer {
-    fn id(&self) -> DatanodeId {
-        self.inner.id()
-    }
-
-    fn checksum_info(&self, container: ContainerId) -> Result<Option<Vec<u8>>, PeerError> {
-        self.inner.checksum_info(container)
-    }
-
-    fn block(&self, container: ContainerId, block: LocalId) -> Result<BlockData, PeerError> {
-        self.inner.block(container, block)
-    }
-
-    fn read_chunk(
-        &self,
-        container: ContainerId,
-        block: LocalId,
-        chunk: &ChunkInfo,
-    ) -> Result<Vec<u8>, PeerError> {
-        let read = {
-            let mut reads = self.reads.lock();
-            *reads += 1;
-            *reads - 1
-        };
-        if read == self.at {
-            let hook = self.hook.lock().take();
-            if let Some(hook) = hook {
-                hook();
-            }
-        }
-        let fails = match self.failure {
-            PeerFailure::None => false,
-            PeerFailure::Once => read == self.at,
-            PeerFailure::FromThenOn => read >= self.at,
-        };
-        if fails {
-            return Err(PeerError::Unreachable {
-                peer: self.inner.id(),
-                reason: "connection reset".into(),
-            });
-        }
-        self.inner.read_chunk(container, block, chunk)
-    }
 }
 
 /// What the seed's MC3 reproduction looks at.
@@ -813,13 +699,13 @@ pub struct Mc3Run {
 /// The seed's MC3: two replicas, X's transaction pending on dn1, which lacks X (or, with
 /// `partial`, has X with only its first chunk); one pass of dn1's deleting service runs
 /// in the reconciliation thread when the peer is asked for X's last chunk; then the scan.
-pub fn mc3_run(behavior: Behavior, partial: bool) -> Result<Mc3Run, ContainerError> {
+pub fn mc3_run(behavior: ContainerBehavior, partial: bool) -> Result<Mc3Run, ContainerError> {
     mc3_run_on(behavior, partial, &mut memory_stores)
 }
 
 /// [`mc3_run`] over the stores `stores` makes.
 pub fn mc3_run_on(
-    behavior: Behavior,
+    behavior: ContainerBehavior,
     partial: bool,
     stores: &mut StoreFactory<'_>,
 ) -> Result<Mc3Run, ContainerError> {
@@ -875,7 +761,7 @@ pub fn mc3_seed_assertions(run: &Mc3Run, partial: bool) -> Result<(), String> {
 
 /// MC3 under the invariants (with [`replica_healthy`]).
 pub fn mc3_block_deleted_during_reconciliation(
-    behavior: Behavior,
+    behavior: ContainerBehavior,
     partial: bool,
 ) -> Result<(), Violation> {
     let run = mc3_run(behavior, partial).map_err(setup)?;
@@ -926,7 +812,7 @@ const CLUSTER_NODES: usize = 3;
 /// [`deletions_witnessed`], [`replica_healthy`] (no scan found a failure) and
 /// [`data_checksums_agree`].
 pub fn container_cluster(
-    behavior: Behavior,
+    behavior: ContainerBehavior,
     seed: u64,
     shape: ClusterShape,
 ) -> Result<(), Violation> {

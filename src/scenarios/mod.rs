@@ -4,16 +4,12 @@
 //! A scenario wires real components together in process, runs them on threads from
 //! [`crate::sync`], and returns `Err(`[`Violation`]`)` naming the seed and the property it
 //! saw broken. A checker turns that into a failing execution; the soak tool and the tests
-//! compare it with the [`catalogue`]'s expectation: fixed variants must hold, legacy
+//! compare it with the [`catalogue`](crate::check::catalogue)'s expectation: fixed variants must hold, legacy
 //! variants must be caught.
 
 pub mod allocation;
-pub mod catalogue;
-#[cfg(feature = "shuttle")]
-pub mod checker;
 pub mod container;
 pub mod rng;
-pub mod scm;
 pub mod standby;
 pub mod term_fencing;
 

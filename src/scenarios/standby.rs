@@ -21,20 +21,19 @@
 
 use std::collections::BTreeMap;
 
-use super::Violation;
-use super::join_all;
 use super::rng::SeededRng;
-use crate::ids::DatanodeId;
+use super::{Violation, join_all};
 use crate::namenode::edit_log::{NameNodeId, SharedEditLog};
 use crate::namenode::evaluation::{
     BlockUcState, RbwOnCompleteRule, ReplicaVerdict, StoredBlockView, check_replica_corrupt,
 };
 use crate::namenode::ha::{DatanodeProtocol, NameNode};
 use crate::namenode::namesystem::{
-    Behavior, EditOp, FileId, HaState, NamenodeConfig, Namesystem, NamesystemView, ReplayError,
+    EditOp, FileId, HaState, NamenodeConfig, Namesystem, NamesystemBehavior, NamesystemView,
+    ReplayError,
 };
 use crate::namenode::pending_messages::ReportedState;
-use crate::namenode::{Block, BlockId, GenerationStamp, ReplicaState, StorageId};
+use crate::namenode::{Block, BlockId, DatanodeId, GenerationStamp, ReplicaState, StorageId};
 use crate::sync::{Arc, Mutex, thread};
 
 /// The seed every violation of this module names.
@@ -506,7 +505,7 @@ pub struct HaPair {
 
 impl HaPair {
     /// A pair running `behavior` on both NameNodes.
-    pub fn new(behavior: Behavior, shape: PairShape) -> Self {
+    pub fn new(behavior: NamesystemBehavior, shape: PairShape) -> Self {
         let log = Arc::new(SharedEditLog::new(LOG_CAPACITY));
         let config = NamenodeConfig {
             behavior,
@@ -683,7 +682,7 @@ fn open_file(file: FileId, replication: usize, first: Block) -> Vec<EditOp> {
 /// failover the new active invalidates it, DN1's next full report resurrects it before
 /// the deletion runs, lowering the replication deletes the two healthy replicas as
 /// excess, and DN1 then executes its old deletion. [`no_block_lost`] catches the end.
-pub fn schedule_12_1(behavior: Behavior) -> Result<(), Violation> {
+pub fn schedule_12_1(behavior: NamesystemBehavior) -> Result<(), Violation> {
     let pair = HaPair::new(
         behavior,
         PairShape {
@@ -747,7 +746,7 @@ pub fn schedule_12_1(behavior: Behavior) -> Result<(), Violation> {
 /// every GS reach the standby; failover replays the rest in its catch-up. With the HA
 /// state flipped before the catch-up, its drains judge those reports against
 /// intermediate states.
-pub fn schedule_12_3(behavior: Behavior) -> Result<(), Violation> {
+pub fn schedule_12_3(behavior: NamesystemBehavior) -> Result<(), Violation> {
     let pair = HaPair::new(
         behavior,
         PairShape {
@@ -811,7 +810,7 @@ const FINALIZED: ReportedState = ReportedState::Replica(ReplicaState::Finalized)
 /// late report of b@1 is queued as inconsistent, then its report of b@2 is applied.
 /// Without the purge the superseded entry lingers and the failover drain flags DN1's
 /// current replica corrupt.
-pub fn schedule_12_5(behavior: Behavior) -> Result<(), Violation> {
+pub fn schedule_12_5(behavior: NamesystemBehavior) -> Result<(), Violation> {
     let ns = Namesystem::standby(
         NamenodeConfig {
             behavior,
@@ -843,7 +842,7 @@ pub fn schedule_12_5(behavior: Behavior) -> Result<(), Violation> {
 /// of open files; their replicas are reported FINALIZED, then the 5 files close. The
 /// counters must reach 15/15 and the standby leave safe mode; without the completion
 /// credit they stay at 10/15.
-pub fn schedule_12_2(behavior: Behavior) -> Result<(), Violation> {
+pub fn schedule_12_2(behavior: NamesystemBehavior) -> Result<(), Violation> {
     let ns = Namesystem::standby(
         NamenodeConfig {
             behavior,
@@ -895,7 +894,7 @@ pub fn schedule_12_2(behavior: Behavior) -> Result<(), Violation> {
 /// corrupt and is a location of B@6 on the new active. The datanode's messages all land
 /// before the failover: a report still in flight at failover reaches the new active
 /// unpostponed, a window HDFS shares and the seed does not cover.
-pub fn rbw_report_races_completion(behavior: Behavior) -> Result<(), Violation> {
+pub fn rbw_report_races_completion(behavior: NamesystemBehavior) -> Result<(), Violation> {
     let pair = Arc::new(HaPair::new(
         behavior,
         PairShape {
@@ -1058,7 +1057,7 @@ fn write_files(pair: &HaPair, rng: &mut SeededRng, files: u64) -> Result<(), Vio
 /// failover. The NameNodes' invariants are checked after every tailer batch and
 /// failover, and every invariant of spec 13 once all is quiet.
 pub fn standby_cluster(
-    behavior: Behavior,
+    behavior: NamesystemBehavior,
     seed: u64,
     shape: ClusterShape,
 ) -> Result<(), Violation> {

@@ -12,17 +12,25 @@
 //! can run it.
 
 use super::rng::SeededRng;
-use super::scm::InProcessScm;
 use super::{Violation, join_all};
 use crate::clock::{Clock, ManualClock};
-use crate::datanode::commands::{CommandDispatcher, CommandKind, CommandReport};
-use crate::datanode::container_set::{ContainerReplica, ContainerSet, ContainerState};
-use crate::datanode::heartbeat::{HeartbeatEndpointTask, ScmEndpoint, TaskOutcome};
-use crate::datanode::state_context::{Behavior, StateContext, StateContextConfig, TermObservation};
-use crate::datanode::{ContainerId, DatanodeError, DatanodeId, ScmId, Term};
+use crate::datanode::DatanodeError;
+use crate::datanode::container::handler::KeyValueHandler;
+use crate::datanode::dispatcher::{CommandDispatcher, CommandReport};
+use crate::datanode::heartbeat::{HeartbeatEndpointTask, TaskOutcome};
+use crate::datanode::state_context::{
+    StateContext, StateContextBehavior, StateContextConfig, TermObservation,
+};
+use crate::hdds::command::CommandKind;
+use crate::hdds::container::ContainerState;
+use crate::hdds::heartbeat::ScmEndpoint;
+use crate::hdds::ids::{ContainerId, DatanodeId, ScmId};
+use crate::hdds::term::Term;
+use crate::sim::replicas::{controller_of, replicas_in_state};
+use crate::sim::scm_endpoint::InProcessScm;
 use crate::sync::atomic::{AtomicBool, Ordering};
-use crate::sync::unmodelled::HighWater;
 use crate::sync::{Arc, RwLock, thread};
+use crate::unmodelled::HighWater;
 
 /// The seed every violation of this module names.
 pub const SEED_KEY: &str = "HDDS-17268";
@@ -111,8 +119,8 @@ pub fn no_command_below_heard_term(dispatches: &[Observed]) -> Result<(), Violat
 /// The residual window of the seed's patch: when every SCM that believed it led at the
 /// datanode's (re)start had a term of at least `floor`, no command of a lower term (one
 /// created by a leader deposed before the restart) runs. Holds with
-/// [`Behavior::AwaitLeaderTerm`] (before its bound) when the deposed leader has stepped
-/// down; [`Behavior::Fixed`] violates it by design when init happens before the new
+/// [`StateContextBehavior::AwaitLeaderTerm`] (before its bound) when the deposed leader has stepped
+/// down; [`StateContextBehavior::Fixed`] violates it by design when init happens before the new
 /// leader's first response. While the deposed leader still believes it leads, `floor` is
 /// its term and the property says nothing: no datanode can tell the two leaders apart.
 pub fn no_command_of_leader_deposed_before_restart(
@@ -146,6 +154,8 @@ pub struct FencingDatanode {
     pub id: DatanodeId,
     /// The state context.
     pub context: Arc<StateContext>,
+    /// The replicas the commands act on.
+    pub replicas: Arc<KeyValueHandler>,
     /// The command processor.
     pub dispatcher: CommandDispatcher,
     /// One heartbeat task per SCM, in the order of the SCMs given.
@@ -160,7 +170,7 @@ impl FencingDatanode {
     /// A started datanode holding `containers` (closed, empty), with one endpoint per SCM.
     pub fn new(
         id: DatanodeId,
-        behavior: Behavior,
+        behavior: StateContextBehavior,
         scms: &[InProcessScm],
         containers: &[ContainerId],
         clock: Arc<dyn Clock>,
@@ -172,16 +182,15 @@ impl FencingDatanode {
             &endpoints,
             Arc::clone(&clock),
         )?);
-        let set =
-            Arc::new(ContainerSet::from_replicas(containers.iter().map(|&id| {
-                (id, ContainerReplica::new(ContainerState::Closed, 0))
-            }))?);
+        let replicas = replicas_in_state(id, containers, ContainerState::Closed)?;
+        let controller = controller_of(&replicas);
         let scm_endpoints: Vec<Arc<dyn ScmEndpoint>> =
             scms.iter().map(InProcessScm::endpoint).collect();
         let tasks = HeartbeatEndpointTask::for_all_endpoints(id, &context, &scm_endpoints)?;
         Ok(Self {
             id,
-            dispatcher: CommandDispatcher::new(Arc::clone(&context), set, clock),
+            dispatcher: CommandDispatcher::new(Arc::clone(&context), controller, clock),
+            replicas,
             context,
             tasks,
             heard: HighWater::new(),
@@ -284,7 +293,7 @@ fn setup_error(error: DatanodeError) -> Violation {
 ///
 /// Checks [`term_covers_heard_terms`] and [`no_command_below_heard_term`]: the
 /// unlocked update can leave the term at 2 and run the term-2 command.
-pub fn mc5_concurrent_leader_heartbeats(behavior: Behavior) -> Result<(), Violation> {
+pub fn mc5_concurrent_leader_heartbeats(behavior: StateContextBehavior) -> Result<(), Violation> {
     let clock = ManualClock::new(SCENARIO_START_MS).shared();
     let scms = scms(2);
     let (old, new) = (&scms[0], &scms[1]);
@@ -365,7 +374,7 @@ pub struct Mc4Run {
 /// heartbeats (term 2, no commands) race A's response carrying the command and the
 /// command processor; `rounds` heartbeats per thread. Three spawned threads.
 pub fn mc4_stale_leader_before_init(
-    behavior: Behavior,
+    behavior: StateContextBehavior,
     old_leader: OldLeader,
     rounds: usize,
 ) -> Result<Mc4Run, Violation> {
@@ -419,7 +428,7 @@ pub fn mc4_stale_leader_before_init(
 /// [`mc4_stale_leader_before_init`] judged by the heartbeat fence:
 /// [`term_covers_heard_terms`] and [`no_command_below_heard_term`].
 pub fn mc4_heartbeat_fence(
-    behavior: Behavior,
+    behavior: StateContextBehavior,
     old_leader: OldLeader,
     rounds: usize,
 ) -> Result<(), Violation> {
@@ -430,7 +439,7 @@ pub fn mc4_heartbeat_fence(
 
 /// [`mc4_stale_leader_before_init`] with the old leader stepped down, judged by
 /// [`no_command_of_leader_deposed_before_restart`]: the window the seed's patch leaves open.
-pub fn mc4_residual_window(behavior: Behavior, rounds: usize) -> Result<(), Violation> {
+pub fn mc4_residual_window(behavior: StateContextBehavior, rounds: usize) -> Result<(), Violation> {
     let run = mc4_stale_leader_before_init(behavior, OldLeader::SteppedDownHoldingCommand, rounds)?;
     no_command_of_leader_deposed_before_restart(&run.dispatches, run.leader_term_floor_at_restart)
 }
@@ -461,7 +470,7 @@ impl Default for ClusterShape {
 }
 
 /// Clock ticks of the controller stay this far below [`StateContextConfig`]'s default
-/// await bound (90 s), so [`Behavior::AwaitLeaderTerm`] never falls back within a run.
+/// await bound (90 s), so [`StateContextBehavior::AwaitLeaderTerm`] never falls back within a run.
 const MAX_TICK_MS: u64 = 8_000;
 
 /// Three in-process SCMs, one datanode with three replicas, a controller thread that
@@ -474,7 +483,7 @@ const MAX_TICK_MS: u64 = 8_000;
 /// Checks [`term_never_decreases`] per thread, [`term_covers_heard_terms`] at the end
 /// and [`no_command_below_heard_term`] over every command.
 pub fn cluster_with_leader_transfers(
-    behavior: Behavior,
+    behavior: StateContextBehavior,
     seed: u64,
     shape: ClusterShape,
 ) -> Result<(), Violation> {

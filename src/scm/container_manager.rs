@@ -17,10 +17,11 @@
 //!
 //! ```
 //! use hadoop_ref::clock::ManualClock;
-//! use hadoop_ref::ids::{DatanodeId, PipelineId, ScmId};
-//! use hadoop_ref::scm::ha::{ScmDb, SimulatedRatis};
-//! use hadoop_ref::scm::pending::StorageReport;
-//! use hadoop_ref::scm::{Behavior, Pipeline, ScmConfig, ScmError, StorageContainerManager};
+//! use hadoop_ref::hdds::ids::{DatanodeId, PipelineId, ScmId};
+//! use hadoop_ref::hdds::report::StorageReport;
+//! use hadoop_ref::scm::ha::ScmDb;
+//! use hadoop_ref::scm::{Pipeline, ScmBehavior, ScmConfig, ScmError, StorageContainerManager};
+//! use hadoop_ref::sim::ratis::SimulatedRatis;
 //! use hadoop_ref::sync::Arc;
 //!
 //! let ring = SimulatedRatis::new();
@@ -29,7 +30,7 @@
 //!     nodes: vec![DatanodeId(1)],
 //! }]);
 //! let scm = StorageContainerManager::new(
-//!     ScmId(1), Behavior::Fixed, config.clone(), ring.log(),
+//!     ScmId(1), ScmBehavior::Fixed, config.clone(), ring.log(),
 //!     Arc::new(ScmDb::new()), ManualClock::new(0).shared(),
 //! )?;
 //! scm.register_datanode(DatanodeId(1));
@@ -45,12 +46,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::config::{ScmBehavior, ScmConfig};
+use super::container_info::{ContainerInfo, LifeCycleState, Pipeline};
+use super::error::ScmError;
 use super::ha::{CatchUp, LogEntry, ReplicatedLog, ScmDb};
 use super::node::{DatanodeInfo, NodeManager};
-use super::pending::StorageReport;
-use super::{Behavior, ContainerInfo, LifeCycleState, Pipeline, ScmConfig, ScmError, Term};
 use crate::clock::Clock;
-use crate::ids::{ContainerId, DatanodeId, ScmId};
+use crate::hdds::container::ContainerReplicaReport;
+use crate::hdds::ids::{ContainerId, DatanodeId, ScmId};
+use crate::hdds::report::StorageReport;
+use crate::hdds::term::Term;
 use crate::sync::atomic::{AtomicBool, Ordering};
 use crate::sync::{Arc, Mutex, RwLock};
 
@@ -94,7 +99,7 @@ struct AllocationGate {
 #[derive(Debug)]
 pub struct StorageContainerManager {
     id: ScmId,
-    behavior: Behavior,
+    behavior: ScmBehavior,
     config: ScmConfig,
     log: Arc<dyn ReplicatedLog>,
     db: Arc<ScmDb>,
@@ -113,7 +118,7 @@ impl StorageContainerManager {
     /// datanode registered (they register again after every start).
     pub fn new(
         id: ScmId,
-        behavior: Behavior,
+        behavior: ScmBehavior,
         config: ScmConfig,
         log: Arc<dyn ReplicatedLog>,
         db: Arc<ScmDb>,
@@ -150,7 +155,7 @@ impl StorageContainerManager {
     }
 
     /// The allocation logic in use.
-    pub fn behavior(&self) -> Behavior {
+    pub fn behavior(&self) -> ScmBehavior {
         self.behavior
     }
 
@@ -218,8 +223,8 @@ impl StorageContainerManager {
             return;
         }
         match self.behavior {
-            Behavior::LegacyNoRebuild => {}
-            Behavior::Fixed => {
+            ScmBehavior::LegacyNoRebuild => {}
+            ScmBehavior::Fixed => {
                 // The gate is held for the whole rebuild: allocations wait, then see it.
                 let mut gate = self.allocation.lock();
                 // Read again under the gate: a notification that raced a step-down and a
@@ -235,7 +240,7 @@ impl StorageContainerManager {
                 self.rebuild_pending_allocations();
                 gate.rebuilt_for_term = Some(context.term);
             }
-            Behavior::LegacyRebuildWithoutGate => {
+            ScmBehavior::LegacyRebuildWithoutGate => {
                 let term = self.context().term;
                 if self.allocation.lock().rebuilt_for_term != Some(term) {
                     self.rebuild_pending_allocations();
@@ -295,7 +300,7 @@ impl StorageContainerManager {
             return Err(ScmError::InSafeMode);
         }
         let gate = self.allocation.lock();
-        if self.behavior == Behavior::Fixed && gate.rebuilt_for_term != Some(context.term) {
+        if self.behavior == ScmBehavior::Fixed && gate.rebuilt_for_term != Some(context.term) {
             return Err(ScmError::NotReady);
         }
         let (pipeline, container) = self
@@ -407,14 +412,14 @@ impl StorageContainerManager {
     pub fn process_container_report(
         &self,
         datanode: DatanodeId,
-        containers: &[ContainerId],
+        replicas: &[ContainerReplicaReport],
     ) -> Result<(), ScmError> {
         let node = self.nodes.get(datanode)?;
         let mut unknown = Vec::new();
         let mut confirmed = Vec::new();
         {
             let mut table = self.table.write();
-            for &container in containers {
+            for container in replicas.iter().map(|r| r.container) {
                 if !table.containers.contains_key(&container) {
                     unknown.push(container);
                 } else if table

@@ -11,10 +11,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::ScmError;
-use super::pending::{StorageReport, TwoWindowBucket, has_slot};
+use super::error::ScmError;
+use super::pending::{TwoWindowBucket, has_slot};
 use crate::clock::Clock;
-use crate::ids::{ContainerId, DatanodeId};
+use crate::hdds::ids::{ContainerId, DatanodeId};
+use crate::hdds::report::StorageReport;
 use crate::sync::{Arc, Mutex, RwLock};
 
 /// One registered datanode (`DatanodeInfo`).

@@ -20,9 +20,8 @@
 //! builds a timed wait returns at once as timed out, which callers treat like a spurious
 //! wakeup.
 //!
-//! [`unmodelled`] holds the few std primitives a *harness* needs (a stopwatch, an
-//! iteration counter). They are invisible to the checkers by design and no component uses
-//! them.
+//! The few std primitives a *harness* needs outside the model (a stopwatch, an iteration
+//! counter, a ghost variable) are in [`crate::unmodelled`], not here.
 //!
 //! # Example
 //!
@@ -46,13 +45,9 @@ pub use production::*;
 
 #[cfg(loom)]
 mod loom;
-#[cfg(loom)]
-use self::loom as backend;
 
 #[cfg(all(feature = "shuttle", not(loom)))]
 mod shuttle;
-#[cfg(all(feature = "shuttle", not(loom)))]
-use self::shuttle as backend;
 
 #[cfg(any(loom, feature = "shuttle"))]
 mod model;
@@ -67,13 +62,12 @@ pub use model_arc_swap::ArcSwap;
 /// Channels with `crossbeam-channel`'s API (a Mutex + Condvar queue in the model builds).
 #[cfg(any(loom, feature = "shuttle"))]
 pub mod channel {
-    pub use super::model_channel::{Receiver, Sender, bounded, unbounded};
-    pub use crossbeam_channel::{RecvError, RecvTimeoutError, SendError, TryRecvError};
+    pub use super::model_channel::{
+        Receiver, RecvError, RecvTimeoutError, SendError, Sender, TryRecvError, bounded, unbounded,
+    };
 }
 #[cfg(any(loom, feature = "shuttle"))]
 mod model_channel;
-
-pub mod unmodelled;
 
 /// Waits up to `wait` for a driver thread's stop signal (a message, or the sender's
 /// disconnect): the pacing wait of the production drivers. No decision may depend on the
@@ -85,12 +79,5 @@ pub fn stop_requested(stopped: &channel::Receiver<()>, wait: std::time::Duration
     )
 }
 
-/// Milliseconds since the Unix epoch from the operating system's wall clock.
-///
-/// Only [`SystemClock`](crate::clock::SystemClock) calls this; everything else reads a
-/// [`Clock`](crate::clock::Clock). A clock set before 1970 reads as 0 rather than failing.
-pub fn system_time_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
+mod os;
+pub use os::system_time_ms;

@@ -8,11 +8,16 @@
 use std::ops::{Deref, DerefMut};
 use std::sync::PoisonError;
 
-use super::backend::{
+#[cfg(loom)]
+use super::loom as backend;
+#[cfg(all(feature = "shuttle", not(loom)))]
+use super::shuttle as backend;
+
+use backend::{
     RawCondvar, RawMutex, RawMutexGuard, RawRwLock, RawRwLockReadGuard, RawRwLockWriteGuard,
 };
 
-pub use super::backend::{Arc, arc_from_box, atomic, thread};
+pub use backend::{Arc, arc_from_box, atomic, thread};
 
 /// A mutual exclusion lock whose `lock()` returns the guard directly.
 #[derive(Debug)]

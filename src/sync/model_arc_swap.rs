@@ -1,7 +1,7 @@
 //! `ArcSwap` for the model builds: an `RwLock<Arc<T>>` with `arc-swap`'s API, because
 //! neither checker can see inside `arc-swap`'s lock-free code.
 
-use super::{Arc, RwLock};
+use super::model::{Arc, RwLock};
 
 /// An atomically replaceable `Arc<T>` (the subset of `arc_swap::ArcSwap` the crate uses).
 #[derive(Debug)]

@@ -10,9 +10,9 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use crossbeam_channel::{RecvError, RecvTimeoutError, SendError, TryRecvError};
+pub use crossbeam_channel::{RecvError, RecvTimeoutError, SendError, TryRecvError};
 
-use super::{Arc, Condvar, Mutex, thread};
+use super::model::{Arc, Condvar, Mutex, thread};
 
 #[derive(Debug)]
 struct State<T> {

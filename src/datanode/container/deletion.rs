@@ -20,12 +20,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::Behavior;
+use super::config::ContainerBehavior;
 use super::error::ContainerError;
 use super::replica::KeyValueContainer;
-use super::store::{BlockData, LocalId, MetadataBatch};
-use crate::datanode::commands::DeletedBlocksTransaction;
-use crate::datanode::container_set::ContainerState;
+use super::store::{BlockData, MetadataBatch};
+use crate::hdds::command::DeletedBlocksTransaction;
+use crate::hdds::container::ContainerState;
+use crate::hdds::ids::LocalId;
 
 /// How one stored delete transaction was handled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,7 +167,7 @@ impl BlockDeletingService {
         if transactions.is_empty() {
             return Ok(round);
         }
-        let fixed = container.config().behavior == Behavior::Fixed;
+        let fixed = container.config().behavior == ContainerBehavior::Fixed;
         let mut seen = BTreeSet::new();
         let mut deleted: BTreeMap<LocalId, BlockData> = BTreeMap::new();
         let mut all_ids = BTreeSet::new();

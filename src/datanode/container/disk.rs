@@ -16,12 +16,11 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use super::store::{
-    BlockData, ChunkInfo, ContainerStore, LocalId, Metadata, MetadataBatch, MetadataSummary,
-    StoreError,
+    BlockData, ChunkInfo, ContainerStore, Metadata, MetadataBatch, MetadataSummary, StoreError,
 };
-use crate::datanode::commands::DeletedBlocksTransaction;
-use crate::datanode::container_set::ContainerState;
-use crate::ids::ContainerId;
+use crate::hdds::command::DeletedBlocksTransaction;
+use crate::hdds::container::ContainerState;
+use crate::hdds::ids::{ContainerId, LocalId};
 use crate::sync::{Arc, Mutex, arc_from_box};
 
 const DB_MAGIC: &[u8; 8] = b"HRMETA01";

@@ -1,7 +1,9 @@
+//! What a container replica and its peers refuse (`ContainerError`, `PeerError`).
+
 use super::merkle::{ContainerIdMismatch, TreeDecodeError};
-use super::store::{LocalId, StoreError};
-use crate::datanode::container_set::ContainerState;
-use crate::ids::{ContainerId, DatanodeId};
+use super::store::StoreError;
+use crate::hdds::container::ContainerState;
+use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
 
 /// What a peer datanode answered instead of data.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -40,6 +42,28 @@ pub enum ContainerError {
         /// The container.
         container: ContainerId,
     },
+    /// A non-force delete of an OPEN replica (`DELETE_ON_OPEN_CONTAINER`).
+    #[error("container {container} is open: only a force delete removes it")]
+    DeleteOnOpenContainer {
+        /// The container.
+        container: ContainerId,
+    },
+    /// A non-force delete of a replica with blocks (`DELETE_ON_NON_EMPTY_CONTAINER`).
+    #[error("container {container} has {blocks} block(s): only a force delete removes it")]
+    DeleteOnNonEmptyContainer {
+        /// The container.
+        container: ContainerId,
+        /// Its block count.
+        blocks: u64,
+    },
+    /// No source of a replication answered; nothing was created here.
+    #[error("container {container}: no replication source answered ({sources:?})")]
+    NoReplicationSource {
+        /// The container.
+        container: ContainerId,
+        /// The sources tried.
+        sources: Vec<DatanodeId>,
+    },
     /// The operation is not allowed in the replica's state.
     #[error("container {container} is {state:?}: {operation} not allowed")]
     InvalidState {
@@ -50,7 +74,7 @@ pub enum ContainerError {
         /// What was refused.
         operation: &'static str,
     },
-    /// A state transition spec C.1 does not have.
+    /// A state transition the replica's state machine does not have.
     #[error("container {container}: no transition from {from:?} to {to:?}")]
     InvalidTransition {
         /// The container.
@@ -186,6 +210,13 @@ pub enum ContainerError {
     Store {
         /// The container.
         container: ContainerId,
+        /// The failure.
+        #[source]
+        source: StoreError,
+    },
+    /// The volume holding the replicas failed.
+    #[error("volume: {source}")]
+    Volume {
         /// The failure.
         #[source]
         source: StoreError,

@@ -1,5 +1,8 @@
-//! The replicas of one datanode and the operations on them (`KeyValueHandler`,
-//! `ContainerController`), and a peer answered in process by another datanode's handler.
+//! The replicas of one datanode and the operations on them (`ContainerSet` and
+//! `KeyValueHandler` in one): loading them from the volume, the block deleting service,
+//! reconciliation, the on-demand scanner, serving peers, and the deletion and import of
+//! whole replicas that the [`ContainerController`](super::controller::ContainerController)
+//! commands run.
 //!
 //! **The race (HDDS-16811).** Two entry points of this handler meet on one block: the
 //! block deleting service's task and `reconcileContainer`, which runs with no container
@@ -14,17 +17,18 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::ContainerConfig;
+use super::config::ContainerConfig;
 use super::deletion::{self, BlockDeletingService, DeletionRound, TransactionStored};
 use super::error::{ContainerError, PeerError};
 use super::merkle;
-use super::reconcile::{self, PeerDatanode, ReconcileReport};
+use super::reconcile::{self, PeerDatanode, PeerDirectory, ReconcileReport};
 use super::replica::KeyValueContainer;
 use super::scanner::{OnDemandContainerScanner, ScanReport};
-use super::store::{BlockData, ChunkInfo, ContainerStore, LocalId};
-use crate::datanode::commands::DeletedBlocksTransaction;
-use crate::datanode::container_set::ContainerState;
-use crate::ids::{ContainerId, DatanodeId};
+use super::store::{BlockData, ChunkInfo, ContainerStore};
+use super::volume::{ContainerVolume, MemoryVolume};
+use crate::hdds::command::DeletedBlocksTransaction;
+use crate::hdds::container::{ContainerReplicaReport, ContainerState};
+use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
 use crate::sync::{Arc, Mutex, RwLock, arc_from_box};
 
 /// The container replicas of one datanode with its block deleting service and scanner.
@@ -32,6 +36,10 @@ use crate::sync::{Arc, Mutex, RwLock, arc_from_box};
 pub struct KeyValueHandler {
     datanode: DatanodeId,
     config: ContainerConfig,
+    /// Where the replicas' storages live; a restart reloads from it.
+    volume: Arc<dyn ContainerVolume>,
+    /// How peers are reached by id (reconcile and replicate commands name datanodes).
+    peers: Option<Arc<dyn PeerDirectory>>,
     containers: RwLock<BTreeMap<ContainerId, Arc<KeyValueContainer>>>,
     /// Containers with a reconciliation in flight (the supervisor's in-flight set).
     reconciling: Mutex<BTreeSet<ContainerId>>,
@@ -40,11 +48,38 @@ pub struct KeyValueHandler {
 }
 
 impl KeyValueHandler {
-    /// A datanode without replicas.
+    /// A datanode without replicas, over an empty [`MemoryVolume`] of its own. Replicas
+    /// come from [`add_container`](Self::add_container).
     pub fn new(datanode: DatanodeId, config: ContainerConfig) -> Self {
+        Self::with_volume(
+            datanode,
+            config,
+            arc_from_box(Box::new(MemoryVolume::new()) as Box<dyn ContainerVolume>),
+        )
+    }
+
+    /// A datanode over `volume`, with every replica the volume holds loaded
+    /// (`ContainerReader`).
+    pub fn open(
+        datanode: DatanodeId,
+        config: ContainerConfig,
+        volume: Arc<dyn ContainerVolume>,
+    ) -> Result<Self, ContainerError> {
+        let handler = Self::with_volume(datanode, config, volume);
+        handler.load_volume()?;
+        Ok(handler)
+    }
+
+    fn with_volume(
+        datanode: DatanodeId,
+        config: ContainerConfig,
+        volume: Arc<dyn ContainerVolume>,
+    ) -> Self {
         Self {
             datanode,
             config,
+            volume,
+            peers: None,
             containers: RwLock::new(BTreeMap::new()),
             reconciling: Mutex::new(BTreeSet::new()),
             deleting: BlockDeletingService {
@@ -52,6 +87,12 @@ impl KeyValueHandler {
             },
             scanner: OnDemandContainerScanner::new(),
         }
+    }
+
+    /// The same handler reaching peers through `peers`.
+    pub fn with_peers(mut self, peers: Arc<dyn PeerDirectory>) -> Self {
+        self.peers = Some(peers);
+        self
     }
 
     /// This datanode.
@@ -62,6 +103,31 @@ impl KeyValueHandler {
     /// Its configuration.
     pub fn config(&self) -> &ContainerConfig {
         &self.config
+    }
+
+    /// Its volume.
+    pub fn volume(&self) -> &Arc<dyn ContainerVolume> {
+        &self.volume
+    }
+
+    /// Forgets every replica in memory and loads them again from the volume, as a
+    /// restarted datanode does. Replicas added with [`add_container`](Self::add_container)
+    /// from a store outside the volume are not found again. Call it with no operation in
+    /// flight (the datanode's threads stopped).
+    pub fn restart(&self) -> Result<(), ContainerError> {
+        self.containers.write().clear();
+        self.load_volume()
+    }
+
+    fn load_volume(&self) -> Result<(), ContainerError> {
+        let stores = self
+            .volume
+            .containers()
+            .map_err(|source| ContainerError::Volume { source })?;
+        for (id, store) in stores {
+            self.add_container(id, store)?;
+        }
+        Ok(())
     }
 
     /// Loads the replica of `id` kept in `store` and adds it.
@@ -183,10 +249,7 @@ impl KeyValueHandler {
     pub fn checksum_info_bytes(&self, id: ContainerId) -> Result<Vec<u8>, ContainerError> {
         let container = self.container(id)?;
         let state = container.state();
-        if !matches!(
-            state,
-            ContainerState::Closed | ContainerState::QuasiClosed | ContainerState::Unhealthy
-        ) {
+        if !state.is_closed_for_data() {
             return Err(ContainerError::InvalidState {
                 container: id,
                 state,
@@ -231,6 +294,113 @@ impl KeyValueHandler {
                 length: chunk.length,
             })
     }
+
+    /// `KeyValueHandler.deleteInternal`: under the replica's write lock, refuses (unless
+    /// `force`) an OPEN replica or one with blocks, marks it DELETED, removes it from the
+    /// set, then removes its storage from the volume.
+    pub fn delete_container_replica(
+        &self,
+        id: ContainerId,
+        force: bool,
+    ) -> Result<(), ContainerError> {
+        let container = self.container(id)?;
+        {
+            let write = container.write_lock();
+            let state = container.state();
+            if state == ContainerState::Deleted {
+                // A concurrent delete got here first.
+                return Err(ContainerError::UnknownContainer { container: id });
+            }
+            if !force {
+                if state == ContainerState::Open {
+                    return Err(ContainerError::DeleteOnOpenContainer { container: id });
+                }
+                let blocks = container
+                    .store()
+                    .summary()
+                    .map_err(ContainerError::store(id))?
+                    .block_count;
+                if blocks > 0 {
+                    return Err(ContainerError::DeleteOnNonEmptyContainer {
+                        container: id,
+                        blocks,
+                    });
+                }
+            }
+            container.mark_deleted(&write);
+            self.containers.write().remove(&id);
+        }
+        self.volume
+            .remove(id)
+            .map_err(|source| ContainerError::Volume { source })
+    }
+
+    /// The peers named by `ids` that the peer directory knows, in order; an error when
+    /// none of a non-empty list is known.
+    pub fn resolve_peers(
+        &self,
+        ids: &[DatanodeId],
+    ) -> Result<Vec<Arc<dyn PeerDatanode>>, ContainerError> {
+        let resolved: Vec<_> = ids
+            .iter()
+            .filter_map(|id| self.peers.as_ref()?.peer(*id))
+            .collect();
+        match ids.first() {
+            Some(&peer) if resolved.is_empty() => {
+                Err(ContainerError::Peer(PeerError::Unreachable {
+                    peer,
+                    reason: "no route to the peer from this datanode".into(),
+                }))
+            }
+            _ => Ok(resolved),
+        }
+    }
+
+    /// Replication (`DownloadAndImportReplicator`, simplified): creates a CLOSED replica
+    /// in the volume and fills it by reconciling with the first source whose tree
+    /// answers. On failure nothing is left behind.
+    pub fn import_container(
+        &self,
+        id: ContainerId,
+        sources: &[DatanodeId],
+    ) -> Result<(), ContainerError> {
+        if self.containers.read().contains_key(&id) {
+            return Err(ContainerError::ContainerExists { container: id });
+        }
+        let source = self
+            .resolve_peers(sources)?
+            .into_iter()
+            .find(|peer| matches!(peer.checksum_info(id), Ok(Some(_))))
+            .ok_or_else(|| ContainerError::NoReplicationSource {
+                container: id,
+                sources: sources.to_vec(),
+            })?;
+        let store = self
+            .volume
+            .create(id, ContainerState::Closed)
+            .map_err(|source| ContainerError::Volume { source })?;
+        let imported = self
+            .add_container(id, store)
+            .and_then(|_| self.reconcile_container_internal(id, &[source]));
+        match imported {
+            Ok(report) if report.peer_failures.is_empty() => Ok(()),
+            outcome => {
+                self.containers.write().remove(&id);
+                // Best effort: the import failed either way, and that is the error to report.
+                let _ = self.volume.remove(id);
+                Err(match outcome {
+                    Err(error) => error,
+                    Ok(mut report) => report.peer_failures.remove(0).1,
+                })
+            }
+        }
+    }
+
+    /// One entry of the container report per replica, in id order.
+    pub fn container_reports(&self) -> Vec<ContainerReplicaReport> {
+        let containers: Vec<_> = self.containers.read().values().cloned().collect();
+        containers.iter().filter_map(|c| c.report().ok()).collect()
+    }
 }
 
 /// A reconciliation in flight; dropping it (also on unwind) lets the next one start.
@@ -243,60 +413,5 @@ struct InFlight<'a> {
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
         self.set.lock().remove(&self.id);
-    }
-}
-
-/// A peer datanode answered in process by its [`KeyValueHandler`] (no network).
-#[derive(Debug, Clone)]
-pub struct InProcessPeer {
-    handler: Arc<KeyValueHandler>,
-}
-
-impl InProcessPeer {
-    /// The peer served by `handler`.
-    pub fn new(handler: Arc<KeyValueHandler>) -> Self {
-        Self { handler }
-    }
-
-    /// The peer as reconciliation takes it.
-    pub fn shared(handler: &Arc<KeyValueHandler>) -> Arc<dyn PeerDatanode> {
-        arc_from_box(Box::new(Self::new(Arc::clone(handler))) as Box<dyn PeerDatanode>)
-    }
-
-    fn refused(&self, error: ContainerError) -> PeerError {
-        PeerError::Refused {
-            peer: self.handler.datanode(),
-            source: Box::new(error),
-        }
-    }
-}
-
-impl PeerDatanode for InProcessPeer {
-    fn id(&self) -> DatanodeId {
-        self.handler.datanode()
-    }
-
-    fn checksum_info(&self, container: ContainerId) -> Result<Option<Vec<u8>>, PeerError> {
-        self.handler
-            .checksum_info_bytes(container)
-            .map(Some)
-            .map_err(|e| self.refused(e))
-    }
-
-    fn block(&self, container: ContainerId, block: LocalId) -> Result<BlockData, PeerError> {
-        self.handler
-            .block(container, block)
-            .map_err(|e| self.refused(e))
-    }
-
-    fn read_chunk(
-        &self,
-        container: ContainerId,
-        block: LocalId,
-        chunk: &ChunkInfo,
-    ) -> Result<Vec<u8>, PeerError> {
-        self.handler
-            .read_chunk(container, block, chunk)
-            .map_err(|e| self.refused(e))
     }
 }

@@ -13,8 +13,8 @@
 
 use std::collections::BTreeMap;
 
-use super::store::{BlockData, ChunkInfo, LocalId};
-use crate::ids::ContainerId;
+use super::store::{BlockData, ChunkInfo};
+use crate::hdds::ids::{ContainerId, LocalId};
 
 /// CRC32C of `bytes`, zero-extended as Ozone stores it.
 fn crc(bytes: &[u8]) -> u64 {

@@ -24,17 +24,19 @@
 //! that has not deleted it yet: the fixed code does not copy it back.
 //!
 //! ```
-//! use hadoop_ref::datanode::DatanodeId;
-//! use hadoop_ref::datanode::commands::DeletedBlocksTransaction;
-//! use hadoop_ref::datanode::container::handler::{InProcessPeer, KeyValueHandler};
-//! use hadoop_ref::datanode::container::store::{ChunkInfo, ContainerStore, MemoryStore, MetadataBatch, BlockData};
-//! use hadoop_ref::datanode::container::{Behavior, ContainerConfig};
-//! use hadoop_ref::datanode::container_set::ContainerState;
-//! use hadoop_ref::ids::ContainerId;
+//! use hadoop_ref::datanode::container::handler::KeyValueHandler;
+//! use hadoop_ref::datanode::container::store::{
+//!     BlockData, ChunkInfo, ContainerStore, MemoryStore, MetadataBatch,
+//! };
+//! use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig};
+//! use hadoop_ref::hdds::command::DeletedBlocksTransaction;
+//! use hadoop_ref::hdds::container::ContainerState;
+//! use hadoop_ref::hdds::ids::{ContainerId, DatanodeId};
+//! use hadoop_ref::sim::peers::InProcessPeer;
 //! use hadoop_ref::sync::Arc;
 //!
 //! let c = ContainerId(1);
-//! let config = ContainerConfig::new(Behavior::Fixed);
+//! let config = ContainerConfig::new(ContainerBehavior::Fixed);
 //! // The peer holds block 1 (one chunk), written before the container was quasi-closed.
 //! let peer_store = MemoryStore::new(ContainerState::QuasiClosed);
 //! peer_store.write_chunk(1, 0, b"data")?;
@@ -58,81 +60,19 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod config;
+pub mod controller;
 pub mod deletion;
 pub mod disk;
-mod error;
+pub mod error;
 pub mod handler;
 pub mod merkle;
 pub mod reconcile;
 pub mod replica;
 pub mod scanner;
 pub mod store;
+pub mod volume;
 
+pub use config::{ContainerBehavior, ContainerConfig};
+pub use controller::ContainerController;
 pub use error::{ContainerError, PeerError};
-
-/// Which code the replica runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Behavior {
-    /// Both parts of the seed's patch on top of HDDS-16808.
-    Fixed,
-    /// The unpatched code of the seed: the deleting service records only blocks that had
-    /// metadata and leaves the data checksum alone; reconciliation commits with no lock and
-    /// finishes its writes after the commit.
-    Legacy,
-}
-
-impl Behavior {
-    /// Every behavior, the fixed one first.
-    pub const ALL: [Behavior; 2] = [Behavior::Fixed, Behavior::Legacy];
-
-    /// A short stable name, used in reports and schedule files.
-    pub fn name(self) -> &'static str {
-        match self {
-            Behavior::Fixed => "Fixed",
-            Behavior::Legacy => "Legacy",
-        }
-    }
-}
-
-/// A datanode's container configuration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ContainerConfig {
-    /// Fixed or legacy code.
-    pub behavior: Behavior,
-    /// Beyond the seed: the commit check re-reads the tree file only when a tree write
-    /// happened since the last read (a write counter in the tree manager).
-    pub tree_generation_check: bool,
-    /// Beyond the seed (HDDS-11765): a block a peer's tree marks deleted while it is live
-    /// here is deleted here too.
-    pub apply_peer_deletions: bool,
-    /// Beyond the seed: the refresh of the data checksum from a new tree root (HDDS-16808)
-    /// runs inside the tree write's critical section. Off is Ozone's order
-    /// (`updateAndGetContainerChecksum` compares and sets after the tree write returned),
-    /// where two concurrent tree writes of one replica — a deleting round and a
-    /// reconciliation — can leave the in-memory and persisted value on the older root.
-    pub refresh_checksum_in_tree_write: bool,
-    /// Block ids one deleting task processes at most
-    /// (`hdds.datanode.block.deleting.limit.per.interval`).
-    pub block_deleting_limit_per_interval: usize,
-}
-
-impl ContainerConfig {
-    /// The configuration of `behavior`: the fixed one with the additions beyond the seed
-    /// on, the legacy one with them off (as in Ozone).
-    pub fn new(behavior: Behavior) -> Self {
-        let fixed = behavior == Behavior::Fixed;
-        Self {
-            behavior,
-            tree_generation_check: fixed,
-            apply_peer_deletions: fixed,
-            refresh_checksum_in_tree_write: fixed,
-            block_deleting_limit_per_interval: 20_000,
-        }
-    }
-}
-
-impl Default for ContainerConfig {
-    fn default() -> Self {
-        Self::new(Behavior::Fixed)
-    }
-}

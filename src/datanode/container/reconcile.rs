@@ -23,12 +23,12 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::Behavior;
+use super::config::ContainerBehavior;
 use super::error::{ContainerError, PeerError};
 use super::merkle::{self, ChunkMerkle, ContainerChecksumInfo, ContainerMerkleTree};
 use super::replica::KeyValueContainer;
-use super::store::{BlockData, ChunkInfo, LocalId, MetadataBatch};
-use crate::ids::{ContainerId, DatanodeId};
+use super::store::{BlockData, ChunkInfo, MetadataBatch};
+use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
 use crate::sync::Arc;
 
 /// A peer datanode as reconciliation sees it (the datanode-to-datanode client calls).
@@ -47,6 +47,13 @@ pub trait PeerDatanode: Send + Sync + fmt::Debug {
         block: LocalId,
         chunk: &ChunkInfo,
     ) -> Result<Vec<u8>, PeerError>;
+}
+
+/// How a datanode reaches its peers by id (`DNContainerOperationClient`): reconcile and
+/// replicate commands name datanodes, not connections.
+pub trait PeerDirectory: Send + Sync + fmt::Debug {
+    /// The peer `datanode`, if this datanode can reach it.
+    fn peer(&self, datanode: DatanodeId) -> Option<Arc<dyn PeerDatanode>>;
 }
 
 /// How the repair of one block ended.
@@ -242,7 +249,7 @@ pub fn reconcile_chunks_per_block(
 ) -> BlockRepair {
     let id = container.id();
     let store = container.store();
-    let fixed = container.config().behavior == Behavior::Fixed;
+    let fixed = container.config().behavior == ContainerBehavior::Fixed;
     let local_meta = match store.get_block(block) {
         Ok(meta) => meta,
         Err(source) => {

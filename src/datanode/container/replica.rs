@@ -15,12 +15,12 @@
 //! two concurrent tree writes can leave the in-memory and persisted value on the older
 //! root, which loom finds (`loom-tests/delete_during_repair.rs`).
 
+use super::config::{ContainerBehavior, ContainerConfig};
 use super::error::ContainerError;
 use super::merkle::{self, ContainerChecksumInfo, ContainerMerkleTree};
-use super::store::{BlockData, ContainerStore, LocalId, MetadataBatch};
-use super::{Behavior, ContainerConfig};
-use crate::datanode::container_set::ContainerState;
-use crate::ids::ContainerId;
+use super::store::{BlockData, ContainerStore, MetadataBatch};
+use crate::hdds::container::{ContainerReplicaReport, ContainerState};
+use crate::hdds::ids::{ContainerId, LocalId};
 use crate::sync::atomic::{AtomicU64, Ordering};
 use crate::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -250,6 +250,24 @@ impl KeyValueContainer {
         self.data.lock().empty = true;
     }
 
+    /// `markContainerForDelete`: the replica is DELETED in memory from now on; its storage
+    /// is about to be removed, so nothing is persisted. The caller holds the write lock.
+    pub(super) fn mark_deleted(&self, _write: &RwLockWriteGuard<'_, ()>) {
+        self.data.lock().state = ContainerState::Deleted;
+    }
+
+    /// The replica's entry in a container report.
+    pub fn report(&self) -> Result<ContainerReplicaReport, ContainerError> {
+        let blocks = self.storage(self.store.blocks())?;
+        Ok(ContainerReplicaReport {
+            container: self.id,
+            state: self.state(),
+            block_count: blocks.len() as u64,
+            used_bytes: blocks.iter().map(BlockData::length).sum(),
+            data_checksum: self.reported_data_checksum(),
+        })
+    }
+
     fn storage<T>(&self, result: Result<T, super::store::StoreError>) -> Result<T, ContainerError> {
         result.map_err(ContainerError::store(self.id))
     }
@@ -357,15 +375,15 @@ impl KeyValueContainer {
     }
 
     /// The deleting round's tree write (`addDeletedBlocks`): `deleted` are the blocks whose
-    /// metadata it removed, `unreferenced` those it found without metadata. [`Behavior::Fixed`]
-    /// records both and refreshes the data checksum; [`Behavior::Legacy`] records only
+    /// metadata it removed, `unreferenced` those it found without metadata. [`ContainerBehavior::Fixed`]
+    /// records both and refreshes the data checksum; [`ContainerBehavior::Legacy`] records only
     /// `deleted` and leaves the data checksum alone (HDDS-16811 and HDDS-16808 unpatched).
     pub(super) fn add_deleted_blocks(
         &self,
         deleted: &[BlockData],
         unreferenced: &[LocalId],
     ) -> Result<(), ContainerError> {
-        let fixed = self.config.behavior == Behavior::Fixed;
+        let fixed = self.config.behavior == ContainerBehavior::Fixed;
         let update = |current: &ContainerMerkleTree| {
             let mut tree = current.clone();
             let compute_root = current.data_checksum().is_some();
@@ -407,7 +425,7 @@ impl KeyValueContainer {
             }
             tree
         };
-        if self.config.behavior == Behavior::Fixed {
+        if self.config.behavior == ContainerBehavior::Fixed {
             self.checksums
                 .write(update, |info| self.refresh_data_checksum(info))?;
         } else {
@@ -420,10 +438,7 @@ impl KeyValueContainer {
     /// UNHEALTHY replicas.
     pub fn check_closed_for_repair(&self) -> Result<(), ContainerError> {
         let state = self.state();
-        if matches!(
-            state,
-            ContainerState::QuasiClosed | ContainerState::Closed | ContainerState::Unhealthy
-        ) {
+        if state.is_closed_for_data() {
             Ok(())
         } else {
             Err(self.invalid_state(state, "reconciliation write (not in closed state)"))

@@ -13,9 +13,9 @@ use std::collections::BTreeSet;
 use super::error::ContainerError;
 use super::merkle::{ChunkMerkle, ContainerMerkleTree, chunk_checksum};
 use super::replica::KeyValueContainer;
-use super::store::{BlockData, LocalId, window_checksums};
-use crate::datanode::container_set::ContainerState;
-use crate::ids::ContainerId;
+use super::store::{BlockData, window_checksums};
+use crate::hdds::container::ContainerState;
+use crate::hdds::ids::{ContainerId, LocalId};
 use crate::sync::Mutex;
 
 /// The kinds of scan failure (`ContainerScanError.FailureType`).
@@ -104,10 +104,7 @@ impl OnDemandContainerScanner {
 
 /// `shouldScanData`: CLOSED, QUASI_CLOSED and UNHEALTHY replicas get a data scan.
 pub fn should_scan_data(state: ContainerState) -> bool {
-    matches!(
-        state,
-        ContainerState::Closed | ContainerState::QuasiClosed | ContainerState::Unhealthy
-    )
+    state.is_closed_for_data()
 }
 
 /// `ContainerScanHelper.scanData`: checks every block with metadata against its file,

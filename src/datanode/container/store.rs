@@ -12,12 +12,10 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::datanode::commands::DeletedBlocksTransaction;
-use crate::datanode::container_set::ContainerState;
+use crate::hdds::command::DeletedBlocksTransaction;
+use crate::hdds::container::ContainerState;
+use crate::hdds::ids::LocalId;
 use crate::sync::{Arc, Mutex, arc_from_box};
-
-/// A block's id inside its container (`localID`).
-pub type LocalId = u64;
 
 /// Bytes covered by one stored checksum in the scenarios (`bytes.per.checksum` is 16 KiB
 /// in Ozone; small here so that chunks of a few bytes still have several windows).
@@ -286,15 +284,6 @@ impl Metadata {
     }
 }
 
-/// Failures a test asks a [`MemoryStore`] to inject.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Faults {
-    /// Unlinking these block files fails.
-    pub fail_delete: Vec<LocalId>,
-    /// Writing the tree file fails.
-    pub fail_tree_write: bool,
-}
-
 type InodeId = u64;
 
 #[derive(Debug)]
@@ -308,7 +297,6 @@ struct MemoryState {
     next_inode: InodeId,
     metadata: Metadata,
     tree_file: Option<Vec<u8>>,
-    faults: Faults,
 }
 
 impl MemoryState {
@@ -344,7 +332,6 @@ impl MemoryStore {
                 next_inode: 1,
                 metadata: Metadata::new(state),
                 tree_file: None,
-                faults: Faults::default(),
             })),
         }
     }
@@ -352,11 +339,6 @@ impl MemoryStore {
     /// A clone as the `Arc<dyn ContainerStore>` a replica takes.
     pub fn shared(&self) -> Arc<dyn ContainerStore> {
         arc_from_box(Box::new(self.clone()) as Box<dyn ContainerStore>)
-    }
-
-    /// Sets the failures to inject.
-    pub fn set_faults(&self, faults: Faults) {
-        self.state.lock().faults = faults;
     }
 
     /// Replaces the tree file's bytes without any check (a test corrupting the file).
@@ -491,12 +473,6 @@ impl ContainerStore for MemoryStore {
 
     fn delete_block_file(&self, block: LocalId) -> Result<bool, StoreError> {
         let mut state = self.state.lock();
-        if state.faults.fail_delete.contains(&block) {
-            return Err(StoreError::Io {
-                what: format!("block file {block}"),
-                reason: "injected unlink failure".into(),
-            });
-        }
         match state.paths.remove(&block) {
             Some(inode) => {
                 state.release(block, inode);
@@ -566,14 +542,7 @@ impl ContainerStore for MemoryStore {
     }
 
     fn write_tree_file(&self, bytes: &[u8]) -> Result<(), StoreError> {
-        let mut state = self.state.lock();
-        if state.faults.fail_tree_write {
-            return Err(StoreError::Io {
-                what: "tree file".into(),
-                reason: "injected write failure".into(),
-            });
-        }
-        state.tree_file = Some(bytes.to_vec());
+        self.state.lock().tree_file = Some(bytes.to_vec());
         Ok(())
     }
 }

@@ -1,28 +1,28 @@
 //! Every scenario with the variants it runs and what each must do: fixed variants must
 //! hold, legacy variants must be caught. The shuttle tests and the soak tool iterate it.
 
-use super::Violation;
-use super::allocation::{
+use crate::datanode::container::ContainerBehavior;
+use crate::datanode::state_context::StateContextBehavior;
+use crate::namenode::namesystem::NamesystemBehavior;
+use crate::scenarios::Violation;
+use crate::scenarios::allocation::{
     AllocationShape, Failover, allocation_cluster, mc8_pending_allocation_failover,
     rebuild_gate_race, reelection_during_unconfirmed_allocation, report_order_race,
 };
-use super::container::{
+use crate::scenarios::container::{
     ClusterShape as ContainerClusterShape, concurrent_reconciliations, container_cluster,
     delete_during_partial_repair, delete_during_repair, mc2_deleted_block_restored,
     mc3_block_deleted_during_reconciliation,
 };
-use super::standby::{
+use crate::scenarios::standby::{
     ClusterShape as StandbyShape, rbw_report_races_completion, schedule_12_1, schedule_12_2,
     schedule_12_3, schedule_12_5, standby_cluster,
 };
-use super::term_fencing::{
+use crate::scenarios::term_fencing::{
     ClusterShape, OldLeader, cluster_with_leader_transfers, mc4_heartbeat_fence,
     mc4_residual_window, mc5_concurrent_leader_heartbeats,
 };
-use crate::datanode::container::Behavior as ContainerBehavior;
-use crate::datanode::state_context::Behavior;
-use crate::namenode::namesystem::Behavior as NnBehavior;
-use crate::scm::Behavior as ScmBehavior;
+use crate::scm::ScmBehavior;
 
 /// What a variant of a scenario must do under a checker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -38,7 +38,7 @@ pub enum Expectation {
 pub struct Case {
     /// Scenario name (stable; used in reports and schedule files).
     pub scenario: &'static str,
-    /// Variant name (the name of the component's `Behavior`).
+    /// Variant name (the name of the component's `StateContextBehavior`).
     pub variant: &'static str,
     /// What it must do.
     pub expectation: Expectation,
@@ -75,7 +75,7 @@ pub const MC4_ROUNDS: usize = 3;
 macro_rules! cases {
     ($into:ident, $scenario:literal, |$behavior:ident, $seed:ident| $body:expr,
      [$(($variant:ident, $expect:ident)),+ $(,)?]) => {
-        cases!($into, $scenario, Behavior, |$behavior, $seed| $body, [$(($variant, $expect)),+]);
+        cases!($into, $scenario, StateContextBehavior, |$behavior, $seed| $body, [$(($variant, $expect)),+]);
     };
     ($into:ident, $scenario:literal, $kind:ident, |$behavior:ident, $seed:ident| $body:expr,
      [$(($variant:ident, $expect:ident)),+ $(,)?]) => {
@@ -164,7 +164,7 @@ pub fn term_fencing() -> Vec<Case> {
     // two of three); random finds it within a few thousand. MC5 checks this race under PCT.
     for case in &mut cases {
         if case.scenario == "cluster_leader_transfers"
-            && case.variant == Behavior::LegacyUnlockedTermUpdate.name()
+            && case.variant == StateContextBehavior::LegacyUnlockedTermUpdate.name()
         {
             case.pct_reaches = false;
         }
@@ -244,35 +244,35 @@ pub fn standby() -> Vec<Case> {
     cases!(
         cases,
         "schedule_12_1_data_loss_chain",
-        NnBehavior,
+        NamesystemBehavior,
         |behavior, _seed| schedule_12_1(behavior),
         [(Fixed, Holds), (LegacyWholeMessageQueue, Caught)]
     );
     cases!(
         cases,
         "schedule_12_2_safe_mode_credit",
-        NnBehavior,
+        NamesystemBehavior,
         |behavior, _seed| schedule_12_2(behavior),
         [(Fixed, Holds), (LegacyEarlyDrain, Caught)]
     );
     cases!(
         cases,
         "schedule_12_3_failover_catch_up",
-        NnBehavior,
+        NamesystemBehavior,
         |behavior, _seed| schedule_12_3(behavior),
         [(Fixed, Holds), (LegacyHaStateCheck, Caught)]
     );
     cases!(
         cases,
         "schedule_12_5_superseded_entry",
-        NnBehavior,
+        NamesystemBehavior,
         |behavior, _seed| schedule_12_5(behavior),
         [(Fixed, Holds), (LegacyNoStaleEntryPurge, Caught)]
     );
     cases!(
         cases,
         "rbw_report_races_completion",
-        NnBehavior,
+        NamesystemBehavior,
         |behavior, _seed| rbw_report_races_completion(behavior),
         [
             (Fixed, Holds),
@@ -283,7 +283,7 @@ pub fn standby() -> Vec<Case> {
     cases!(
         cases,
         "standby_cluster",
-        NnBehavior,
+        NamesystemBehavior,
         |behavior, seed| standby_cluster(behavior, seed, StandbyShape::default()),
         [
             (Fixed, Holds),
@@ -299,9 +299,9 @@ pub fn standby() -> Vec<Case> {
     for case in &mut cases {
         case.sequential = case.scenario.starts_with("schedule_");
         let deep = (case.scenario == "rbw_report_races_completion"
-            && case.variant == NnBehavior::LegacyNoStaleEntryPurge.name())
+            && case.variant == NamesystemBehavior::LegacyNoStaleEntryPurge.name())
             || (case.scenario == "standby_cluster"
-                && case.variant == NnBehavior::LegacyEarlyDrain.name());
+                && case.variant == NamesystemBehavior::LegacyEarlyDrain.name());
         case.random_reaches = !deep;
     }
     cases

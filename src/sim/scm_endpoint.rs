@@ -1,4 +1,5 @@
-//! An SCM as the datanode's heartbeat threads see it, in process (spec A.8).
+//! An SCM as the datanode's heartbeat threads see it, in process: a stand-in for the
+//! `SCMDatanodeProtocolServer` side of HDDS-17268, not the SCM of [`crate::scm`].
 //!
 //! Faithful to the parts that make HDDS-17268 possible: an SCM stamps its leader term on a
 //! command when it creates it, and only while it believes it leads; it puts its term in a
@@ -8,20 +9,19 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::datanode::commands::{CommandId, CommandKind, ScmCommand};
-use crate::datanode::heartbeat::{EndpointError, HeartbeatRequest, HeartbeatResponse, ScmEndpoint};
-use crate::datanode::{DatanodeId, ScmId, Term};
+use crate::hdds::command::{CommandId, CommandKind, ScmCommand};
+use crate::hdds::heartbeat::{EndpointError, HeartbeatRequest, HeartbeatResponse, ScmEndpoint};
+use crate::hdds::ids::{DatanodeId, ScmId};
+use crate::hdds::term::Term;
 use crate::sync::{Arc, Mutex, arc_from_box};
 
-/// Why an in-process SCM refused to create a command.
+/// An in-process SCM that does not believe it leads refused to create a command (only
+/// the leader creates commands: `SCMContext.getTermOfLeader` throws otherwise).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum ScmError {
-    /// Only the leader creates commands (`SCMContext.getTermOfLeader` throws otherwise).
-    #[error("{scm} is not the leader")]
-    NotLeader {
-        /// The SCM asked.
-        scm: ScmId,
-    },
+#[error("{scm} is not the leader: it creates no command")]
+pub struct NotLeader {
+    /// The SCM asked.
+    pub scm: ScmId,
 }
 
 #[derive(Debug, Default)]
@@ -91,10 +91,10 @@ impl InProcessScm {
         datanode: DatanodeId,
         kind: CommandKind,
         deadline_ms: u64,
-    ) -> Result<ScmCommand, ScmError> {
+    ) -> Result<ScmCommand, NotLeader> {
         let mut state = self.state.lock();
         if !state.believes_leader {
-            return Err(ScmError::NotLeader { scm: self.id });
+            return Err(NotLeader { scm: self.id });
         }
         state.next_command_id += 1;
         let id = CommandId(self.id.0 << 32 | state.next_command_id);

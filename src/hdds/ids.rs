@@ -1,4 +1,5 @@
-//! Identifiers shared by the datanode, SCM and their scenarios.
+//! Identifiers of the Ozone protocol: datanodes, SCMs, containers, pipelines, and the
+//! local id of a block inside its container.
 
 use std::fmt;
 
@@ -36,3 +37,6 @@ id_type!(
     PipelineId,
     "p"
 );
+
+/// A block's id inside its container (`BlockID.localID`).
+pub type LocalId = u64;

@@ -1,10 +1,16 @@
-//! Harness bookkeeping that must stay *outside* a checker's model: a stopwatch and a
-//! counter built on `std`, identical in every build.
+//! Harness bookkeeping that must stay *outside* a checker's model, built on `std` and
+//! identical in every build: an execution counter, a stopwatch, a ghost variable, a
+//! process-wide exclusive section, a fresh OS thread, and a counting allocator.
 //!
 //! A loom or shuttle run re-executes its closure many times; a count of those executions,
 //! or the wall time they took, has to survive between executions, which a model primitive
-//! cannot do (a loom type kept across iterations breaks the model). No component uses this
-//! module: it serves tests, benches and the soak tool.
+//! cannot do (a loom type kept across iterations breaks the model). A ghost variable must
+//! add no scheduling point, so it must be invisible to the checker.
+//!
+//! This is the one file outside the `sync` backends that may use `std::sync` and
+//! `std::thread` (`ci/check-sync-facade`), and no component may import it
+//! (`ci/check-layering`): it serves the simulation, the scenarios, the checkers, tests,
+//! benches and the soak tool.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};

@@ -13,7 +13,7 @@ use shuttle::scheduler::{PctScheduler, RandomScheduler};
 use shuttle::{Config, FailurePersistence, Runner};
 
 use super::catalogue::{self, Case};
-use crate::sync::unmodelled::{Counter, Stopwatch, exclusive, on_new_os_thread};
+use crate::unmodelled::{Counter, Stopwatch, exclusive, on_new_os_thread};
 
 /// Which shuttle scheduler explores the schedules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,8 @@
+//! The checking layer: the [`catalogue`] of every scenario with what each variant must do
+//! (fixed variants hold, legacy variants are caught), and the `shuttle` harness that
+//! runs a case under shuttle's schedulers, saves a failing schedule and replays it. The
+//! shuttle tests and the soak tool use both.
+
+pub mod catalogue;
+#[cfg(feature = "shuttle")]
+pub mod shuttle;

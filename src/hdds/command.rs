@@ -1,0 +1,96 @@
+//! Commands an SCM sends a datanode in its heartbeat response (`SCMCommand` and its
+//! kinds), each stamped with the term of the SCM leader that created it.
+
+use super::ids::{ContainerId, DatanodeId, LocalId};
+use super::term::Term;
+
+/// Identifies a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CommandId(pub u64);
+
+/// One delete transaction of the SCM's deleted-blocks log, for one container
+/// (`DeletedBlocksTransaction`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeletedBlocksTransaction {
+    /// Transaction id, increasing per SCM log.
+    pub tx_id: u64,
+    /// The container whose blocks are deleted.
+    pub container: ContainerId,
+    /// Local ids of the blocks.
+    pub local_ids: Vec<LocalId>,
+}
+
+/// What a command asks the datanode to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandKind {
+    /// Delete a container replica (`DeleteContainerCommand`); `force` skips the OPEN and
+    /// non-empty checks.
+    DeleteContainer {
+        /// The container.
+        container: ContainerId,
+        /// Skip the safety checks.
+        force: bool,
+    },
+    /// Close a container replica (`CloseContainerCommand`).
+    CloseContainer {
+        /// The container.
+        container: ContainerId,
+    },
+    /// Copy a closed replica from one of `sources` (`ReplicateContainerCommand`).
+    ReplicateContainer {
+        /// The container.
+        container: ContainerId,
+        /// Datanodes holding a replica.
+        sources: Vec<DatanodeId>,
+    },
+    /// Reconcile a replica with its peers (`ReconcileContainerCommand`).
+    ReconcileContainer {
+        /// The container.
+        container: ContainerId,
+        /// The datanodes holding the other replicas.
+        peers: Vec<DatanodeId>,
+    },
+    /// Store delete transactions for the block deleting service (`DeleteBlocksCommand`).
+    DeleteBlocks {
+        /// The transactions.
+        transactions: Vec<DeletedBlocksTransaction>,
+    },
+    /// Register again (`ReregisterCommand`; handled by the heartbeat task, never queued).
+    Reregister,
+}
+
+/// A command from an SCM (`SCMCommand`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScmCommand {
+    /// Command id.
+    pub id: CommandId,
+    /// Term of the SCM leader that created the command.
+    pub term: Term,
+    /// Datanode deadline in ms since the epoch; 0 means none.
+    pub deadline_ms: u64,
+    /// What to do.
+    pub kind: CommandKind,
+}
+
+impl ScmCommand {
+    /// A command without a deadline.
+    pub fn new(id: CommandId, term: Term, kind: CommandKind) -> Self {
+        Self {
+            id,
+            term,
+            deadline_ms: 0,
+            kind,
+        }
+    }
+
+    /// The same command with a datanode deadline.
+    pub fn with_deadline_ms(mut self, deadline_ms: u64) -> Self {
+        self.deadline_ms = deadline_ms;
+        self
+    }
+
+    /// `deadline > 0 && now > deadline` (strictly after the deadline).
+    pub fn has_expired(&self, now_ms: u64) -> bool {
+        self.deadline_ms > 0 && now_ms > self.deadline_ms
+    }
+}

@@ -1,0 +1,51 @@
+//! A datanode's conversation with one SCM (`StorageContainerDatanodeProtocol`): the
+//! heartbeat and its response, and the [`ScmEndpoint`] boundary a datanode's endpoint
+//! thread talks through.
+
+use std::fmt;
+
+use super::command::ScmCommand;
+use super::ids::{DatanodeId, ScmId};
+use super::term::Term;
+
+/// What the datanode tells the SCM in a heartbeat (`SCMHeartbeatRequestProto`, the
+/// fields used).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeartbeatRequest {
+    /// The datanode.
+    pub datanode: DatanodeId,
+    /// Commands waiting in its queue.
+    pub queued_commands: usize,
+}
+
+/// The SCM's answer to a heartbeat (`SCMHeartbeatResponseProto`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeartbeatResponse {
+    /// The datanode the response is for.
+    pub datanode: DatanodeId,
+    /// The SCM's leader term; only an SCM that believes it leads sends one.
+    pub term: Option<Term>,
+    /// Queued commands, each with the term of the leader that created it.
+    pub commands: Vec<ScmCommand>,
+}
+
+/// Why an SCM call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EndpointError {
+    /// The SCM did not answer (down, paused, partitioned).
+    #[error("SCM unavailable")]
+    Unavailable,
+}
+
+/// An SCM as a datanode's endpoint thread sees it (`StorageContainerDatanodeProtocol`).
+pub trait ScmEndpoint: Send + Sync + fmt::Debug {
+    /// The SCM's id.
+    fn scm_id(&self) -> ScmId;
+    /// GETVERSION.
+    fn get_version(&self, datanode: DatanodeId) -> Result<(), EndpointError>;
+    /// REGISTER.
+    fn register(&self, datanode: DatanodeId) -> Result<(), EndpointError>;
+    /// HEARTBEAT: hands out the commands queued for the datanode.
+    fn send_heartbeat(&self, request: HeartbeatRequest)
+    -> Result<HeartbeatResponse, EndpointError>;
+}

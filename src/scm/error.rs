@@ -1,0 +1,54 @@
+//! Why an SCM refused a request (`ScmError`).
+
+use super::ha::SubmitError;
+use crate::hdds::ids::{ContainerId, DatanodeId, ScmId};
+
+/// Why an SCM refused a request.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScmError {
+    /// Only the leader (whose Ratis division is leader-ready) serves allocations.
+    #[error("{scm} is not the leader")]
+    NotLeader {
+        /// The SCM asked.
+        scm: ScmId,
+    },
+    /// Allocation is refused in safe mode (`SAFE_MODE_EXCEPTION`).
+    #[error("SCM is in safe mode")]
+    InSafeMode,
+    /// The leader has not finished rebuilding its pending allocations for this term.
+    #[error("SCM leader is not ready: pending allocations are being rebuilt")]
+    NotReady,
+    /// No open pipeline has a slot on all its datanodes (`FAILED_TO_ALLOCATE_CONTAINER`).
+    #[error("no suitable open pipeline with enough space")]
+    NoPipelineWithSpace,
+    /// The replicated add-container did not report success; the reservation is kept
+    /// because the entry may still commit (Ratis may commit a request it answered
+    /// with an error).
+    #[error("replicated add of {container} not confirmed: {reason}")]
+    SubmitNotConfirmed {
+        /// The container.
+        container: ContainerId,
+        /// What the log answered.
+        reason: SubmitError,
+    },
+    /// A report or request from a datanode that is not registered.
+    #[error("datanode {datanode} is not registered")]
+    UnknownDatanode {
+        /// The datanode.
+        datanode: DatanodeId,
+    },
+    /// A container report naming containers SCM does not know; the known ones were applied.
+    #[error("report from {datanode} names unknown containers {containers:?}")]
+    UnknownContainers {
+        /// The reporting datanode.
+        datanode: DatanodeId,
+        /// The unknown containers.
+        containers: Vec<ContainerId>,
+    },
+    /// A configuration value out of its range.
+    #[error("invalid configuration: {reason}")]
+    InvalidConfig {
+        /// Which value and why.
+        reason: String,
+    },
+}
