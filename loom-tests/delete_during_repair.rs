@@ -14,17 +14,13 @@
 //! runs (2 926 executions at bound 5), and around it, where the failed repair's cleanup
 //! must not unlink the block the other commits (324 809 executions at bound 4, 20 s
 //! release; before the fix the violation is found in about 4 500).
-#![cfg(loom)]
 
-#[path = "support.rs"]
-mod support;
-
+use crate::support::{assert_caught, assert_holds, explore_bounded};
 use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig};
 use hadoop_ref::scenarios::container::{
     SEED_KEY, concurrent_reconciliations, delete_during_partial_repair, delete_during_repair,
     delete_during_repair_with,
 };
-use support::{assert_caught, assert_holds, explore_bounded};
 
 /// Preemptions per execution (see the module docs).
 const PREEMPTION_BOUND: usize = 5;

@@ -1,13 +1,9 @@
 //! Loom, spec A.13 (seed MC5, HDDS-17268): two heartbeat threads apply terms 2 and 3 while
 //! the command processor takes a queued term-2 command. Three spawned threads.
-#![cfg(loom)]
 
-#[path = "support.rs"]
-mod support;
-
+use crate::support::{assert_caught, assert_holds, explore};
 use hadoop_ref::datanode::state_context::StateContextBehavior;
 use hadoop_ref::scenarios::term_fencing::{SEED_KEY, mc5_concurrent_leader_heartbeats};
-use support::{assert_caught, assert_holds, explore};
 
 #[test]
 fn locked_term_update_keeps_highest_term() {

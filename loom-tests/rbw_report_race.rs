@@ -3,14 +3,10 @@
 //! to GS 6 and close; failover then races the tailer. Two spawned threads. Fixed never
 //! flags DN1 corrupt; the whole-message queue and the queue without the stale-entry
 //! purge are caught.
-#![cfg(loom)]
 
-#[path = "support.rs"]
-mod support;
-
+use crate::support::{assert_caught, assert_holds, explore};
 use hadoop_ref::namenode::namesystem::NamesystemBehavior;
 use hadoop_ref::scenarios::standby::{SEED_KEY, rbw_report_races_completion};
-use support::{assert_caught, assert_holds, explore};
 
 #[test]
 fn rbw_report_is_never_judged_against_the_completed_block() {

@@ -2,16 +2,12 @@
 //! leader-ready) while a client's allocation reaches it, on a datanode whose one slot
 //! C1 already holds. Two spawned threads. And the report-order race found by shuttle:
 //! an allocation against the first write of C1 reporting. Two spawned threads.
-#![cfg(loom)]
 
-#[path = "support.rs"]
-mod support;
-
+use crate::support::{assert_caught, assert_holds, explore};
 use hadoop_ref::scenarios::allocation::{
     SEED_KEY, rebuild_gate_race, reelection_during_unconfirmed_allocation, report_order_race,
 };
 use hadoop_ref::scm::ScmBehavior;
-use support::{assert_caught, assert_holds, explore};
 
 #[test]
 fn allocation_waits_for_rebuild_behind_gate() {

@@ -1,16 +1,12 @@
 //! Loom, spec A.12 (seed MC4, HDDS-17268): a freshly restarted datanode; the new leader's
 //! heartbeat (term 2) races the old leader's response carrying a term-1 force delete and
 //! the command processor. Three spawned threads.
-#![cfg(loom)]
 
-#[path = "support.rs"]
-mod support;
-
+use crate::support::{assert_caught, assert_holds, explore};
 use hadoop_ref::datanode::state_context::StateContextBehavior;
 use hadoop_ref::scenarios::term_fencing::{
     OldLeader, SEED_KEY, mc4_heartbeat_fence, mc4_residual_window,
 };
-use support::{assert_caught, assert_holds, explore};
 
 #[test]
 fn heartbeat_term_seen_before_init_fences_stale_command() {

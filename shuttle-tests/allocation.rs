@@ -2,13 +2,11 @@
 //! random and PCT schedules (sequential ones, like the seed's MC8, once). Fixed variants
 //! must hold; each legacy variant must be caught within a bounded number of schedules.
 
-#[macro_use]
-#[path = "support.rs"]
-mod support;
+use crate::support;
 
+use crate::support::{PCT3, RANDOM};
 use hadoop_ref::check::catalogue;
 use hadoop_ref::scenarios::allocation::SEED_KEY;
-use support::{PCT3, RANDOM};
 
 shuttle_tests! {
     cases: catalogue::allocation(), seed_key: SEED_KEY;

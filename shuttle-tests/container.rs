@@ -2,13 +2,11 @@
 //! random and PCT schedules (the seed's sequential reproductions once). Fixed variants
 //! must hold; each legacy variant must be caught within a bounded number of schedules.
 
-#[macro_use]
-#[path = "support.rs"]
-mod support;
+use crate::support;
 
+use crate::support::{PCT3, RANDOM};
 use hadoop_ref::check::catalogue;
 use hadoop_ref::scenarios::container::SEED_KEY;
-use support::{PCT3, RANDOM};
 
 shuttle_tests! {
     cases: catalogue::container(), seed_key: SEED_KEY;

@@ -3,13 +3,11 @@
 //! legacy variant must be caught within a bounded number of schedules, by the schedulers
 //! the catalogue says reach it (two defects only PCT reaches; see `catalogue::standby`).
 
-#[macro_use]
-#[path = "support.rs"]
-mod support;
+use crate::support;
 
+use crate::support::{PCT3, RANDOM};
 use hadoop_ref::check::catalogue;
 use hadoop_ref::scenarios::standby::SEED_KEY;
-use support::{PCT3, RANDOM};
 
 shuttle_tests! {
     cases: catalogue::standby(), seed_key: SEED_KEY;

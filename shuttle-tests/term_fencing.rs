@@ -8,13 +8,11 @@
 //! fixed, so a run is reproducible; a failing schedule is written under
 //! `target/shuttle-schedules/` for `cargo soak replay FILE`.
 
-#[macro_use]
-#[path = "support.rs"]
-mod support;
+use crate::support;
 
+use crate::support::{PCT3, RANDOM};
 use hadoop_ref::check::catalogue;
 use hadoop_ref::scenarios::term_fencing::SEED_KEY;
-use support::{PCT3, RANDOM};
 
 shuttle_tests! {
     cases: catalogue::term_fencing(), seed_key: SEED_KEY;

@@ -2,7 +2,6 @@
 //! heartbeat terms, commands, takes, endpoint state changes, clock advances and restarts,
 //! for every `StateContextBehavior`; the fencing invariants of `scenarios::term_fencing` are checked
 //! along the way for the fixed behaviors.
-#![cfg(not(any(loom, feature = "shuttle")))]
 
 use std::collections::VecDeque;
 

@@ -1,7 +1,6 @@
 //! SCM pending container allocations (HDDS-16891) without a checker: slot arithmetic, the
 //! bucket's roll, the tracker, allocation on the leader, the replicated add-container,
 //! reports, the rebuild and its gate, restart and snapshot install, and every error.
-#![cfg(not(any(loom, feature = "shuttle")))]
 
 use hadoop_ref::hdds::container::{ContainerReplicaReport, ContainerState};
 

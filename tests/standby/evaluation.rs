@@ -1,6 +1,5 @@
 //! The corrupt-replica decision table (spec 5.1) and the under-construction acceptance
 //! table (spec 5.2), row by row, and the §7 cells that follow from them.
-#![cfg(not(any(loom, feature = "shuttle")))]
 
 use hadoop_ref::namenode::evaluation::{
     BlockUcState, CorruptReason, RbwOnCompleteRule, ReplicaVerdict, StoredBlockView,

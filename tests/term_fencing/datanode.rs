@@ -2,7 +2,6 @@
 //! the seed's patch (spec A.14), each legacy defect on its own, the await mode's bound,
 //! the heartbeat task's handling of responses, the handlers' fences, every typed error,
 //! and the production driver on real threads.
-#![cfg(not(any(loom, feature = "shuttle")))]
 
 use hadoop_ref::clock::ManualClock;
 use hadoop_ref::datanode::DatanodeError;

@@ -2,7 +2,6 @@
 //! directories give the same results as on the in-memory store (the orphaned-handle
 //! semantics come from the operating system here), and a replica reloads across a
 //! restart exactly as it was committed.
-#![cfg(not(any(loom, feature = "shuttle")))]
 
 use std::path::Path;
 

@@ -24,7 +24,6 @@
 //!   the read lock, which another repair's commit also holds, so it could read no metadata,
 //!   unlink the file and let the other commit the block without it; shuttle caught it in
 //!   52 PCT schedules, loom in about 2 800 executions. The cleanup takes the write lock.
-#![cfg(not(any(loom, feature = "shuttle")))]
 
 use hadoop_ref::clock::ManualClock;
 use hadoop_ref::datanode::DatanodeError;

@@ -4,7 +4,6 @@
 //! active would log (files created, blocks added, recovered to a new GS, closed, appended
 //! to, deleted, replication changed); the reports are what datanodes would send, now or
 //! stale, in the active's timeline, so many arrive before their edits.
-#![cfg(not(any(loom, feature = "shuttle")))]
 
 use std::collections::BTreeMap;
 

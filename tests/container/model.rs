@@ -1,6 +1,5 @@
 //! Property tests of the container checksum tree (spec C.2–C.4) and of a replica against
 //! a reference model of its block, metadata and tree state (HDDS-16811).
-#![cfg(not(any(loom, feature = "shuttle")))]
 
 use std::collections::BTreeSet;
 

@@ -1,7 +1,6 @@
 //! `PendingDataNodeMessages` (HDFS-2742, spec 8): the queue unit behaviour of invariant 9
 //! (`testQueues`, `testRemoveQueuedBlock`), each purge rule, the datanode-removal purge,
 //! the bound, and a property test of per-block FIFO and the purge rules against a model.
-#![cfg(not(any(loom, feature = "shuttle")))]
 
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;

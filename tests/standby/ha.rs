@@ -2,7 +2,6 @@
 //! tailer's batches, stop and errors, the production tailer thread, the NameNode's
 //! transitions, and the namesystem's active-side duties (replication checks, safe-mode
 //! exit, datanode removal).
-#![cfg(not(any(loom, feature = "shuttle")))]
 
 use std::time::Duration;
 

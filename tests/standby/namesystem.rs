@@ -1,7 +1,6 @@
 //! The HA standby (HDFS-2742) on the schedules of spec 12, without a checker: each fixed
 //! behaviour holds and each legacy switch shows its defect; edit replay errors; the
 //! safe-mode sequences of spec 11.
-#![cfg(not(any(loom, feature = "shuttle")))]
 
 use hadoop_ref::namenode::DatanodeId;
 use hadoop_ref::namenode::evaluation::BlockUcState;

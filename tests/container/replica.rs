@@ -1,7 +1,6 @@
 //! Unit tests of the datanode container replica (HDDS-16811, HDDS-16808): the checksum
 //! tree, the storage semantics, delete transactions, the block deleting service,
 //! reconciliation, the scanner and the command wiring.
-#![cfg(not(any(loom, feature = "shuttle")))]
 
 use hadoop_ref::clock::ManualClock;
 use hadoop_ref::datanode::DatanodeError;

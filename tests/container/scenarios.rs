@@ -1,6 +1,5 @@
 //! The seed's reproductions (HDDS-16811) as sequential scenarios: their assertions pass
 //! on the legacy code and fail on the fixed code, and the invariants say the opposite.
-#![cfg(not(any(loom, feature = "shuttle")))]
 
 use hadoop_ref::datanode::container::ContainerBehavior;
 use hadoop_ref::scenarios::container::{

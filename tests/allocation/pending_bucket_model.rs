@@ -1,7 +1,6 @@
 //! Property tests: `TwoWindowBucket` against a reference model over random sequences of
 //! adds, space-checked adds, removals, rolls and clock advances (spec B.3, B.4); and the
 //! slot arithmetic of spec B.2.
-#![cfg(not(any(loom, feature = "shuttle")))]
 
 use std::collections::BTreeSet;
 

@@ -1,0 +1,5 @@
+//! Datanode SCM-term fencing (HDDS-17268): the state context, the heartbeat task, the
+//! handlers on the real replicas, the datanode's threads, and a model-based property.
+
+mod datanode;
+mod state_context_model;

@@ -1,0 +1,11 @@
+//! The crate's unit, integration and property tests without a checker, as one test
+//! binary: one module per seed, the regression tests, and shared helpers in `test_util`.
+//! The checkers' own suites are `loom-tests/` and `shuttle-tests/`.
+#![cfg(not(any(loom, feature = "shuttle")))]
+
+mod allocation;
+mod container;
+mod regression;
+mod standby;
+mod term_fencing;
+mod test_util;
