@@ -1,0 +1,24 @@
+//! Every scenario with the variants it runs and what each must do: fixed variants must
+//! hold, legacy variants must be caught. The shuttle tests and the soak tool iterate it.
+
+#[macro_use]
+mod case;
+mod allocation;
+mod container;
+mod standby;
+mod term_fencing;
+
+pub use allocation::allocation;
+pub use case::{Case, Expectation};
+pub use container::container;
+pub use standby::standby;
+pub use term_fencing::{MC4_ROUNDS, term_fencing};
+
+/// Every scenario of the crate.
+pub fn all() -> Vec<Case> {
+    let mut cases = term_fencing();
+    cases.extend(allocation());
+    cases.extend(standby());
+    cases.extend(container());
+    cases
+}
