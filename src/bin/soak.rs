@@ -74,61 +74,79 @@ fn parse(args: &[String]) -> Result<Command, String> {
         }
         _ => {}
     }
+    parse_run_options(args).map(Command::Run)
+}
+
+/// The flags of `run`, as given on the command line.
+struct RunFlags {
+    iterations: Option<usize>,
+    scheduler: String,
+    depth: usize,
+}
+
+fn parse_run_options<'a>(mut args: impl Iterator<Item = &'a String>) -> Result<Options, String> {
     let mut options = Options {
         iterations: 20_000,
         time: None,
-        schedulers: vec![SchedulerKind::Random, SchedulerKind::Pct { depth: 3 }],
+        schedulers: Vec::new(),
         seed: hadoop_ref::sync::system_time_ms(),
         filter: None,
         out: PathBuf::from("soak-failures"),
     };
-    let mut iterations_given = false;
-    let mut scheduler = "both".to_owned();
-    let mut depth = 3usize;
+    let mut flags = RunFlags {
+        iterations: None,
+        scheduler: "both".to_owned(),
+        depth: 3,
+    };
     while let Some(flag) = args.next() {
-        let mut value = || {
-            args.next()
-                .ok_or_else(|| format!("{flag} needs a value"))
-                .cloned()
-        };
-        let number = |text: String| {
-            text.parse::<u64>()
-                .map_err(|_| format!("{flag} takes a whole number, not {text:?}"))
-        };
-        match flag.as_str() {
-            "--iterations" => {
-                options.iterations = usize::try_from(number(value()?)?)
-                    .map_err(|_| "--iterations is too large".to_owned())?;
-                iterations_given = true;
-            }
-            "--time" => options.time = Some(Duration::from_secs(number(value()?)?)),
-            "--scheduler" => scheduler = value()?,
-            "--pct-depth" => {
-                depth = usize::try_from(number(value()?)?)
-                    .map_err(|_| "--pct-depth is too large".to_owned())?;
-            }
-            "--seed" => options.seed = number(value()?)?,
-            "--filter" => options.filter = Some(value()?),
-            "--out" => options.out = PathBuf::from(value()?),
-            other => return Err(format!("unknown option {other:?}")),
-        }
+        let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        parse_flag(flag, value, &mut options, &mut flags)?;
     }
-    if depth == 0 {
+    if flags.depth == 0 {
         return Err("--pct-depth must be at least 1".into());
     }
-    if options.iterations == 0 {
-        return Err("--iterations must be at least 1".into());
-    }
-    if options.time.is_some() && !iterations_given {
-        options.iterations = usize::MAX;
-    }
-    options.schedulers = match scheduler.as_str() {
-        "random" => vec![SchedulerKind::Random],
-        "pct" => vec![SchedulerKind::Pct { depth }],
-        "both" => vec![SchedulerKind::Random, SchedulerKind::Pct { depth }],
-        other => return Err(format!("--scheduler is random, pct or both, not {other:?}")),
+    options.iterations = match (flags.iterations, options.time) {
+        (Some(0), _) => return Err("--iterations must be at least 1".into()),
+        (Some(n), _) => n,
+        (None, Some(_)) => usize::MAX,
+        (None, None) => options.iterations,
     };
-    Ok(Command::Run(options))
+    options.schedulers = schedulers(&flags.scheduler, flags.depth)?;
+    Ok(options)
+}
+
+fn parse_flag(
+    flag: &str,
+    value: &str,
+    options: &mut Options,
+    flags: &mut RunFlags,
+) -> Result<(), String> {
+    let number = || {
+        value
+            .parse::<u64>()
+            .map_err(|_| format!("{flag} takes a whole number, not {value:?}"))
+    };
+    let size = || usize::try_from(number()?).map_err(|_| format!("{flag} is too large"));
+    match flag {
+        "--iterations" => flags.iterations = Some(size()?),
+        "--time" => options.time = Some(Duration::from_secs(number()?)),
+        "--scheduler" => flags.scheduler = value.to_owned(),
+        "--pct-depth" => flags.depth = size()?,
+        "--seed" => options.seed = number()?,
+        "--filter" => options.filter = Some(value.to_owned()),
+        "--out" => options.out = PathBuf::from(value),
+        other => return Err(format!("unknown option {other:?}")),
+    }
+    Ok(())
+}
+
+fn schedulers(name: &str, depth: usize) -> Result<Vec<SchedulerKind>, String> {
+    match name {
+        "random" => Ok(vec![SchedulerKind::Random]),
+        "pct" => Ok(vec![SchedulerKind::Pct { depth }]),
+        "both" => Ok(vec![SchedulerKind::Random, SchedulerKind::Pct { depth }]),
+        other => Err(format!("--scheduler is random, pct or both, not {other:?}")),
+    }
 }
 
 fn main() -> ExitCode {
@@ -230,60 +248,57 @@ fn run(options: &Options) -> ExitCode {
         eprintln!("soak: cannot create {}: {error}", options.out.display());
         return ExitCode::from(2);
     }
-    let runs: usize = cases
+    let plan: Vec<(Case, SchedulerKind)> = cases
         .iter()
-        .map(|c| {
-            if c.sequential {
-                options
-                    .schedulers
-                    .iter()
-                    .filter(|s| **s == SchedulerKind::Random)
-                    .count()
-            } else {
-                options.schedulers.len()
-            }
-        })
-        .sum();
-    if runs == 0 {
+        .flat_map(|&case| schedulers_of(options, case).map(move |s| (case, s)))
+        .collect();
+    if plan.is_empty() {
         eprintln!(
             "soak: nothing to run (sequential scenarios run under the random scheduler only)"
         );
         return ExitCode::from(2);
     }
+    let runs = plan.len();
     let share = options
         .time
         .map(|t| t / u32::try_from(runs).unwrap_or(u32::MAX));
     eprintln!(
         "soak: {runs} run(s), seed {}, {}",
         options.seed,
-        match (options.iterations, share) {
-            (usize::MAX, Some(share)) => format!("{share:.1?} each"),
-            (n, Some(share)) => format!("{n} schedules or {share:.1?} each"),
-            (n, None) => format!("{n} schedules each"),
-        }
+        budget(options, share)
     );
     let mut seeds = SeededRng::new(options.seed);
-    let mut rows = Vec::with_capacity(runs);
-    let mut index = 0;
-    for &case in &cases {
-        // A sequential scenario has one schedule; PCT needs threads to prioritise.
-        let schedulers = options
-            .schedulers
-            .iter()
-            .filter(|s| !(case.sequential && matches!(s, SchedulerKind::Pct { .. })));
-        for &scheduler in schedulers {
-            index += 1;
-            rows.push(soak_one(
-                options,
-                case,
-                scheduler,
-                share,
-                &mut seeds,
-                (index, runs),
-            ));
-        }
-    }
+    let rows: Vec<Row> = plan
+        .into_iter()
+        .enumerate()
+        .map(|(i, (case, scheduler))| {
+            soak_one(options, case, scheduler, share, &mut seeds, (i + 1, runs))
+        })
+        .collect();
     print_table(&rows);
+    report(&rows)
+}
+
+/// The schedulers `case` runs under: a sequential scenario has one schedule, and PCT
+/// needs threads to prioritise.
+fn schedulers_of(options: &Options, case: Case) -> impl Iterator<Item = SchedulerKind> + '_ {
+    options
+        .schedulers
+        .iter()
+        .copied()
+        .filter(move |s| !(case.sequential && matches!(s, SchedulerKind::Pct { .. })))
+}
+
+fn budget(options: &Options, share: Option<Duration>) -> String {
+    match (options.iterations, share) {
+        (usize::MAX, Some(share)) => format!("{share:.1?} each"),
+        (n, Some(share)) => format!("{n} schedules or {share:.1?} each"),
+        (n, None) => format!("{n} schedules each"),
+    }
+}
+
+fn report(rows: &[Row]) -> ExitCode {
+    let runs = rows.len();
     let bad = rows.iter().filter(|r| !r.ok()).count();
     if bad == 0 {
         println!(
