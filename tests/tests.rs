@@ -5,6 +5,7 @@
 
 mod allocation;
 mod container;
+mod datanode;
 mod regression;
 mod standby;
 mod term_fencing;

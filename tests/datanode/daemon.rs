@@ -1,0 +1,126 @@
+//! The `Datanode` on real threads: SCM commands reach the real replicas, the block
+//! deleting service runs on its own thread, and a restart reloads the replicas from the
+//! volume.
+
+use std::time::Duration;
+
+use hadoop_ref::clock::ManualClock;
+use hadoop_ref::datanode::container::ContainerController;
+use hadoop_ref::datanode::container::volume::{ContainerVolume, DiskVolume};
+use hadoop_ref::datanode::daemon::{Datanode, DatanodeConfig};
+use hadoop_ref::hdds::command::{CommandKind, DeletedBlocksTransaction};
+use hadoop_ref::hdds::container::ContainerState;
+use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, ScmId};
+use hadoop_ref::scenarios::container::write_block;
+use hadoop_ref::sim::scm_endpoint::InProcessScm;
+use hadoop_ref::sync::{Arc, thread};
+
+const C1: ContainerId = ContainerId(1);
+const DN: DatanodeId = DatanodeId(1);
+
+/// Polls `condition` up to `attempts` times, sleeping a millisecond between tries.
+fn eventually(attempts: u32, mut condition: impl FnMut() -> bool) -> bool {
+    (0..attempts).any(|_| {
+        let met = condition();
+        if !met {
+            thread::sleep(Duration::from_millis(1));
+        }
+        met
+    })
+}
+
+/// A datanode over a disk volume in `dir` holding c1 (CLOSED, blocks 1 and 2), talking to
+/// one SCM that leads at term 1; every loop paced at 1 ms.
+fn datanode_on_disk(dir: &std::path::Path, scm: &InProcessScm) -> Datanode {
+    let volume = DiskVolume::open(dir).unwrap();
+    if volume.containers().unwrap().is_empty() {
+        let store = volume.create(C1, ContainerState::Closed).unwrap();
+        for block in [1, 2] {
+            write_block(&*store, block, 2).unwrap();
+        }
+    }
+    let config = DatanodeConfig {
+        heartbeat_interval_ms: 1,
+        initial_heartbeat_interval_ms: 1,
+        block_deleting_interval_ms: 1,
+        ..DatanodeConfig::default()
+    };
+    Datanode::new(
+        DN,
+        config,
+        vec![scm.endpoint()],
+        volume.shared(),
+        None,
+        ManualClock::new(0).shared(),
+    )
+    .unwrap()
+}
+
+fn leader() -> InProcessScm {
+    let scm = InProcessScm::new(ScmId(1));
+    scm.become_leader(1);
+    scm
+}
+
+#[test]
+fn a_datanode_restarts_from_its_disk_volume() {
+    let dir = tempfile::tempdir().unwrap();
+    let scm = leader();
+    let dn = datanode_on_disk(dir.path(), &scm);
+    dn.start().unwrap();
+    dn.restart().unwrap();
+    assert_eq!(dn.controller().container_report()[0].block_count, 2);
+    dn.stop();
+    drop(dn);
+    // A new process over the same directory finds the same replica.
+    let again = datanode_on_disk(dir.path(), &scm);
+    let report = again.controller().container_report();
+    assert_eq!((report[0].container, report[0].block_count), (C1, 2));
+}
+
+#[test]
+fn delete_blocks_from_the_leader_are_executed_by_the_deleting_service_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let scm = leader();
+    let dn = datanode_on_disk(dir.path(), &scm);
+    let tx = DeletedBlocksTransaction {
+        tx_id: 1,
+        container: C1,
+        local_ids: vec![1],
+    };
+    scm.queue_command(
+        DN,
+        CommandKind::DeleteBlocks {
+            transactions: vec![tx],
+        },
+        0,
+    )
+    .unwrap();
+    dn.start().unwrap();
+    let replica = dn.controller().container(C1).unwrap();
+    assert!(
+        eventually(5_000, || matches!(replica.store().get_block(1), Ok(None))),
+        "the deleting service deletes block 1"
+    );
+    dn.stop();
+    assert!(replica.tree_marks_deleted(1).unwrap());
+    assert_eq!(replica.store().summary().unwrap().block_count, 1);
+    assert_eq!(dn.stats().executed(), 1);
+}
+
+#[test]
+fn a_force_delete_from_the_leader_removes_the_replica_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let scm = leader();
+    let dn = Arc::new(datanode_on_disk(dir.path(), &scm));
+    let delete = CommandKind::DeleteContainer {
+        container: C1,
+        force: true,
+    };
+    scm.queue_command(DN, delete, 0).unwrap();
+    dn.start().unwrap();
+    assert!(eventually(5_000, || dn.stats().executed() == 1));
+    dn.stop();
+    assert!(dn.controller().container(C1).is_err());
+    assert!(!dir.path().join("1").exists());
+}
