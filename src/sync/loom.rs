@@ -27,3 +27,13 @@ pub mod thread {
 pub fn arc_from_box<T: ?Sized>(boxed: Box<T>) -> Arc<T> {
     Arc::from_std(std::sync::Arc::from(boxed))
 }
+
+/// Runs a documentation example inside a loom model, every interleaving of it (loom's
+/// primitives work only inside a model).
+pub fn run_example<E: std::fmt::Debug>(body: impl Fn() -> Result<(), E> + Send + Sync + 'static) {
+    loom::model(move || {
+        if let Err(error) = body() {
+            panic!("the example failed: {error:?}");
+        }
+    });
+}

@@ -23,16 +23,25 @@
 //! The few std primitives a *harness* needs outside the model (a stopwatch, an iteration
 //! counter, a ghost variable) are in [`crate::unmodelled`], not here.
 //!
+//! Documentation examples run in all three builds: each wraps its body in
+//! [`run_example`], which runs it directly in production and inside the checker's model
+//! in the loom and shuttle builds (their primitives work nowhere else), so `cargo test`
+//! passes as typed in every build. An example of a production driver, whose threads are
+//! paced by the wall clock, uses [`run_driver_example`] and runs in production only.
+//!
 //! # Example
 //!
 //! ```
-//! use hadoop_ref::sync::{Arc, Mutex, thread};
+//! use hadoop_ref::sync::{Arc, Mutex, run_example, thread};
 //!
-//! let counter = Arc::new(Mutex::new(0u32));
-//! let c = Arc::clone(&counter);
-//! let handle = thread::spawn(move || *c.lock() += 1);
-//! handle.join().expect("the thread does not panic");
-//! assert_eq!(*counter.lock(), 1);
+//! run_example(|| {
+//!     let counter = Arc::new(Mutex::new(0u32));
+//!     let c = Arc::clone(&counter);
+//!     let handle = thread::spawn(move || *c.lock() += 1);
+//!     handle.join().expect("the thread does not panic");
+//!     assert_eq!(*counter.lock(), 1);
+//!     Ok::<(), ()>(())
+//! });
 //! ```
 
 #[cfg(all(loom, feature = "shuttle"))]

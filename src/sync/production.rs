@@ -28,3 +28,18 @@ pub mod channel {
 pub fn arc_from_box<T: ?Sized>(boxed: Box<T>) -> Arc<T> {
     Arc::from(boxed)
 }
+
+/// Runs a documentation example: in the production build, directly.
+pub fn run_example<E: std::fmt::Debug>(body: impl Fn() -> Result<(), E> + Send + Sync + 'static) {
+    if let Err(error) = body() {
+        panic!("the example failed: {error:?}");
+    }
+}
+
+/// Runs a documentation example of a production driver (threads paced by the wall
+/// clock): in the production build, directly.
+pub fn run_driver_example<E: std::fmt::Debug>(body: impl FnOnce() -> Result<(), E>) {
+    if let Err(error) = body() {
+        panic!("the example failed: {error:?}");
+    }
+}

@@ -27,3 +27,16 @@ pub mod thread {
 pub fn arc_from_box<T: ?Sized>(boxed: Box<T>) -> Arc<T> {
     Arc::from(boxed)
 }
+
+/// Runs a documentation example inside shuttle, under one random schedule (shuttle's
+/// primitives work only inside a test run).
+pub fn run_example<E: std::fmt::Debug>(body: impl Fn() -> Result<(), E> + Send + Sync + 'static) {
+    shuttle::check_random(
+        move || {
+            if let Err(error) = body() {
+                panic!("the example failed: {error:?}");
+            }
+        },
+        1,
+    );
+}
