@@ -1,6 +1,6 @@
-//! The decision tables a NameNode applies to one reported replica (spec 5.1, 5.2): is it
-//! corrupt against the stored block, and is it accepted as a replica of a block under
-//! construction.
+//! The decision tables a NameNode applies to one reported replica
+//! (`BlockManager.checkReplicaCorrupt`, `isBlockUnderConstruction`): is it corrupt against
+//! the stored block, and is it accepted as a replica of a block under construction.
 //!
 //! **The race (HDFS-2742).** The same report is judged differently depending on the stored
 //! block's state: an RBW replica is healthy against a block under construction and corrupt
@@ -10,11 +10,11 @@
 //! **The fix** is in when the standby judges (the queue and its drains); these tables are
 //! the judgement itself, as shipped, with HDFS-2791 (an equal-GS RBW on a COMPLETE block is
 //! ignored) and the pre-HDFS-2791 rule kept selectable ([`RbwOnCompleteRule`]), because the
-//! seed's schedule (spec 12.1) was written against the older rule.
+//! seed's ten-step data-loss chain was written against the older rule.
 
 use super::{Block, GenerationStamp, ReplicaState};
 
-/// Under-construction states of a stored block (spec 1.2, `BlockUCState`).
+/// Under-construction states of a stored block (`HdfsServerConstants.BlockUCState`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BlockUcState {
     /// Being written; length and GS provisional.
@@ -70,7 +70,8 @@ pub enum ReplicaVerdict {
     Corrupt(CorruptReason),
 }
 
-/// `checkReplicaCorrupt` (spec 5.1, the V2012 verdicts that the shipped code keeps).
+/// `BlockManager.checkReplicaCorrupt`, with the verdicts of the 2012 HA code (HDFS-2742) that
+/// the shipped code keeps.
 pub fn check_replica_corrupt(
     reported: &Block,
     state: ReplicaState,
@@ -103,7 +104,7 @@ pub fn check_replica_corrupt(
     }
 }
 
-/// `isBlockUnderConstruction` (spec 5.2): whether the replica is taken as one of the
+/// `BlockManager.isBlockUnderConstruction`: whether the replica is taken as one of the
 /// block's expected replicas while it is written.
 pub fn is_block_under_construction(stored: BlockUcState, state: ReplicaState) -> bool {
     match state {

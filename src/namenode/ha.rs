@@ -4,11 +4,11 @@
 //! **The race.** Datanodes send every report to both NameNodes; the standby learns block
 //! state only from the edits it has tailed. A failover that judged the queued reports
 //! before replaying the rest of the log, or while the tailer still ran, would judge them
-//! against intermediate states (spec 12.3) and mark healthy replicas corrupt.
+//! against intermediate states (HDFS-3605) and mark healthy replicas corrupt.
 //!
-//! **The fix** (spec 10): [`NameNode::transition_to_active`] fences the log, stops the
-//! tailer, replays the rest with postponing still on, and only then turns postponing off
-//! and judges everything left, all in one namesystem critical section.
+//! **The fix** (`NameNode.transitionToActive`): [`NameNode::transition_to_active`] fences
+//! the log, stops the tailer, replays the rest with postponing still on, and only then
+//! turns postponing off and judges everything left, all in one namesystem critical section.
 //!
 //! ```
 //! use hadoop_ref::namenode::DatanodeId;
@@ -134,7 +134,7 @@ impl NameNode {
         self.tailer.log_own_edits(self.id, ops)
     }
 
-    /// Becomes active (spec 10, `transitionToActive`): fences the log (the old active's
+    /// Becomes active (`transitionToActive`): fences the log (the old active's
     /// appends are refused from now on), stops the tailer, then in one namesystem
     /// critical section replays the rest of the log with postponing on, turns postponing
     /// off, marks `datanodes` stale and judges every queued report once. An edit that does

@@ -13,7 +13,8 @@
 //!   [`ha::DatanodeProtocol`] boundary datanodes talk to.
 //!
 //! `scenarios::standby` wires two NameNodes and simulated datanodes together and checks
-//! the invariants of the reference's spec 13.
+//! the invariants the fix must keep: no false corruption, a passive standby, safe-mode
+//! counts equal to a recount, a sound queue, complete locations and no block lost.
 
 pub mod edit_log;
 pub mod edit_tailer;
@@ -34,8 +35,8 @@ impl fmt::Display for DatanodeId {
     }
 }
 
-/// A block id. Blocks are identified by id alone (spec 1.1): two reports of the same id
-/// with different generation stamps are the same block.
+/// A block id. Blocks are identified by id alone (`Block.equals` compares ids): two
+/// reports of the same id with different generation stamps are the same block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BlockId(pub i64);
 
@@ -63,7 +64,7 @@ pub struct Block {
     pub length: u64,
 }
 
-/// Replica states a datanode reports (spec 1.3).
+/// Replica states a datanode reports (`HdfsServerConstants.ReplicaState`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ReplicaState {
     /// Write finished, length fixed.

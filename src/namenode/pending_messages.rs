@@ -1,5 +1,6 @@
 //! `PendingDataNodeMessages`: the standby's per-block FIFO of datanode reports it cannot
-//! apply yet (spec 8).
+//! apply yet (queued by `BlockManager.queueReportedBlock`, drained by
+//! `processQueuedMessagesForBlock`).
 //!
 //! **The race (HDFS-2742).** The standby learns of block state changes only when it
 //! replays edits, so a report can arrive before the state it was produced under. Queued
@@ -12,7 +13,7 @@
 //! entries of a removed datanode (HDFS-6289). [`StaleEntryPurge`] selects the purge.
 //!
 //! The queue is not synchronized itself: the standby touches it only under the
-//! namesystem write lock (spec 1.5).
+//! namesystem write lock (`FSNamesystem.writeLock`).
 //!
 //! ```
 //! use hadoop_ref::namenode::DatanodeId;
@@ -57,11 +58,12 @@ pub struct QueuedReport {
     pub state: ReportedState,
 }
 
-/// Which superseded entries the queue drops (spec 8, 12.5).
+/// Which superseded entries the queue drops (HDFS-17453, HDFS-17477).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StaleEntryPurge {
     /// Legacy: nothing is dropped; an entry a newer report superseded lingers until the
-    /// failover drain judges it (spec 12.5: a false corrupt replica).
+    /// failover drain judges it against the completed block and flags the datanode's
+    /// current replica corrupt.
     None,
     /// HDFS-17453: enqueueing drops older entries of the same storage whose generation
     /// stamp is at most the new one's.

@@ -1,0 +1,346 @@
+//! Edit replay (`FSEditLogLoader`): each op changes the namespace and then drains the
+//! queue of every block it changed.
+//!
+//! **The race (HDFS-2742).** A datanode's report of a block can reach the standby before
+//! the edit that allocated the block, bumped its generation stamp or completed it; judged
+//! then, a healthy replica looks corrupt. **The fix** re-judges the block's postponed
+//! reports (`BlockManager.processQueuedMessagesForBlock`) right after each such edit: a new
+//! block, a generation-stamp change, a completion (`forceCompleteBlock`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::edits::{EditOp, FileId, ReplayError};
+use super::state::{DrainTrigger, State};
+use super::view::{HaState, INodeFile, StoredBlock};
+use crate::namenode::evaluation::BlockUcState;
+use crate::namenode::{Block, BlockId, GenerationStamp, StorageId};
+
+impl State {
+    /// Replays one batch (one `EditLogTailer.doTailEdits`). Stops at the first edit that
+    /// does not fit and returns how many were applied with the error.
+    pub(super) fn apply_batch(&mut self, ops: &[EditOp]) -> Result<usize, (usize, ReplayError)> {
+        self.batch_max_gs = GenerationStamp::MIN;
+        let mut result = Ok(ops.len());
+        for (applied, op) in ops.iter().enumerate() {
+            if let Err(error) = self.apply(op) {
+                result = Err((applied, error));
+                break;
+            }
+        }
+        self.end_of_batch();
+        result
+    }
+
+    /// One op (`FSEditLogLoader.applyEditLogOp`).
+    pub(super) fn apply(&mut self, op: &EditOp) -> Result<(), ReplayError> {
+        match op {
+            EditOp::SetGenstamp(gs) => {
+                self.gs_counter = self.gs_counter.max(*gs);
+                Ok(())
+            }
+            EditOp::AddFile { file, replication } => self.add_file(*file, *replication),
+            EditOp::AddBlock {
+                file,
+                penultimate,
+                last,
+            } => {
+                self.note_block_list(&[*last]);
+                self.add_new_block(*file, *penultimate, *last)
+            }
+            EditOp::UpdateBlocks { file, blocks } => {
+                self.note_block_list(blocks);
+                self.update_blocks(*file, blocks, false)
+            }
+            EditOp::Close { file, blocks } => {
+                self.note_block_list(blocks);
+                self.update_blocks(*file, blocks, true)
+            }
+            EditOp::Append { file } => self.reopen_last_block(*file),
+            EditOp::SetReplication { file, replication } => {
+                self.set_replication(*file, *replication)
+            }
+            EditOp::Delete { file } => self.delete_file(*file),
+        }
+    }
+
+    fn add_file(&mut self, file: FileId, replication: usize) -> Result<(), ReplayError> {
+        if self.files.contains_key(&file) {
+            return Err(ReplayError::FileExists(file));
+        }
+        self.files.insert(
+            file,
+            INodeFile {
+                blocks: Vec::new(),
+                under_construction: true,
+                replication,
+            },
+        );
+        Ok(())
+    }
+
+    fn set_replication(&mut self, file: FileId, replication: usize) -> Result<(), ReplayError> {
+        let inode = self
+            .files
+            .get_mut(&file)
+            .ok_or(ReplayError::UnknownFile(file))?;
+        inode.replication = replication;
+        // The active re-checks the file's blocks: a lowered factor makes excess replicas
+        // (how the ten-step data-loss chain deletes the last healthy ones). The standby
+        // only records the factor.
+        if self.ha == HaState::Active && !self.safe_mode.on {
+            for id in inode.blocks.clone() {
+                self.check_replication(id);
+            }
+        }
+        Ok(())
+    }
+
+    /// `FSEditLogLoader.addNewBlock`: the penultimate block gets its final length and is
+    /// completed (its queue drained), then the new last block is appended.
+    fn add_new_block(
+        &mut self,
+        file: FileId,
+        penultimate: Option<Block>,
+        last: Block,
+    ) -> Result<(), ReplayError> {
+        let inode = self
+            .files
+            .get(&file)
+            .ok_or(ReplayError::UnknownFile(file))?;
+        let old_last = inode.blocks.last().copied();
+        if self.blocks.contains_key(&last.id) {
+            return Err(ReplayError::BlockExists(last.id));
+        }
+        match (old_last, penultimate) {
+            (None, None) => {}
+            (Some(stored_id), Some(edit)) => {
+                let stored = &self.blocks[&stored_id];
+                if stored_id != edit.id {
+                    return Err(ReplayError::BlockIdMismatch {
+                        file,
+                        position: inode.blocks.len() - 1,
+                        stored: stored_id,
+                        edit: edit.id,
+                    });
+                }
+                if stored.block.gs != edit.gs {
+                    return Err(ReplayError::GenerationStamp {
+                        block: edit.id,
+                        stored: stored.block.gs,
+                        edit: edit.gs,
+                    });
+                }
+                if let Some(stored) = self.blocks.get_mut(&stored_id) {
+                    stored.block.length = edit.length;
+                }
+                if self.blocks[&stored_id].state != BlockUcState::Complete {
+                    self.force_complete(stored_id, edit);
+                    self.drain(stored_id, DrainTrigger::Completed);
+                }
+            }
+            (stored, edit) => {
+                return Err(ReplayError::BlockIdMismatch {
+                    file,
+                    position: inode.blocks.len().saturating_sub(1),
+                    stored: stored.unwrap_or(BlockId(-1)),
+                    edit: edit.map_or(BlockId(-1), |b| b.id),
+                });
+            }
+        }
+        self.append_block(file, last);
+        Ok(())
+    }
+
+    /// `FSEditLogLoader.updateBlocks` (`OP_UPDATE_BLOCKS`, and `OP_CLOSE` with `close`):
+    /// the edit is checked whole before anything changes.
+    fn update_blocks(
+        &mut self,
+        file: FileId,
+        edit: &[Block],
+        close: bool,
+    ) -> Result<(), ReplayError> {
+        let stored_ids = self
+            .files
+            .get(&file)
+            .ok_or(ReplayError::UnknownFile(file))?
+            .blocks
+            .clone();
+        self.check_block_list(file, &stored_ids, edit)?;
+        self.update_stored_blocks(&stored_ids, edit, close);
+        if edit.len() < stored_ids.len() {
+            self.remove_abandoned_blocks(file, &stored_ids, edit.len());
+        }
+        // Extra blocks are appended under construction, whatever the op.
+        for block in edit.iter().skip(stored_ids.len()) {
+            self.append_block(file, *block);
+        }
+        if close {
+            if let Some(inode) = self.files.get_mut(&file) {
+                inode.under_construction = false;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the edit's block list fits the stored one: the same ids position by
+    /// position, a generation stamp that changes only on the last block and never goes
+    /// back, and unused ids for the blocks it adds.
+    fn check_block_list(
+        &self,
+        file: FileId,
+        stored_ids: &[BlockId],
+        edit: &[Block],
+    ) -> Result<(), ReplayError> {
+        for (position, (stored_id, block)) in stored_ids.iter().zip(edit).enumerate() {
+            if *stored_id != block.id {
+                return Err(ReplayError::BlockIdMismatch {
+                    file,
+                    position,
+                    stored: *stored_id,
+                    edit: block.id,
+                });
+            }
+            let stored_gs = self.blocks[stored_id].block.gs;
+            let is_last = position + 1 == stored_ids.len() && stored_ids.len() == edit.len();
+            if block.gs < stored_gs || (block.gs != stored_gs && !is_last) {
+                return Err(ReplayError::GenerationStamp {
+                    block: block.id,
+                    stored: stored_gs,
+                    edit: block.gs,
+                });
+            }
+        }
+        for block in edit.iter().skip(stored_ids.len()) {
+            if self.blocks.contains_key(&block.id) {
+                return Err(ReplayError::BlockExists(block.id));
+            }
+        }
+        Ok(())
+    }
+
+    /// The edit's GS and length for the blocks it keeps. Every block but the last, and the
+    /// last of a close, is completed; a completed block, or one whose GS changed, has its
+    /// queue drained.
+    fn update_stored_blocks(&mut self, stored_ids: &[BlockId], edit: &[Block], close: bool) {
+        let last_position = edit.len().saturating_sub(1);
+        for (position, (stored_id, block)) in stored_ids.iter().zip(edit).enumerate() {
+            let Some(stored) = self.blocks.get_mut(stored_id) else {
+                continue;
+            };
+            let gs_changed = stored.block.gs != block.gs;
+            stored.block.length = block.length;
+            stored.block.gs = block.gs;
+            let complete = stored.state == BlockUcState::Complete;
+            let force = !complete && (position != last_position || close);
+            if force {
+                self.force_complete(*stored_id, *block);
+                self.drain(*stored_id, DrainTrigger::Completed);
+            } else if gs_changed {
+                self.drain(*stored_id, DrainTrigger::GenerationStamp);
+            }
+        }
+    }
+
+    /// The blocks past `kept` leave the file: an abandoned last block. Their queues go
+    /// with them, undrained.
+    fn remove_abandoned_blocks(&mut self, file: FileId, stored_ids: &[BlockId], kept: usize) {
+        for removed in &stored_ids[kept..] {
+            self.remove_block(*removed);
+        }
+        if let Some(inode) = self.files.get_mut(&file) {
+            inode.blocks.truncate(kept);
+        }
+    }
+
+    fn append_block(&mut self, file: FileId, block: Block) {
+        self.blocks.insert(
+            block.id,
+            StoredBlock {
+                block,
+                state: BlockUcState::UnderConstruction,
+                file,
+                locations: BTreeSet::new(),
+                expected: BTreeMap::new(),
+            },
+        );
+        if let Some(inode) = self.files.get_mut(&file) {
+            inode.blocks.push(block.id);
+        }
+        self.drain(block.id, DrainTrigger::NewBlock);
+    }
+
+    /// `forceCompleteBlock`: commit with the edit's GS and length, then complete without a
+    /// replica count, crediting safe mode with the replicas already present.
+    fn force_complete(&mut self, id: BlockId, edit: Block) {
+        let Some(stored) = self.blocks.get_mut(&id) else {
+            return;
+        };
+        stored.block.gs = edit.gs;
+        stored.block.length = edit.length;
+        // removeStaleReplicas: expected replicas of another GS lose their location.
+        let stale: Vec<StorageId> = stored
+            .expected
+            .iter()
+            .filter(|(_, (gs, _))| *gs != edit.gs)
+            .map(|(s, _)| *s)
+            .collect();
+        for storage in stale {
+            stored.locations.remove(&storage);
+        }
+        stored.expected.clear();
+        stored.state = BlockUcState::Complete;
+        let present = stored.locations.len();
+        self.count_completed_block(present);
+    }
+
+    /// `OP_APPEND`: the file is open again and its last block, if COMPLETE, goes back under
+    /// construction and out of the safe-mode counts.
+    fn reopen_last_block(&mut self, file: FileId) -> Result<(), ReplayError> {
+        let inode = self
+            .files
+            .get_mut(&file)
+            .ok_or(ReplayError::UnknownFile(file))?;
+        let last = inode
+            .blocks
+            .last()
+            .copied()
+            .filter(|_| !inode.under_construction)
+            .ok_or(ReplayError::CannotReopen(file))?;
+        inode.under_construction = true;
+        let reopened = match self.blocks.get_mut(&last) {
+            Some(stored) if stored.state == BlockUcState::Complete => {
+                stored.state = BlockUcState::UnderConstruction;
+                Some(stored.locations.len())
+            }
+            _ => None,
+        };
+        if let Some(locations) = reopened {
+            self.uncount_complete_block(locations);
+        }
+        Ok(())
+    }
+
+    fn delete_file(&mut self, file: FileId) -> Result<(), ReplayError> {
+        let inode = self
+            .files
+            .remove(&file)
+            .ok_or(ReplayError::UnknownFile(file))?;
+        for id in inode.blocks {
+            self.remove_block(id);
+        }
+        Ok(())
+    }
+
+    /// Removes a block from the namespace and the safe-mode counts, with its corrupt
+    /// flags and its queue (HDFS-17905).
+    fn remove_block(&mut self, id: BlockId) {
+        let Some(stored) = self.blocks.remove(&id) else {
+            return;
+        };
+        if stored.state == BlockUcState::Complete {
+            self.uncount_complete_block(stored.locations.len());
+        }
+        self.corrupt.remove(&id);
+        self.queue.remove_block(id);
+    }
+}

@@ -1,0 +1,296 @@
+//! Datanode reports (`BlockManager.processReport`, `processIncrementalBlockReport`,
+//! `processReportedBlock`): each replica is postponed, judged, or recorded as a location;
+//! a block's postponed replicas are re-judged when an edit changes the block.
+//!
+//! **The race (HDFS-2742).** A standby that judges a replica against a block state the
+//! replica was not produced under marks a healthy replica corrupt (`markBlockAsCorrupt`).
+//! **The fix:** while postponing, a replica whose GS is in the future, or that looks
+//! corrupt, is queued per block (`PendingDataNodeMessages`) and re-judged by the drain
+//! (`processQueuedMessagesForBlock`) after each edit that changes its block; a newer
+//! report of the same replica drops the queued ones first (HDFS-17477).
+
+use std::collections::BTreeSet;
+
+use super::config::NamesystemBehavior;
+use super::state::{DrainTrigger, Message, Origin, State};
+use super::view::HaState;
+use crate::namenode::evaluation::{
+    BlockUcState, CorruptReason, ReplicaVerdict, StoredBlockView, check_replica_corrupt,
+    is_block_under_construction,
+};
+use crate::namenode::pending_messages::{QueuedReport, ReportedState};
+use crate::namenode::{Block, BlockId, DatanodeId, GenerationStamp, ReplicaState, StorageId};
+
+impl State {
+    /// One incremental report entry (or, for the legacy queue, the whole message).
+    pub(super) fn receive_incremental_report(
+        &mut self,
+        storage: StorageId,
+        block: Block,
+        state: ReportedState,
+    ) {
+        if self.postpones_whole_message(block.gs) {
+            self.whole_messages
+                .push((block.gs, Message::Incremental(storage, block, state)));
+            return;
+        }
+        self.process_reported(storage, block, state, Origin::Incremental);
+    }
+
+    /// One storage's full report (or, for the legacy queue, the whole report, copied).
+    pub(super) fn receive_full_report(
+        &mut self,
+        storage: StorageId,
+        entries: &[(Block, ReplicaState)],
+    ) {
+        let target = entries
+            .iter()
+            .map(|(b, _)| b.gs)
+            .max()
+            .unwrap_or(GenerationStamp::MIN);
+        if self.postpones_whole_message(target) {
+            self.whole_messages
+                .push((target, Message::FullReport(storage, entries.to_vec())));
+            return;
+        }
+        self.process_full_report(storage, entries);
+    }
+
+    /// `processFirstBlockReport` for a storage's first report, `reportDiff` for a later
+    /// one, which also drops the locations the report omits.
+    pub(super) fn process_full_report(
+        &mut self,
+        storage: StorageId,
+        entries: &[(Block, ReplicaState)],
+    ) {
+        let first = self.reported_storages.insert(storage);
+        let origin = if first {
+            Origin::FirstFullReport
+        } else {
+            Origin::LaterFullReport
+        };
+        for &(block, state) in entries {
+            self.process_reported(storage, block, ReportedState::Replica(state), origin);
+        }
+        if !first {
+            // Replicas the NameNode had on this storage that the report omits.
+            let listed: BTreeSet<BlockId> = entries.iter().map(|(b, _)| b.id).collect();
+            let omitted: Vec<BlockId> = self
+                .blocks
+                .iter()
+                .filter(|(id, b)| b.locations.contains(&storage) && !listed.contains(id))
+                .map(|(id, _)| *id)
+                .collect();
+            for id in omitted {
+                self.remove_stored_location(id, storage);
+            }
+        }
+        // A full report to the active clears the datanode's stale flag.
+        if self.ha == HaState::Active {
+            self.stale.remove(&storage.datanode);
+            self.process_over_replicated_blocks();
+        }
+    }
+
+    /// `processReportedBlock` for one replica: postponed while its GS is in the future
+    /// or, while postponing, when it looks corrupt; otherwise judged and recorded.
+    pub(super) fn process_reported(
+        &mut self,
+        storage: StorageId,
+        reported: Block,
+        state: ReportedState,
+        origin: Origin,
+    ) {
+        if origin != Origin::Queue {
+            // HDFS-17477: a newer report of the pair supersedes its queued ones.
+            self.queue.remove_queued_block(storage, reported.id);
+        }
+        let postpone = self.postponing();
+        // 1. Future GS (`isGenStampInFuture`, checked before the lookup).
+        if postpone && reported.gs > self.gs_counter {
+            self.enqueue(storage, reported, state);
+            return;
+        }
+        let ReportedState::Replica(replica_state) = state else {
+            // DELETED: the location goes, without the other checks.
+            self.remove_stored_location(reported.id, storage);
+            return;
+        };
+        // 2-3. Lookup, and deletion already scheduled.
+        let Some(view) = self.stored_view(storage, reported, origin) else {
+            return;
+        };
+        // 4. Corrupt?
+        match check_replica_corrupt(&reported, replica_state, &view, self.config.rbw_rule) {
+            ReplicaVerdict::Corrupt(_) if postpone => self.enqueue(storage, reported, state),
+            ReplicaVerdict::Corrupt(reason) => self.mark_corrupt(storage, reported, reason),
+            ReplicaVerdict::Ignored => {}
+            ReplicaVerdict::Ok => self.accept_replica(storage, reported, replica_state, view.state),
+        }
+    }
+
+    /// The stored block a replica is judged against, or `None` when there is nothing to
+    /// judge: a replica of an unknown block is scheduled for deletion (except from a
+    /// storage's first full report), and one already scheduled for deletion is ignored.
+    fn stored_view(
+        &mut self,
+        storage: StorageId,
+        reported: Block,
+        origin: Origin,
+    ) -> Option<StoredBlockView> {
+        let Some(stored) = self.blocks.get(&reported.id) else {
+            if origin != Origin::FirstFullReport {
+                self.pending_deletion
+                    .entry(storage)
+                    .or_default()
+                    .insert(reported.id, reported);
+            }
+            return None;
+        };
+        if origin != Origin::FirstFullReport
+            && self
+                .pending_deletion
+                .get(&storage)
+                .is_some_and(|blocks| blocks.contains_key(&reported.id))
+        {
+            return None;
+        }
+        Some(StoredBlockView {
+            gs: stored.block.gs,
+            length: stored.block.length,
+            state: stored.state,
+        })
+    }
+
+    /// A replica judged healthy: one of the replicas expected to finish a block under
+    /// construction (`isBlockUnderConstruction`), and, once FINALIZED, a location.
+    fn accept_replica(
+        &mut self,
+        storage: StorageId,
+        reported: Block,
+        replica_state: ReplicaState,
+        block_state: BlockUcState,
+    ) {
+        let Some(stored) = self.blocks.get_mut(&reported.id) else {
+            return;
+        };
+        let stored_here = stored.locations.contains(&storage);
+        // 5. Accepted as a replica under construction.
+        if is_block_under_construction(block_state, replica_state) {
+            stored
+                .expected
+                .insert(storage, (reported.gs, replica_state));
+        }
+        // 6. A new location.
+        if replica_state == ReplicaState::Finalized && !stored_here {
+            self.add_stored_block(reported.id, storage);
+        }
+    }
+
+    fn enqueue(&mut self, storage: StorageId, block: Block, state: ReportedState) {
+        // At the bound the report is refused and counted; the datanode's next report of
+        // the replica brings it back (see `PendingDataNodeMessages`).
+        let _ = self.queue.enqueue(QueuedReport {
+            storage,
+            block,
+            state,
+        });
+    }
+
+    /// `processQueuedMessagesForBlock`: re-judges the block's queue in order; what is still
+    /// future or inconsistent goes back, in order.
+    pub(super) fn drain(&mut self, id: BlockId, trigger: DrainTrigger) {
+        if self.config.behavior == NamesystemBehavior::LegacyEarlyDrain
+            && trigger != DrainTrigger::NewBlock
+        {
+            return;
+        }
+        let Some(queued) = self.queue.take_block_queue(id) else {
+            return;
+        };
+        for report in queued {
+            self.process_reported(report.storage, report.block, report.state, Origin::Queue);
+        }
+    }
+
+    /// `addStoredBlock`: a new location; safe-mode credit for a COMPLETE block crossing the
+    /// safe replication; on the active, the replication checks.
+    fn add_stored_block(&mut self, id: BlockId, storage: StorageId) {
+        let Some(stored) = self.blocks.get_mut(&id) else {
+            return;
+        };
+        if !stored.locations.insert(storage) {
+            return;
+        }
+        let complete = stored.state == BlockUcState::Complete;
+        let count = stored.locations.len();
+        if complete {
+            self.count_added_location(count);
+        }
+        if complete && self.ha == HaState::Active && !self.safe_mode.on {
+            self.check_replication(id);
+        }
+    }
+
+    /// A location leaves (DELETED report, omitted from a full report, invalidated).
+    pub(super) fn remove_stored_location(&mut self, id: BlockId, storage: StorageId) {
+        let Some(stored) = self.blocks.get_mut(&id) else {
+            return;
+        };
+        if !stored.locations.remove(&storage) {
+            return;
+        }
+        let complete = stored.state == BlockUcState::Complete;
+        let remaining = stored.locations.len();
+        if let Some(corrupt) = self.corrupt.get_mut(&id) {
+            corrupt.remove(&storage);
+            if corrupt.is_empty() {
+                self.corrupt.remove(&id);
+            }
+        }
+        if complete {
+            self.count_removed_location(remaining);
+        }
+    }
+
+    /// `markBlockAsCorrupt`: the replica is flagged (and kept as a location until it is
+    /// invalidated); the active then checks whether it can be deleted.
+    fn mark_corrupt(&mut self, storage: StorageId, reported: Block, reason: CorruptReason) {
+        let Some(stored) = self.blocks.get_mut(&reported.id) else {
+            return;
+        };
+        stored.locations.insert(storage);
+        self.metrics.corrupt_marked += 1;
+        if self.postpone {
+            self.metrics.corrupt_marked_while_postponing += 1;
+        }
+        self.corrupt
+            .entry(reported.id)
+            .or_default()
+            .insert(storage, (reported.gs, reason));
+        self.check_replication(reported.id);
+    }
+
+    /// `BlockManager.removeBlocksAssociatedTo` for a datanode that leaves: its locations,
+    /// corrupt flags, pending deletions and queued reports (HDFS-6289). Returns how many
+    /// queued reports went.
+    pub(super) fn remove_datanode(&mut self, datanode: DatanodeId) -> usize {
+        let held: Vec<(BlockId, StorageId)> = self
+            .blocks
+            .iter()
+            .flat_map(|(id, b)| b.locations.iter().map(move |s| (*id, *s)))
+            .filter(|(_, s)| s.datanode == datanode)
+            .collect();
+        for (id, storage) in held {
+            self.remove_stored_location(id, storage);
+        }
+        for flagged in self.corrupt.values_mut() {
+            flagged.retain(|s, _| s.datanode != datanode);
+        }
+        self.corrupt.retain(|_, flagged| !flagged.is_empty());
+        self.pending_deletion.retain(|s, _| s.datanode != datanode);
+        self.reported_storages.retain(|s| s.datanode != datanode);
+        self.stale.remove(&datanode);
+        self.queue.remove_all_for_datanode(datanode)
+    }
+}

@@ -1,0 +1,134 @@
+//! The state behind the namesystem lock, and the few small types its jobs share.
+//!
+//! **The race (HDFS-2742).** A report and the edit it depends on reach the standby in
+//! either order; both are applied to this one state, so the order problem is logical, not
+//! a data race. **The fix** keeps everything here under one lock, the namesystem write
+//! lock (`FSNamesystem.writeLock`): each public call of the namesystem is one critical
+//! section, and the jobs (replay, reports, replication, safe mode) are `impl State` blocks
+//! in their own files, which import this file and never each other.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::config::{NamenodeConfig, NamesystemBehavior};
+use super::edits::FileId;
+use super::view::{BlockMetrics, HaState, INodeFile, NamesystemView, SafeModeCounts, StoredBlock};
+use crate::namenode::evaluation::CorruptReason;
+use crate::namenode::pending_messages::{PendingDataNodeMessages, ReportedState, StaleEntryPurge};
+use crate::namenode::{Block, BlockId, DatanodeId, GenerationStamp, ReplicaState, StorageId};
+
+/// The namespace, the block manager's maps and the pending queue (`FSNamesystem` with
+/// its `BlockManager`).
+#[derive(Debug)]
+pub(super) struct State {
+    pub(super) config: NamenodeConfig,
+    pub(super) ha: HaState,
+    pub(super) postpone: bool,
+    pub(super) gs_counter: GenerationStamp,
+    pub(super) files: BTreeMap<FileId, INodeFile>,
+    pub(super) blocks: BTreeMap<BlockId, StoredBlock>,
+    pub(super) corrupt: BTreeMap<BlockId, BTreeMap<StorageId, (GenerationStamp, CorruptReason)>>,
+    /// Replicas to delete (`invalidateBlocks`), handed to the datanode on its heartbeat.
+    pub(super) pending_deletion: BTreeMap<StorageId, BTreeMap<BlockId, Block>>,
+    pub(super) reported_storages: BTreeSet<StorageId>,
+    pub(super) stale: BTreeSet<DatanodeId>,
+    pub(super) queue: PendingDataNodeMessages,
+    pub(super) safe_mode: SafeModeCounts,
+    pub(super) metrics: BlockMetrics,
+    /// [`NamesystemBehavior::LegacyWholeMessageQueue`]: postponed messages with their target GS.
+    pub(super) whole_messages: Vec<(GenerationStamp, Message)>,
+    /// [`NamesystemBehavior::LegacyWholeMessageQueue`]: highest GS seen in block lists this batch.
+    pub(super) batch_max_gs: GenerationStamp,
+}
+
+/// A whole datanode message, as the legacy queue keeps it.
+#[derive(Debug, Clone)]
+pub(super) enum Message {
+    Incremental(StorageId, Block, ReportedState),
+    FullReport(StorageId, Vec<(Block, ReplicaState)>),
+}
+
+/// Where a report comes from: the first full report of a storage
+/// (`BlockManager.processFirstBlockReport`), a later one (`reportDiff`) and an incremental
+/// one (`processIncrementalBlockReport`) differ in a few steps of
+/// `BlockManager.processReportedBlock`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Origin {
+    Incremental,
+    FirstFullReport,
+    LaterFullReport,
+    /// Re-evaluated from the queue (a drain, or the failover's drain of everything).
+    Queue,
+}
+
+/// The edit that changed a block and drains its queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum DrainTrigger {
+    NewBlock,
+    GenerationStamp,
+    Completed,
+}
+
+impl State {
+    /// An empty namespace; a standby starts in safe mode and postponing.
+    pub(super) fn new(config: NamenodeConfig, initial_gs: GenerationStamp, ha: HaState) -> Self {
+        let standby = ha == HaState::Standby;
+        let purge = match config.behavior {
+            NamesystemBehavior::LegacyNoStaleEntryPurge => StaleEntryPurge::None,
+            _ => StaleEntryPurge::OnProcess,
+        };
+        let queue = PendingDataNodeMessages::new(purge, config.pending_queue_limit);
+        State {
+            config,
+            ha,
+            postpone: standby,
+            gs_counter: initial_gs,
+            files: BTreeMap::new(),
+            blocks: BTreeMap::new(),
+            corrupt: BTreeMap::new(),
+            pending_deletion: BTreeMap::new(),
+            reported_storages: BTreeSet::new(),
+            stale: BTreeSet::new(),
+            queue,
+            safe_mode: SafeModeCounts {
+                on: standby,
+                ..SafeModeCounts::default()
+            },
+            metrics: BlockMetrics::default(),
+            whole_messages: Vec::new(),
+            batch_max_gs: GenerationStamp::MIN,
+        }
+    }
+
+    /// Whether a future or inconsistent *replica* is queued rather than acted upon
+    /// (`BlockManager.shouldPostponeBlocksFromFuture`). The whole-message legacy queue
+    /// postpones messages, never replicas.
+    pub(super) fn postponing(&self) -> bool {
+        match self.config.behavior {
+            NamesystemBehavior::LegacyHaStateCheck => self.ha == HaState::Standby,
+            NamesystemBehavior::LegacyWholeMessageQueue => false,
+            _ => self.postpone,
+        }
+    }
+
+    /// A copy of everything the checkers read. Costs a copy of the namespace.
+    pub(super) fn view(&self) -> NamesystemView {
+        NamesystemView {
+            ha: self.ha,
+            postpone: self.postpone,
+            generation_stamp: self.gs_counter,
+            safe_mode: self.safe_mode,
+            recount: self.count_safe_blocks(),
+            files: self.files.clone(),
+            blocks: self.blocks.clone(),
+            corrupt: self
+                .corrupt
+                .iter()
+                .map(|(b, m)| (*b, m.iter().map(|(s, (gs, _))| (*s, *gs)).collect()))
+                .collect(),
+            queued: self.queue.iter().copied().collect(),
+            queue: self.queue.metrics(),
+            metrics: self.metrics,
+            rbw_rule: self.config.rbw_rule,
+        }
+    }
+}
