@@ -10,27 +10,27 @@ use hadoop_ref::scenarios::allocation::SEED_KEY;
 
 shuttle_tests! {
     cases: catalogue::allocation(), seed_key: SEED_KEY;
-    mc8_transfer_new_leader_refuses_c2: "mc8_transfer" / "Fixed", RANDOM;
-    mc8_transfer_legacy_grants_c2: "mc8_transfer" / "LegacyNoRebuild", RANDOM;
-    mc8_single_scm_restart_refuses_c2: "mc8_restart_single_scm" / "Fixed", RANDOM;
-    mc8_single_scm_restart_legacy_grants_c2: "mc8_restart_single_scm" / "LegacyNoRebuild", RANDOM;
-    mc8_all_scms_restart_refuses_c2: "mc8_restart_all_scms" / "Fixed", RANDOM;
-    mc8_all_scms_restart_legacy_grants_c2: "mc8_restart_all_scms" / "LegacyNoRebuild", RANDOM;
-    gate_holds_random: "rebuild_gate_race" / "Fixed", RANDOM;
-    gate_holds_pct: "rebuild_gate_race" / "Fixed", PCT3;
-    ungated_rebuild_caught_random: "rebuild_gate_race" / "LegacyRebuildWithoutGate", RANDOM;
-    ungated_rebuild_caught_pct: "rebuild_gate_race" / "LegacyRebuildWithoutGate", PCT3;
-    no_rebuild_caught_in_gate_race_random: "rebuild_gate_race" / "LegacyNoRebuild", RANDOM;
-    reelection_holds_random: "reelection_race" / "Fixed", RANDOM;
-    reelection_holds_pct: "reelection_race" / "Fixed", PCT3;
-    report_order_holds_random: "report_order_race" / "Fixed", RANDOM;
-    report_order_holds_pct: "report_order_race" / "Fixed", PCT3;
-    cluster_fixed_holds_random: "allocation_cluster" / "Fixed", RANDOM;
-    cluster_fixed_holds_pct: "allocation_cluster" / "Fixed", PCT3;
-    cluster_no_rebuild_caught_random: "allocation_cluster" / "LegacyNoRebuild", RANDOM;
-    cluster_no_rebuild_caught_pct: "allocation_cluster" / "LegacyNoRebuild", PCT3;
-    cluster_ungated_rebuild_caught_random: "allocation_cluster" / "LegacyRebuildWithoutGate", RANDOM;
-    cluster_ungated_rebuild_caught_pct: "allocation_cluster" / "LegacyRebuildWithoutGate", PCT3;
+    new_leader_after_transfer_refuses_second_container: "transfer_keeps_unwritten_slots" / "Fixed", RANDOM;
+    legacy_new_leader_after_transfer_grants_second_container: "transfer_keeps_unwritten_slots" / "LegacyNoRebuild", RANDOM;
+    restarted_single_scm_refuses_second_container: "single_scm_restart_keeps_unwritten_slots" / "Fixed", RANDOM;
+    legacy_restarted_single_scm_grants_second_container: "single_scm_restart_keeps_unwritten_slots" / "LegacyNoRebuild", RANDOM;
+    restarted_scms_refuse_second_container: "all_scms_restart_keeps_unwritten_slots" / "Fixed", RANDOM;
+    legacy_restarted_scms_grant_second_container: "all_scms_restart_keeps_unwritten_slots" / "LegacyNoRebuild", RANDOM;
+    gate_holds_random: "allocation_waits_for_the_rebuild" / "Fixed", RANDOM;
+    gate_holds_pct: "allocation_waits_for_the_rebuild" / "Fixed", PCT3;
+    ungated_rebuild_caught_random: "allocation_waits_for_the_rebuild" / "LegacyRebuildWithoutGate", RANDOM;
+    ungated_rebuild_caught_pct: "allocation_waits_for_the_rebuild" / "LegacyRebuildWithoutGate", PCT3;
+    no_rebuild_caught_in_gate_race_random: "allocation_waits_for_the_rebuild" / "LegacyNoRebuild", RANDOM;
+    reelection_holds_random: "rebuild_sees_allocation_committed_across_reelection" / "Fixed", RANDOM;
+    reelection_holds_pct: "rebuild_sees_allocation_committed_across_reelection" / "Fixed", PCT3;
+    report_order_holds_random: "space_check_sees_created_container" / "Fixed", RANDOM;
+    report_order_holds_pct: "space_check_sees_created_container" / "Fixed", PCT3;
+    cluster_fixed_holds_random: "random_failovers_never_over_grant" / "Fixed", RANDOM;
+    cluster_fixed_holds_pct: "random_failovers_never_over_grant" / "Fixed", PCT3;
+    cluster_no_rebuild_caught_random: "random_failovers_never_over_grant" / "LegacyNoRebuild", RANDOM;
+    cluster_no_rebuild_caught_pct: "random_failovers_never_over_grant" / "LegacyNoRebuild", PCT3;
+    cluster_ungated_rebuild_caught_random: "random_failovers_never_over_grant" / "LegacyRebuildWithoutGate", RANDOM;
+    cluster_ungated_rebuild_caught_pct: "random_failovers_never_over_grant" / "LegacyRebuildWithoutGate", PCT3;
 }
 
 #[test]

@@ -16,8 +16,9 @@ pub enum ScmBehavior {
     /// The seed's defect: nothing records the slots of containers granted by a previous
     /// leader or incarnation.
     LegacyNoRebuild,
-    /// The rebuild runs, but without a gate: the RPC layer's leader check opens before the
-    /// services are notified (spec B.4), so a first allocation can race the rebuild.
+    /// The rebuild runs, but without a gate: the RPC layer's leader check opens when Ratis
+    /// marks the division leader-ready, before `SCMStateMachine.notifyLeaderReady` has
+    /// `SCMServiceManager` notify the services, so a first allocation can race the rebuild.
     LegacyRebuildWithoutGate,
 }
 

@@ -106,8 +106,10 @@ pub struct StorageContainerManager {
     nodes: NodeManager,
     table: RwLock<ContainerTable>,
     context: RwLock<ScmContext>,
-    /// The Ratis division's leader-ready flag: the RPC layer's leader check. Set just
-    /// *before* the services are notified (spec B.4), which is why the fix needs a gate.
+    /// The Ratis division's leader-ready flag: the RPC layer's leader check
+    /// (`SCMRatisServer`'s division is leader-ready). Ratis sets it just *before*
+    /// `SCMStateMachine.notifyLeaderReady` has `SCMServiceManager` notify the services,
+    /// which is why the fix needs a gate (HDDS-16891).
     ratis_leader_ready: AtomicBool,
     /// The `ContainerManager` lock and the gate it guards.
     allocation: Mutex<AllocationGate>,
@@ -174,7 +176,7 @@ impl StorageContainerManager {
         &self.nodes
     }
 
-    // --- leadership and safe mode (spec A.8, B.5) ------------------------------------------
+    // --- leadership and safe mode (`SCMStateMachine`, `SCMContext`, `SCMSafeModeManager`) --
 
     /// Ratis made this SCM leader at `term` (`notifyLeaderChanged`): leading, not ready yet.
     pub fn notify_leader_changed(&self, term: Term) {
@@ -285,12 +287,13 @@ impl StorageContainerManager {
         recorded
     }
 
-    // --- allocation (spec B.4) -----------------------------------------------------------
+    // --- allocation (`ContainerManagerImpl.allocateContainer`) ----------------------------
 
     /// `allocateContainer` as the client RPC reaches it: leader check (the Ratis flag), safe
     /// mode, the gate (fixed logic), then the first pipeline whose every datanode has a
     /// slot; the slots are reserved all-or-nothing, then the add-container is submitted to
-    /// the log. A submit that is not confirmed keeps the reservation (spec B.10).
+    /// the log. A submit that is not confirmed keeps the reservation: Ratis may commit an
+    /// entry it answered with an error, and a slot dropped then would be granted twice.
     pub fn allocate_container(&self) -> Result<ContainerId, ScmError> {
         let context = self.context();
         if !context.is_leader || !self.ratis_leader_ready.load(Ordering::Acquire) {

@@ -1,5 +1,6 @@
 //! The SCM's registry of datanodes (`SCMNodeManager`, `DatanodeInfo`) and the
-//! `PendingContainerTracker` that keeps each datanode's pending allocations (spec B.1, B.4).
+//! `PendingContainerTracker` that keeps each datanode's pending allocations and checks a
+//! datanode's space before `ContainerManagerImpl.allocateContainer` grants on it.
 //!
 //! **The race (HDDS-16891).** The pending buckets are in memory only, created empty when a
 //! datanode registers; a restarted SCM, or a follower that becomes leader, has empty
@@ -7,7 +8,8 @@
 //!
 //! **The fix** lives in [`super::container_manager`]: it drops and reseeds these buckets
 //! when the SCM becomes the serving leader. Here, every operation on a bucket holds that
-//! bucket's lock and rolls it first, so per-datanode check-and-add is atomic (I-B2).
+//! bucket's lock and rolls it first, so a space check and the add it allows are one step
+//! per datanode: two allocations never both take a datanode's last slot.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,6 +1,7 @@
 //! Pending container allocations of one datanode (`PendingContainerTracker.TwoWindowBucket`)
 //! and the slot arithmetic that decides whether a datanode can take one more container
-//! (spec B.1–B.4).
+//! (the usable space of its `StorageReport`s in whole containers, against its pending
+//! count).
 //!
 //! **The race (HDDS-16891).** A container granted but not yet written has no footprint in
 //! any storage report: only the bucket remembers it. The buckets live in the leader's

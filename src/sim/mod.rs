@@ -3,7 +3,10 @@
 //! real components together in one process, with no network.
 //!
 //! - [`scm_endpoint`]: an SCM as a datanode's heartbeat thread sees it.
-//! - [`ratis`]: the SCMs' replicated log.
+//! - [`ratis`]: the SCMs' replicated log, and a handle to it that fences like real Ratis.
+//! - [`slot_datanode`]: a datanode as SCM allocation sees it: container slots, a create on
+//!   first write, a refusal without space.
+//! - [`scm_cluster`]: SCMs over one ring and the slot datanodes they allocate on.
 //! - [`peers`]: other datanodes as peers of reconciliation, and the network between them.
 //! - [`replicas`]: a datanode's replicas set up in memory for a scenario or a test.
 //! - [`faulty_store`]: a container storage that fails or runs a hook at named operations.
@@ -12,4 +15,6 @@ pub mod faulty_store;
 pub mod peers;
 pub mod ratis;
 pub mod replicas;
+pub mod scm_cluster;
 pub mod scm_endpoint;
+pub mod slot_datanode;

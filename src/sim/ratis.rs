@@ -7,6 +7,9 @@
 //! lagging follower must install, and two injected faults that matter to HDDS-16891: a
 //! submit that times out although the entry commits, and a not-leader answer for an entry
 //! the next leader commits anyway (Ratis may commit a request it answered with an error).
+//!
+//! [`UnfencedLog`] is a handle to the same ring that drops the one check real Ratis does
+//! not make: the submitter's term.
 
 use std::collections::VecDeque;
 
@@ -134,5 +137,42 @@ impl ReplicatedLog for SimulatedRatis {
         let mut state = self.state.lock();
         state.next_container_id += 1;
         ContainerId(state.next_container_id)
+    }
+}
+
+/// A handle to a [`SimulatedRatis`] ring that fences like real Ratis: a submit is refused
+/// only when the submitter does not lead now, never for the term it believes it leads at
+/// (Ratis carries no term per request). With it, an allocation of an old term that is
+/// still in flight when its SCM is re-elected commits at the new term, which is the
+/// interleaving the fixed rebuild must survive (HDDS-16891).
+#[derive(Debug, Clone)]
+pub struct UnfencedLog {
+    ring: SimulatedRatis,
+}
+
+impl UnfencedLog {
+    /// A handle to `ring`.
+    pub fn new(ring: SimulatedRatis) -> Self {
+        Self { ring }
+    }
+
+    /// This handle as the `Arc<dyn ReplicatedLog>` an SCM takes.
+    pub fn into_log(self) -> Arc<dyn ReplicatedLog> {
+        arc_from_box(Box::new(self) as Box<dyn ReplicatedLog>)
+    }
+}
+
+impl ReplicatedLog for UnfencedLog {
+    fn submit(&self, from: ScmId, _term: Term, entry: LogEntry) -> Result<u64, SubmitError> {
+        let (term, _) = self.ring.leadership();
+        self.ring.submit(from, term, entry)
+    }
+
+    fn catch_up(&self, applied_index: u64) -> CatchUp {
+        self.ring.catch_up(applied_index)
+    }
+
+    fn next_container_id(&self) -> ContainerId {
+        self.ring.next_container_id()
     }
 }

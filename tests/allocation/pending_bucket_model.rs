@@ -1,6 +1,6 @@
 //! Property tests: `TwoWindowBucket` against a reference model over random sequences of
-//! adds, space-checked adds, removals, rolls and clock advances (spec B.3, B.4); and the
-//! slot arithmetic of spec B.2.
+//! adds, space-checked adds, removals, rolls and clock advances; and the slot arithmetic of
+//! `hasSlot` over the healthy volumes of a node report.
 
 use std::collections::BTreeSet;
 
@@ -11,8 +11,7 @@ use hadoop_ref::hdds::ids::ContainerId;
 use hadoop_ref::hdds::report::StorageReport;
 use hadoop_ref::scm::pending::{TwoWindowBucket, has_slot};
 
-const ROLL_MS: u64 = 1_000;
-const SIZE: u64 = 10;
+use crate::test_util::allocation::{ROLL_MS, SIZE, report};
 
 #[derive(Debug, Clone)]
 enum Op {
@@ -76,10 +75,6 @@ impl Model {
     fn containers(&self) -> BTreeSet<ContainerId> {
         self.entries.iter().map(|&(c, _)| ContainerId(c)).collect()
     }
-}
-
-fn report(slots: u64) -> StorageReport {
-    StorageReport::new(slots * SIZE + SIZE / 2, 0, 0)
 }
 
 proptest! {

@@ -1,0 +1,194 @@
+//! The random allocation cluster of HDDS-16891, for shuttle and the soak tool: clients
+//! allocate, a writer writes what they were granted, and a controller moves leadership,
+//! restarts SCMs, installs snapshots, injects unconfirmed submits and ticks the clock, all
+//! at once and from a seed.
+
+use super::invariants::{leader_reserves_unwritten_containers, no_datanode_over_granted};
+use super::seed::{pipeline, scm_cluster, setup};
+use crate::hdds::ids::ContainerId;
+use crate::scenarios::rng::SeededRng;
+use crate::scenarios::{Violation, join_all};
+use crate::scm::ScmBehavior;
+use crate::sim::ratis::SubmitFault;
+use crate::sim::scm_cluster::ScmCluster;
+use crate::sync::atomic::{AtomicBool, Ordering};
+use crate::sync::{Arc, Mutex, thread};
+
+/// Size of a [`random_failovers_never_over_grant`] run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AllocationClusterShape {
+    /// Allocation attempts per client thread.
+    pub allocations_per_client: usize,
+    /// Client threads.
+    pub clients: usize,
+    /// Controller steps.
+    pub controller_steps: usize,
+}
+
+impl Default for AllocationClusterShape {
+    fn default() -> Self {
+        Self {
+            allocations_per_client: 4,
+            clients: 2,
+            controller_steps: 6,
+        }
+    }
+}
+
+/// Clock ticks stay within one roll interval over a whole run, so no reservation ages
+/// out (aging out is by design, and would over-grant with any behavior).
+const MAX_TICK_MS: u64 = 30_000;
+
+/// Containers granted so far, in grant order; the writer writes them in that order.
+type Granted = Arc<Mutex<Vec<ContainerId>>>;
+
+/// No datanode is granted more than it has room for, and the serving leader reserves every
+/// unwritten container, whatever leadership changes, restarts and unconfirmed submits
+/// happen while clients allocate and containers are written. Three SCMs, four datanodes
+/// near their last slots (1, 1, 2, 2) on three pipelines; client threads allocate, a writer
+/// writes granted containers (the datanodes create them and report), and a controller
+/// transfers leadership, restarts SCMs (the leader included), installs a snapshot on a
+/// follower, injects a submit that times out or answers not-leader after committing, and
+/// ticks the clock, all from `seed`. Checks [`no_datanode_over_granted`] and, at
+/// quiescence, [`leader_reserves_unwritten_containers`].
+pub fn random_failovers_never_over_grant(
+    behavior: ScmBehavior,
+    seed: u64,
+    shape: AllocationClusterShape,
+) -> Result<(), Violation> {
+    let cluster = Arc::new(scm_cluster(
+        behavior,
+        3,
+        &[1, 1, 2, 2],
+        vec![
+            pipeline(1, &[1, 2, 3]),
+            pipeline(2, &[2, 3, 4]),
+            pipeline(3, &[4]),
+        ],
+    )?);
+    cluster.elect(0);
+    let granted: Granted = Arc::new(Mutex::new(Vec::new()));
+    let done = Arc::new(AtomicBool::new(false));
+    let mut handles = Vec::new();
+    for _ in 0..shape.clients {
+        handles.push(spawn_client(&cluster, &granted, shape));
+    }
+    handles.push(spawn_writer(&cluster, &granted, &done, shape));
+    handles.push(spawn_controller(&cluster, &done, seed, shape));
+    join_all::<()>(handles)?;
+    cluster.catch_up_all();
+    no_datanode_over_granted(cluster.datanodes())?;
+    match cluster.serving_leader() {
+        Some(leader) => leader_reserves_unwritten_containers(&leader),
+        None => Ok(()),
+    }
+}
+
+type Worker = thread::JoinHandle<Result<Vec<()>, Violation>>;
+
+/// A client: allocates `shape.allocations_per_client` times, recording each grant.
+fn spawn_client(
+    cluster: &Arc<ScmCluster>,
+    granted: &Granted,
+    shape: AllocationClusterShape,
+) -> Worker {
+    let cluster = Arc::clone(cluster);
+    let granted = Arc::clone(granted);
+    thread::spawn(move || {
+        for _ in 0..shape.allocations_per_client {
+            if let Ok(container) = cluster.allocate() {
+                granted.lock().push(container);
+            }
+            thread::yield_now();
+        }
+        Ok(Vec::new())
+    })
+}
+
+/// The writer: writes each granted container once, in grant order, until the controller
+/// is done and nothing is left.
+fn spawn_writer(
+    cluster: &Arc<ScmCluster>,
+    granted: &Granted,
+    done: &Arc<AtomicBool>,
+    shape: AllocationClusterShape,
+) -> Worker {
+    let cluster = Arc::clone(cluster);
+    let granted = Arc::clone(granted);
+    let done = Arc::clone(done);
+    thread::spawn(move || {
+        let mut written = 0;
+        // Bounded: every round writes one container or yields; the tail drains.
+        for _ in 0..shape.clients * shape.allocations_per_client * 4 + 16 {
+            let next = granted.lock().get(written).copied();
+            match next {
+                Some(container) => {
+                    cluster.write_first_block(container);
+                    written += 1;
+                }
+                None if done.load(Ordering::Acquire) => break,
+                None => thread::yield_now(),
+            }
+        }
+        Ok(Vec::new())
+    })
+}
+
+/// The controller: `shape.controller_steps` random steps from `seed`, then done.
+fn spawn_controller(
+    cluster: &Arc<ScmCluster>,
+    done: &Arc<AtomicBool>,
+    seed: u64,
+    shape: AllocationClusterShape,
+) -> Worker {
+    let cluster = Arc::clone(cluster);
+    let done = Arc::clone(done);
+    thread::spawn(move || {
+        let mut rng = SeededRng::new(seed);
+        let mut ticked_ms = 0;
+        let mut result = Ok(Vec::new());
+        for _ in 0..shape.controller_steps {
+            if let Err(error) = controller_step(&cluster, &mut rng, &mut ticked_ms) {
+                result = Err(error);
+                break;
+            }
+            thread::yield_now();
+        }
+        done.store(true, Ordering::Release);
+        result
+    })
+}
+
+/// One controller step: an election (40 %), a restart (20 %, the leader's followed by an
+/// election), a snapshot install (10 %), an injected unconfirmed submit (15 %) or a clock
+/// tick (15 %).
+fn controller_step(
+    cluster: &ScmCluster,
+    rng: &mut SeededRng,
+    ticked_ms: &mut u64,
+) -> Result<(), Violation> {
+    let scm_count = cluster.scm_count() as u64;
+    match rng.below(100) {
+        0..=39 => cluster.elect(rng.below(scm_count) as usize),
+        40..=59 => {
+            let index = rng.below(scm_count) as usize;
+            let was_leader = cluster.ring().leadership().1 == Some(cluster.scm(index).id());
+            cluster.restart_scm(index).map_err(setup)?;
+            if was_leader {
+                cluster.elect(rng.below(scm_count) as usize);
+            }
+        }
+        60..=69 => cluster.install_snapshot(rng.below(scm_count) as usize),
+        70..=84 => cluster.ring().inject(if rng.chance(50) {
+            SubmitFault::TimeoutAfterCommit
+        } else {
+            SubmitFault::NotLeaderAfterCommit
+        }),
+        _ => {
+            let tick = (1 + rng.below(MAX_TICK_MS)).min(MAX_TICK_MS.saturating_sub(*ticked_ms));
+            *ticked_ms += tick;
+            cluster.clock().advance_ms(tick);
+        }
+    }
+    Ok(())
+}

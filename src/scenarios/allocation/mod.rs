@@ -1,0 +1,36 @@
+//! Scenarios and invariants of SCM pending container allocations (HDDS-16891), shared by
+//! the loom and shuttle tests, the soak tool and the tests.
+//!
+//! **The race.** Only the leader records a pending slot when it grants a container; after
+//! a leader change or an SCM restart the serving leader's buckets are empty, so the slots
+//! of containers granted and not yet written are granted again and a create is refused.
+//!
+//! **The fix.** On becoming the serving leader an SCM drops its pending entries and records
+//! a slot for each OPEN container on each datanode of its pipeline without a replica, behind
+//! an allocation gate that keeps allocations out until that rebuild of its term is done.
+//!
+//! Real [`StorageContainerManager`](crate::scm::StorageContainerManager)s run over the
+//! simulated Ratis ring of [`ScmCluster`](crate::sim::scm_cluster::ScmCluster), with
+//! datanodes that create a container on its first write and refuse it without space.
+//!
+//! - [`invariants`]: [`no_datanode_over_granted`] (the seed's harm) and
+//!   [`leader_reserves_unwritten_containers`] (the serving leader's buckets).
+//! - [`failover`]: the seed's reproduction, MC8, one thread.
+//! - [`races`]: the races around the fix, two spawned threads each, for loom.
+//! - [`cluster`]: the random cluster, for shuttle and the soak tool.
+//! - [`seed`]: the seed key and what the scenarios' clusters share.
+
+pub mod cluster;
+pub mod failover;
+pub mod invariants;
+pub mod races;
+pub mod seed;
+
+pub use cluster::{AllocationClusterShape, random_failovers_never_over_grant};
+pub use failover::{ScmFailover, failover_keeps_slots_of_unwritten_containers};
+pub use invariants::{leader_reserves_unwritten_containers, no_datanode_over_granted};
+pub use races::{
+    allocation_waits_for_the_rebuild, rebuild_sees_allocation_committed_across_reelection,
+    space_check_sees_created_container,
+};
+pub use seed::{CONTAINER_SIZE, SCENARIO_START_MS, SEED_KEY};
