@@ -11,7 +11,9 @@ use hadoop_ref::namenode::pending_messages::ReportedState;
 use hadoop_ref::namenode::{Block, BlockId, ReplicaState, StorageId};
 use hadoop_ref::scenarios::Violation;
 use hadoop_ref::scenarios::standby::{
-    SEED_KEY, schedule_12_1, schedule_12_2, schedule_12_3, schedule_12_5,
+    SEED_KEY, failover_judges_queued_reports_after_catch_up,
+    rbw_report_before_close_loses_no_replica, safe_mode_credits_replicas_reported_before_close,
+    superseded_queued_report_is_purged,
 };
 
 const FILE: FileId = FileId(1);
@@ -151,25 +153,25 @@ fn spec_12_schedules_hold_when_fixed_and_catch_their_legacy_switch() {
     let schedules: [(&str, Schedule, NamesystemBehavior, &str); 4] = [
         (
             "12.1",
-            schedule_12_1,
+            rbw_report_before_close_loses_no_replica,
             NamesystemBehavior::LegacyWholeMessageQueue,
             "no data-loss chain",
         ),
         (
             "12.2",
-            schedule_12_2,
+            safe_mode_credits_replicas_reported_before_close,
             NamesystemBehavior::LegacyEarlyDrain,
             "safe-mode recount",
         ),
         (
             "12.3",
-            schedule_12_3,
+            failover_judges_queued_reports_after_catch_up,
             NamesystemBehavior::LegacyHaStateCheck,
             "no false corruption",
         ),
         (
             "12.5",
-            schedule_12_5,
+            superseded_queued_report_is_purged,
             NamesystemBehavior::LegacyNoStaleEntryPurge,
             "no false corruption",
         ),
@@ -191,13 +193,17 @@ fn each_schedule_holds_for_the_fixes_it_does_not_target() {
         for (name, schedule, targeted) in [
             (
                 "12.1",
-                schedule_12_1 as Schedule,
+                rbw_report_before_close_loses_no_replica as Schedule,
                 NamesystemBehavior::LegacyWholeMessageQueue,
             ),
-            ("12.2", schedule_12_2, NamesystemBehavior::LegacyEarlyDrain),
+            (
+                "12.2",
+                safe_mode_credits_replicas_reported_before_close,
+                NamesystemBehavior::LegacyEarlyDrain,
+            ),
             (
                 "12.5",
-                schedule_12_5,
+                superseded_queued_report_is_purged,
                 NamesystemBehavior::LegacyNoStaleEntryPurge,
             ),
         ] {
