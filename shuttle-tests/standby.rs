@@ -1,7 +1,8 @@
 //! Shuttle, HDFS-2742: every HA standby scenario of the catalogue under random and PCT
-//! schedules (the spec 12 schedules, sequential, once). Fixed variants must hold; each
-//! legacy variant must be caught within a bounded number of schedules, by the schedulers
-//! the catalogue says reach it (two defects only PCT reaches; see `catalogue::standby`).
+//! schedules (the seed's scripted reproductions, sequential, once). Fixed variants must
+//! hold; each legacy variant must be caught within a bounded number of schedules, by the
+//! schedulers the catalogue says reach it (two defects only PCT reaches; see
+//! `catalogue::standby`).
 
 use crate::support;
 
@@ -11,14 +12,14 @@ use hadoop_ref::scenarios::standby::SEED_KEY;
 
 shuttle_tests! {
     cases: catalogue::standby(), seed_key: SEED_KEY;
-    schedule_12_1_fixed_keeps_a_replica: "schedule_12_1_data_loss_chain" / "Fixed", RANDOM;
-    schedule_12_1_whole_message_queue_loses_every_replica: "schedule_12_1_data_loss_chain" / "LegacyWholeMessageQueue", RANDOM;
-    schedule_12_2_fixed_reaches_15_of_15: "schedule_12_2_safe_mode_credit" / "Fixed", RANDOM;
-    schedule_12_2_early_drain_stays_at_10_of_15: "schedule_12_2_safe_mode_credit" / "LegacyEarlyDrain", RANDOM;
-    schedule_12_3_fixed_catch_up_marks_nothing: "schedule_12_3_failover_catch_up" / "Fixed", RANDOM;
-    schedule_12_3_ha_state_check_marks_corrupt: "schedule_12_3_failover_catch_up" / "LegacyHaStateCheck", RANDOM;
-    schedule_12_5_fixed_purges_superseded_entry: "schedule_12_5_superseded_entry" / "Fixed", RANDOM;
-    schedule_12_5_no_purge_marks_corrupt: "schedule_12_5_superseded_entry" / "LegacyNoStaleEntryPurge", RANDOM;
+    fixed_standby_keeps_a_replica_of_every_complete_block: "rbw_report_before_close_loses_no_replica" / "Fixed", RANDOM;
+    whole_message_queue_loses_every_replica: "rbw_report_before_close_loses_no_replica" / "LegacyWholeMessageQueue", RANDOM;
+    fixed_standby_credits_replicas_reported_before_close: "safe_mode_credits_replicas_reported_before_close" / "Fixed", RANDOM;
+    early_drain_leaves_safe_mode_counts_behind: "safe_mode_credits_replicas_reported_before_close" / "LegacyEarlyDrain", RANDOM;
+    fixed_failover_catch_up_marks_nothing_corrupt: "failover_judges_queued_reports_after_catch_up" / "Fixed", RANDOM;
+    ha_state_check_marks_healthy_replica_corrupt_at_failover: "failover_judges_queued_reports_after_catch_up" / "LegacyHaStateCheck", RANDOM;
+    fixed_standby_purges_superseded_entry: "superseded_queued_report_is_purged" / "Fixed", RANDOM;
+    no_purge_marks_current_replica_corrupt_at_failover: "superseded_queued_report_is_purged" / "LegacyNoStaleEntryPurge", RANDOM;
     rbw_race_fixed_holds_random: "rbw_report_races_completion" / "Fixed", RANDOM;
     rbw_race_fixed_holds_pct: "rbw_report_races_completion" / "Fixed", PCT3;
     rbw_race_whole_message_queue_caught_random: "rbw_report_races_completion" / "LegacyWholeMessageQueue", RANDOM;

@@ -10,8 +10,12 @@
 //! - [`peers`]: other datanodes as peers of reconciliation, and the network between them.
 //! - [`replicas`]: a datanode's replicas set up in memory for a scenario or a test.
 //! - [`faulty_store`]: a container storage that fails or runs a hook at named operations.
+//! - [`hdfs_datanode`]: an HDFS datanode reporting to both NameNodes of an HA pair.
+//! - [`ha_pair`]: two HDFS NameNodes over one shared edit log, with their datanodes.
 
 pub mod faulty_store;
+pub mod ha_pair;
+pub mod hdfs_datanode;
 pub mod peers;
 pub mod ratis;
 pub mod replicas;

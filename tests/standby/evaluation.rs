@@ -1,5 +1,6 @@
-//! The corrupt-replica decision table (spec 5.1) and the under-construction acceptance
-//! table (spec 5.2), row by row, and the §7 cells that follow from them.
+//! The corrupt-replica decision table (`BlockManager.checkReplicaCorrupt`) and the
+//! under-construction acceptance table (`BlockManager.isBlockUnderConstruction`), row by
+//! row, and what they decide for the replicas a standby sees early.
 
 use hadoop_ref::namenode::evaluation::{
     BlockUcState, CorruptReason, RbwOnCompleteRule, ReplicaVerdict, StoredBlockView,
@@ -155,7 +156,8 @@ fn under_construction_acceptance_table() {
 
 #[test]
 fn seed_schedule_older_gs_variant_is_corrupt_under_both_rules() {
-    // Spec 12.1 step 6: DN1's queued RBW@5 judged against COMPLETE@6.
+    // The seed's data-loss chain, older-GS variant: DN1's queued RBW@5 judged against
+    // COMPLETE@6 once the standby has replayed the close.
     for rule in [SHIPPED, PRE_2791] {
         assert!(matches!(
             check_replica_corrupt(&reported(5, 0), Rbw, &stored(6, 10, Complete), rule),

@@ -9,53 +9,14 @@ use hadoop_ref::namenode::DatanodeId;
 use hadoop_ref::namenode::edit_log::{EditLogError, NameNodeId, SharedEditLog};
 use hadoop_ref::namenode::edit_tailer::{EditLogTailer, TailerThread};
 use hadoop_ref::namenode::ha::{DatanodeProtocol, NameNode};
-use hadoop_ref::namenode::namesystem::{
-    EditOp, FileId, HaState, NamenodeConfig, Namesystem, ReplayError,
-};
-use hadoop_ref::namenode::pending_messages::ReportedState;
-use hadoop_ref::namenode::{Block, BlockId, ReplicaState, StorageId};
+use hadoop_ref::namenode::namesystem::{EditOp, HaState, NamenodeConfig, Namesystem, ReplayError};
 use hadoop_ref::sync::{Arc, thread};
 
-const FILE: FileId = FileId(1);
-const B: BlockId = BlockId(100);
-const LEN: u64 = 4096;
+use crate::test_util::standby::{B, FILE, LEN, block, create_and_close, received, storage};
 
-fn storage(dn: u64) -> StorageId {
-    StorageId {
-        datanode: DatanodeId(dn),
-        index: 0,
-    }
-}
-
-fn block(gs: i64, length: u64) -> Block {
-    Block { id: B, gs, length }
-}
-
-fn create_and_close(replication: usize) -> Vec<EditOp> {
-    vec![
-        EditOp::SetGenstamp(1),
-        EditOp::AddFile {
-            file: FILE,
-            replication,
-        },
-        EditOp::AddBlock {
-            file: FILE,
-            penultimate: None,
-            last: block(1, 0),
-        },
-        EditOp::Close {
-            file: FILE,
-            blocks: vec![block(1, LEN)],
-        },
-    ]
-}
-
+/// Datanode `dn` reports `B@1` FINALIZED to `nn`.
 fn finalized(nn: &Namesystem, dn: u64) {
-    nn.incremental_report(
-        storage(dn),
-        block(1, LEN),
-        ReportedState::Replica(ReplicaState::Finalized),
-    );
+    received(nn, dn, block(B, 1, LEN));
 }
 
 /// A log in which an active created and closed `FILE`.
@@ -267,11 +228,11 @@ fn lowering_replication_on_the_active_deletes_the_last_replicas_in_storage_order
     assert_eq!(nn0.heartbeat(DatanodeId(1)).deletions, vec![]);
     assert_eq!(
         nn0.heartbeat(DatanodeId(2)).deletions,
-        vec![(storage(2), block(1, LEN))]
+        vec![(storage(2), block(B, 1, LEN))]
     );
     assert_eq!(
         nn0.heartbeat(DatanodeId(3)).deletions,
-        vec![(storage(3), block(1, LEN))]
+        vec![(storage(3), block(B, 1, LEN))]
     );
     assert_eq!(nn0.namesystem().block_metrics().deletions_scheduled, 2);
 }
@@ -297,7 +258,7 @@ fn safe_mode_is_left_at_the_threshold_and_holds_deletions_until_then() {
     assert!(ns.leave_safe_mode_if_threshold_reached());
     assert_eq!(
         ns.take_deletion_commands(DatanodeId(2)),
-        vec![(storage(2), block(1, LEN))],
+        vec![(storage(2), block(B, 1, LEN))],
         "the excess replica goes once safe mode is off"
     );
 }
@@ -322,11 +283,7 @@ fn removed_datanode_loses_locations_and_queued_reports() {
     ns.apply_edits(&create_and_close(1)).unwrap();
     finalized(&ns, 1);
     // A report of a future GS from the same datanode waits in the queue.
-    ns.incremental_report(
-        storage(1),
-        block(7, LEN),
-        ReportedState::Replica(ReplicaState::Finalized),
-    );
+    received(&ns, 1, block(B, 7, LEN));
     assert_eq!(ns.queue_metrics().count, 1);
     assert_eq!(ns.remove_datanode(DatanodeId(1)), 1);
     assert_eq!(ns.queue_metrics().count, 0);

@@ -1,72 +1,28 @@
-//! The HA standby (HDFS-2742) on the schedules of spec 12, without a checker: each fixed
-//! behaviour holds and each legacy switch shows its defect; edit replay errors; the
-//! safe-mode sequences of spec 11.
+//! The HA standby (HDFS-2742) on the seed's scripted reproductions, without a checker:
+//! each fixed behaviour holds and each legacy switch shows its defect; edit replay
+//! errors; the safe-mode sequences of `TestHASafeMode`.
 
 use hadoop_ref::namenode::DatanodeId;
 use hadoop_ref::namenode::evaluation::BlockUcState;
 use hadoop_ref::namenode::namesystem::{
-    EditOp, FileId, HaState, NamenodeConfig, Namesystem, NamesystemBehavior, ReplayError,
+    EditOp, FileId, HaState, Namesystem, NamesystemBehavior, ReplayError,
 };
 use hadoop_ref::namenode::pending_messages::ReportedState;
-use hadoop_ref::namenode::{Block, BlockId, ReplicaState, StorageId};
+use hadoop_ref::namenode::{BlockId, ReplicaState};
 use hadoop_ref::scenarios::Violation;
 use hadoop_ref::scenarios::standby::{
-    SEED_KEY, schedule_12_1, schedule_12_2, schedule_12_3, schedule_12_5,
+    SEED_KEY, failover_judges_queued_reports_after_catch_up,
+    rbw_report_before_close_loses_no_replica, safe_mode_credits_replicas_reported_before_close,
+    superseded_queued_report_is_purged,
 };
 
-const FILE: FileId = FileId(1);
-const B: BlockId = BlockId(100);
-const LEN: u64 = 4096;
-
-fn storage(dn: u64) -> StorageId {
-    StorageId {
-        datanode: DatanodeId(dn),
-        index: 0,
-    }
-}
-
-fn block(id: BlockId, gs: i64, length: u64) -> Block {
-    Block { id, gs, length }
-}
-
-fn standby(behavior: NamesystemBehavior, gs: i64) -> Namesystem {
-    Namesystem::standby(
-        NamenodeConfig {
-            behavior,
-            ..NamenodeConfig::default()
-        },
-        gs,
-    )
-}
-
-fn received(ns: &Namesystem, dn: u64, b: Block) {
-    ns.incremental_report(
-        storage(dn),
-        b,
-        ReportedState::Replica(ReplicaState::Finalized),
-    );
-}
-
-/// The edits that create `FILE` with `replication` and allocate `B` at `gs`.
-fn open_file(gs: i64, replication: usize) -> Vec<EditOp> {
-    vec![
-        EditOp::SetGenstamp(gs),
-        EditOp::AddFile {
-            file: FILE,
-            replication,
-        },
-        EditOp::AddBlock {
-            file: FILE,
-            penultimate: None,
-            last: block(B, gs, 0),
-        },
-    ]
-}
+use crate::test_util::standby::{B, FILE, LEN, block, open_file, received, standby, storage};
 
 const DATANODES: [DatanodeId; 3] = [DatanodeId(1), DatanodeId(2), DatanodeId(3)];
 
-/// Spec 12.1, older-GS variant: DN1's RBW@5 report and every FINALIZED@6 report arrive
-/// before the standby replays the block's allocation, recovery and close.
+/// The seed's data-loss chain in its older-GS variant: DN1's RBW@5 report and every
+/// FINALIZED@6 report arrive before the standby replays the block's allocation, recovery
+/// to GS 6 and close.
 fn seed_schedule(ns: &Namesystem) {
     ns.full_report(storage(1), &[(block(B, 5, 0), ReplicaState::Rbw)]);
     for dn in 1..=3 {
@@ -110,9 +66,9 @@ fn rbw_report_before_allocation_is_judged_against_the_block_under_construction()
 
 #[test]
 fn whole_message_queue_judges_rbw_report_after_completion() {
-    // Spec 12.1 steps 1-6 (older-GS variant) on the legacy queue: the queued full report
-    // is processed after the batch that completed the block, and DN1's healthy replica is
-    // marked corrupt, on the standby.
+    // The first six steps of the seed's data-loss chain (older-GS variant) on the legacy
+    // queue: the queued full report is processed after the batch that completed the
+    // block, and DN1's healthy replica is marked corrupt, on the standby.
     let ns = standby(NamesystemBehavior::LegacyWholeMessageQueue, 4);
     seed_schedule(&ns);
     let corrupt = ns.corrupt_replicas();
@@ -140,43 +96,42 @@ fn whole_message_queue_recounts_safe_mode_after_each_batch() {
     assert_eq!((counts.block_total, counts.block_safe), (1, 1));
 }
 
-/// A spec 12 schedule as a scenario.
-type Schedule = fn(NamesystemBehavior) -> Result<(), Violation>;
+/// A scripted reproduction as a scenario.
+type Scripted = fn(NamesystemBehavior) -> Result<(), Violation>;
 
-/// Each schedule of spec 12 as a scenario over the HA pair: the fixed standby holds every
-/// invariant of spec 13, and the legacy switch the schedule was written for breaks the
-/// named one.
+/// Each scripted reproduction over the HA pair: the fixed standby holds every invariant,
+/// and the legacy switch the schedule was written for breaks the named one.
 #[test]
-fn spec_12_schedules_hold_when_fixed_and_catch_their_legacy_switch() {
-    let schedules: [(&str, Schedule, NamesystemBehavior, &str); 4] = [
+fn scripted_reproductions_hold_when_fixed_and_catch_their_legacy_switch() {
+    let scripted: [(&str, Scripted, NamesystemBehavior, &str); 4] = [
         (
-            "12.1",
-            schedule_12_1,
+            "data-loss chain",
+            rbw_report_before_close_loses_no_replica,
             NamesystemBehavior::LegacyWholeMessageQueue,
             "no data-loss chain",
         ),
         (
-            "12.2",
-            schedule_12_2,
+            "safe-mode credit",
+            safe_mode_credits_replicas_reported_before_close,
             NamesystemBehavior::LegacyEarlyDrain,
             "safe-mode recount",
         ),
         (
-            "12.3",
-            schedule_12_3,
+            "failover catch-up",
+            failover_judges_queued_reports_after_catch_up,
             NamesystemBehavior::LegacyHaStateCheck,
             "no false corruption",
         ),
         (
-            "12.5",
-            schedule_12_5,
+            "superseded entry",
+            superseded_queued_report_is_purged,
             NamesystemBehavior::LegacyNoStaleEntryPurge,
             "no false corruption",
         ),
     ];
-    for (name, schedule, legacy, property) in schedules {
-        assert_eq!(schedule(NamesystemBehavior::Fixed), Ok(()), "{name} fixed");
-        let caught = schedule(legacy).expect_err(name);
+    for (name, scenario, legacy, property) in scripted {
+        assert_eq!(scenario(NamesystemBehavior::Fixed), Ok(()), "{name} fixed");
+        let caught = scenario(legacy).expect_err(name);
         assert_eq!(
             (caught.seed, caught.property),
             (SEED_KEY, property),
@@ -186,25 +141,29 @@ fn spec_12_schedules_hold_when_fixed_and_catch_their_legacy_switch() {
 }
 
 #[test]
-fn each_schedule_holds_for_the_fixes_it_does_not_target() {
+fn each_reproduction_holds_for_the_fixes_it_does_not_target() {
     for behavior in NamesystemBehavior::ALL {
-        for (name, schedule, targeted) in [
+        for (name, scenario, targeted) in [
             (
-                "12.1",
-                schedule_12_1 as Schedule,
+                "data-loss chain",
+                rbw_report_before_close_loses_no_replica as Scripted,
                 NamesystemBehavior::LegacyWholeMessageQueue,
             ),
-            ("12.2", schedule_12_2, NamesystemBehavior::LegacyEarlyDrain),
             (
-                "12.5",
-                schedule_12_5,
+                "safe-mode credit",
+                safe_mode_credits_replicas_reported_before_close,
+                NamesystemBehavior::LegacyEarlyDrain,
+            ),
+            (
+                "superseded entry",
+                superseded_queued_report_is_purged,
                 NamesystemBehavior::LegacyNoStaleEntryPurge,
             ),
         ] {
-            // 12.3's appends also trip the whole-message queue, which judges reports at
-            // once; the others isolate their defect.
+            // The failover catch-up schedule's appends also trip the whole-message queue,
+            // which judges reports at once; the others isolate their defect.
             if behavior != targeted && behavior != NamesystemBehavior::LegacyWholeMessageQueue {
-                assert_eq!(schedule(behavior), Ok(()), "{name} on {behavior:?}");
+                assert_eq!(scenario(behavior), Ok(()), "{name} on {behavior:?}");
             }
         }
     }

@@ -1,6 +1,7 @@
-//! `PendingDataNodeMessages` (HDFS-2742, spec 8): the queue unit behaviour of invariant 9
-//! (`testQueues`, `testRemoveQueuedBlock`), each purge rule, the datanode-removal purge,
-//! the bound, and a property test of per-block FIFO and the purge rules against a model.
+//! `PendingDataNodeMessages` (HDFS-2742): the queue's unit behaviour (`testQueues`,
+//! `testRemoveQueuedBlock`), each purge rule (HDFS-17453 at enqueue, HDFS-17477 when a
+//! report is processed), the datanode-removal purge, the bound, and a property test of
+//! per-block FIFO and the purge rules against a model.
 
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -9,14 +10,9 @@ use hadoop_ref::namenode::DatanodeId;
 use hadoop_ref::namenode::pending_messages::{
     PendingDataNodeMessages, QueueFull, QueuedReport, ReportedState, StaleEntryPurge,
 };
-use hadoop_ref::namenode::{Block, BlockId, ReplicaState, StorageId};
+use hadoop_ref::namenode::{Block, BlockId, ReplicaState};
 
-fn storage(dn: u64) -> StorageId {
-    StorageId {
-        datanode: DatanodeId(dn),
-        index: 0,
-    }
-}
+use crate::test_util::standby::storage;
 
 fn report(dn: u64, block: i64, gs: i64) -> QueuedReport {
     QueuedReport {

@@ -1,22 +1,24 @@
-//! Property (HDFS-2742, spec 11 and invariant 7): on a standby in safe mode, the
-//! incremental safe-mode counters always equal a recount over the namespace, whatever the
-//! interleaving of replayed edit batches and datanode reports. The edits are those an
-//! active would log (files created, blocks added, recovered to a new GS, closed, appended
-//! to, deleted, replication changed); the reports are what datanodes would send, now or
-//! stale, in the active's timeline, so many arrive before their edits.
+//! Property (HDFS-2742, safe-mode recount): on a standby in safe mode, the incremental
+//! safe-mode counters (`blockTotal`, `blockSafe`) always equal a recount over the
+//! namespace, whatever the interleaving of replayed edit batches and datanode reports.
+//! The edits are those an active would log (files created, blocks added, recovered to a
+//! new GS, closed, appended to, deleted, replication changed); the reports are what
+//! datanodes would send, now or stale, in the active's timeline, so many arrive before
+//! their edits.
 
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 
-use hadoop_ref::namenode::DatanodeId;
 use hadoop_ref::namenode::namesystem::{
     EditOp, FileId, NamenodeConfig, Namesystem, NamesystemBehavior,
 };
 use hadoop_ref::namenode::pending_messages::ReportedState;
-use hadoop_ref::namenode::{Block, BlockId, ReplicaState, StorageId};
+use hadoop_ref::namenode::{Block, BlockId, ReplicaState};
 use hadoop_ref::scenarios::standby::safe_mode_matches_recount;
+
+use crate::test_util::standby::storage;
 
 const LENGTH: u64 = 512;
 
@@ -202,13 +204,6 @@ impl Active {
     }
 }
 
-fn storage(dn: u64) -> StorageId {
-    StorageId {
-        datanode: DatanodeId(dn),
-        index: 0,
-    }
-}
-
 fn run(
     behavior: NamesystemBehavior,
     steps: &[Step],
@@ -300,8 +295,9 @@ proptest! {
     }
 }
 
-/// The property can fail: without the completion credit (spec 12.2), a replica reported
-/// before its block's close leaves the counters behind the recount.
+/// The property can fail: without the completion credit (`BlockManager.completeBlock`
+/// crediting the replicas already stored), a replica reported before its block's close
+/// leaves the counters behind the recount.
 #[test]
 fn recount_property_catches_the_early_drain() {
     let steps = [

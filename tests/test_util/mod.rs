@@ -1,3 +1,4 @@
 //! Helpers shared by the test modules.
 
 pub mod allocation;
+pub mod standby;

@@ -3,39 +3,49 @@
 use crate::check::catalogue::case::Case;
 use crate::namenode::namesystem::NamesystemBehavior;
 use crate::scenarios::standby::{
-    ClusterShape as StandbyShape, rbw_report_races_completion, schedule_12_1, schedule_12_2,
-    schedule_12_3, schedule_12_5, standby_cluster,
+    StandbyClusterShape, failover_judges_queued_reports_after_catch_up,
+    rbw_report_before_close_loses_no_replica, rbw_report_races_completion,
+    safe_mode_credits_replicas_reported_before_close, standby_cluster,
+    superseded_queued_report_is_purged,
 };
+
+/// The seed's scripted reproductions: no thread, one execution says all.
+const SCRIPTED: [&str; 4] = [
+    "rbw_report_before_close_loses_no_replica",
+    "safe_mode_credits_replicas_reported_before_close",
+    "failover_judges_queued_reports_after_catch_up",
+    "superseded_queued_report_is_purged",
+];
 
 /// The HA standby scenarios (HDFS-2742).
 pub fn standby() -> Vec<Case> {
     let mut cases = Vec::new();
     cases!(
         cases,
-        "schedule_12_1_data_loss_chain",
+        "rbw_report_before_close_loses_no_replica",
         NamesystemBehavior,
-        |behavior, _seed| schedule_12_1(behavior),
+        |behavior, _seed| rbw_report_before_close_loses_no_replica(behavior),
         [(Fixed, Holds), (LegacyWholeMessageQueue, Caught)]
     );
     cases!(
         cases,
-        "schedule_12_2_safe_mode_credit",
+        "safe_mode_credits_replicas_reported_before_close",
         NamesystemBehavior,
-        |behavior, _seed| schedule_12_2(behavior),
+        |behavior, _seed| safe_mode_credits_replicas_reported_before_close(behavior),
         [(Fixed, Holds), (LegacyEarlyDrain, Caught)]
     );
     cases!(
         cases,
-        "schedule_12_3_failover_catch_up",
+        "failover_judges_queued_reports_after_catch_up",
         NamesystemBehavior,
-        |behavior, _seed| schedule_12_3(behavior),
+        |behavior, _seed| failover_judges_queued_reports_after_catch_up(behavior),
         [(Fixed, Holds), (LegacyHaStateCheck, Caught)]
     );
     cases!(
         cases,
-        "schedule_12_5_superseded_entry",
+        "superseded_queued_report_is_purged",
         NamesystemBehavior,
-        |behavior, _seed| schedule_12_5(behavior),
+        |behavior, _seed| superseded_queued_report_is_purged(behavior),
         [(Fixed, Holds), (LegacyNoStaleEntryPurge, Caught)]
     );
     cases!(
@@ -53,7 +63,7 @@ pub fn standby() -> Vec<Case> {
         cases,
         "standby_cluster",
         NamesystemBehavior,
-        |behavior, seed| standby_cluster(behavior, seed, StandbyShape::default()),
+        |behavior, seed| standby_cluster(behavior, seed, StandbyClusterShape::default()),
         [
             (Fixed, Holds),
             (LegacyWholeMessageQueue, Caught),
@@ -66,7 +76,7 @@ pub fn standby() -> Vec<Case> {
     // took 49 067 (rbw race) and 3 182 (cluster) in one soak run each, and none within
     // the shuttle tests' bound of 20 000 for their seed.
     for case in &mut cases {
-        case.sequential = case.scenario.starts_with("schedule_");
+        case.sequential = SCRIPTED.contains(&case.scenario);
         let deep = (case.scenario == "rbw_report_races_completion"
             && case.variant == NamesystemBehavior::LegacyNoStaleEntryPurge.name())
             || (case.scenario == "standby_cluster"

@@ -1,0 +1,244 @@
+//! The invariants of the HA standby's handling of early datanode messages (HDFS-2742),
+//! each checked on a [`NamesystemView`] against what the datanodes sent and hold.
+//!
+//! The oracle of "healthy" is the latest report a datanode sent about a block: a replica
+//! may be flagged corrupt only if that report is itself corrupt against the block's final
+//! state (`BlockManager.checkReplicaCorrupt`), never on the strength of a superseded report
+//! or of a report judged against a state newer than the one it was produced under.
+
+use std::collections::BTreeMap;
+
+use super::violation::violation;
+use crate::namenode::evaluation::{
+    BlockUcState, ReplicaVerdict, StoredBlockView, check_replica_corrupt,
+};
+use crate::namenode::ha::NameNode;
+use crate::namenode::namesystem::{Namesystem, NamesystemView};
+use crate::namenode::pending_messages::ReportedState;
+use crate::namenode::{Block, BlockId, ReplicaState, StorageId};
+use crate::scenarios::Violation;
+use crate::sim::ha_pair::HaPair;
+use crate::sim::hdfs_datanode::{HdfsDataNode, Holdings, SentReports, observe_datanodes};
+use crate::sync::Arc;
+
+/// **Standby is passive** (and the half of **no false corruption** that needs no
+/// oracle): while `postpone` is on, nothing is ever marked corrupt.
+pub fn standby_is_passive(nn: &str, view: &NamesystemView) -> Result<(), Violation> {
+    if view.metrics.corrupt_marked_while_postponing > 0 {
+        return Err(violation(
+            "standby is passive",
+            format!(
+                "{nn} marked {} replica(s) corrupt while postponing; corrupt now {:?}",
+                view.metrics.corrupt_marked_while_postponing, view.corrupt
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// **Safe-mode recount**: in safe mode the incremental counters (`blockTotal`,
+/// `blockSafe`) equal a recount over the namespace.
+pub fn safe_mode_matches_recount(nn: &str, view: &NamesystemView) -> Result<(), Violation> {
+    let counted = (view.safe_mode.block_total, view.safe_mode.block_safe);
+    if view.safe_mode.on && counted != view.recount {
+        return Err(violation(
+            "safe-mode recount",
+            format!(
+                "{nn}: incremental (total, safe) = {counted:?}, recount = {:?}",
+                view.recount
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// **Queue soundness** and **per-(block, datanode) FIFO**: once postponing is off the
+/// queue (`PendingDataNodeMessages`) is empty; every entry is a report some datanode
+/// sent, with its own values (never the stored ones); the entries of one (block,
+/// datanode) keep the datanode's send order. `sent` must be observed after `view`.
+pub fn queue_is_sound(
+    nn: &str,
+    view: &NamesystemView,
+    sent: &SentReports,
+) -> Result<(), Violation> {
+    if !view.postpone && !view.queued.is_empty() {
+        return Err(violation(
+            "queue soundness",
+            format!(
+                "{nn} is not postponing but holds {} queued report(s)",
+                view.queued.len()
+            ),
+        ));
+    }
+    let mut per_pair: BTreeMap<(BlockId, StorageId), Vec<(Block, ReportedState)>> = BTreeMap::new();
+    for entry in &view.queued {
+        per_pair
+            .entry((entry.block.id, entry.storage))
+            .or_default()
+            .push((entry.block, entry.state));
+    }
+    for (pair, queued) in per_pair {
+        let history = sent.get(&pair).map_or(&[][..], Vec::as_slice);
+        // Greedy subsequence match: each queued entry at or after the previous match.
+        let mut rest = history.iter();
+        for entry in &queued {
+            if !rest.any(|sent| sent == entry) {
+                return Err(violation(
+                    "per-(block, datanode) FIFO",
+                    format!(
+                        "{nn}: queued {queued:?} for {pair:?} is not in the send order {history:?}"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn latest_report(sent: &SentReports, pair: (BlockId, StorageId)) -> Option<(Block, ReportedState)> {
+    sent.get(&pair).and_then(|reports| reports.last().copied())
+}
+
+/// **No false corruption**: a replica is flagged corrupt only if the latest report its
+/// datanode sent about the block is itself corrupt against the block's final state.
+/// Check once no message is in flight.
+pub fn no_false_corruption(
+    nn: &str,
+    view: &NamesystemView,
+    sent: &SentReports,
+) -> Result<(), Violation> {
+    for (id, flagged) in &view.corrupt {
+        let Some(stored) = view.blocks.get(id) else {
+            continue;
+        };
+        let stored_view = StoredBlockView {
+            gs: stored.block.gs,
+            length: stored.block.length,
+            state: stored.state,
+        };
+        for storage in flagged.keys() {
+            let Some((reported, ReportedState::Replica(state))) =
+                latest_report(sent, (*id, *storage))
+            else {
+                continue;
+            };
+            let verdict = check_replica_corrupt(&reported, state, &stored_view, view.rbw_rule);
+            if !matches!(verdict, ReplicaVerdict::Corrupt(_)) {
+                return Err(violation(
+                    "no false corruption",
+                    format!(
+                        "{nn} flags {storage:?} corrupt for {id:?} ({:?} {:?}), but its latest \
+                         report {reported:?} {state:?} is healthy",
+                        stored.block, stored.state
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// **Location completeness**: for every COMPLETE block, every datanode holding a
+/// FINALIZED replica with the final GS and length, whose latest report says so, is a
+/// stored location. Check on the active once no message or command is in flight.
+pub fn location_completeness(
+    nn: &str,
+    view: &NamesystemView,
+    sent: &SentReports,
+    held: &Holdings,
+) -> Result<(), Violation> {
+    for (&(id, storage), &(replica, state)) in held {
+        let Some(stored) = view.blocks.get(&id) else {
+            continue;
+        };
+        let healthy = state == ReplicaState::Finalized && replica == stored.block;
+        let reported =
+            latest_report(sent, (id, storage)) == Some((replica, ReportedState::Replica(state)));
+        if stored.state == BlockUcState::Complete
+            && healthy
+            && reported
+            && !stored.locations.contains(&storage)
+        {
+            return Err(violation(
+                "location completeness",
+                format!(
+                    "{nn}: {storage:?} holds and reported {replica:?} FINALIZED, but is not a \
+                     location of {id:?} (locations {:?})",
+                    stored.locations
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// **No data-loss chain**: every COMPLETE block of the namespace keeps a FINALIZED
+/// replica with its final GS and length on some datanode.
+pub fn no_block_lost(nn: &str, view: &NamesystemView, held: &Holdings) -> Result<(), Violation> {
+    for (id, stored) in &view.blocks {
+        if stored.state != BlockUcState::Complete {
+            continue;
+        }
+        let kept = held.iter().any(|(&(held_id, _), &(replica, state))| {
+            held_id == *id && state == ReplicaState::Finalized && replica == stored.block
+        });
+        if !kept {
+            return Err(violation(
+                "no data-loss chain",
+                format!(
+                    "{nn}: no datanode holds a replica of COMPLETE {:?}; metrics {:?}",
+                    stored.block, view.metrics
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The invariants a NameNode must satisfy at any moment its lock is free.
+pub fn check_namenode(
+    nn: &str,
+    namesystem: &Namesystem,
+    dns: &[Arc<HdfsDataNode>],
+) -> Result<(), Violation> {
+    let view = namesystem.view();
+    let (sent, _) = observe_datanodes(dns);
+    standby_is_passive(nn, &view)?;
+    safe_mode_matches_recount(nn, &view)?;
+    queue_is_sound(nn, &view, &sent)
+}
+
+/// The end-state invariants of the active once nothing is in flight, and of both
+/// NameNodes at any time.
+pub fn check_quiescent(
+    active: &NameNode,
+    standby: &NameNode,
+    dns: &[Arc<HdfsDataNode>],
+) -> Result<(), Violation> {
+    let view = active.namesystem().view();
+    let (sent, held) = observe_datanodes(dns);
+    let name = format!("{:?} (active)", active.id());
+    no_block_lost(&name, &view, &held)?;
+    no_false_corruption(&name, &view, &sent)?;
+    location_completeness(&name, &view, &sent, &held)?;
+    check_namenode(&name, active.namesystem(), dns)?;
+    check_namenode(
+        &format!("{:?} (standby)", standby.id()),
+        standby.namesystem(),
+        dns,
+    )
+}
+
+/// [`check_namenode`] on both NameNodes of `pair`, whatever their roles.
+pub fn check_pair_namenodes(pair: &HaPair) -> Result<(), Violation> {
+    for nn in pair.namenodes() {
+        check_namenode(&format!("{:?}", nn.id()), nn.namesystem(), pair.datanodes())?;
+    }
+    Ok(())
+}
+
+/// [`check_quiescent`] on the current roles of `pair`.
+pub fn check_pair_quiescent(pair: &HaPair) -> Result<(), Violation> {
+    let (active, standby) = pair.roles();
+    check_quiescent(&active, &standby, pair.datanodes())
+}

@@ -1,0 +1,43 @@
+//! The HA standby's handling of datanode messages that arrive before their edits
+//! (HDFS-2742): scenarios and invariants shared by the loom and shuttle tests, the soak
+//! tool and the tests.
+//!
+//! **The race.** Datanodes report to both NameNodes at once; the standby learns block
+//! state only when its tailer replays the edits, late. A report judged against a later
+//! state marks a healthy replica corrupt, which can end in data loss.
+//!
+//! **The fix.** The standby postpones what it cannot judge yet (`PendingDataNodeMessages`)
+//! and judges a block's queued reports as replay reaches the block
+//! (`BlockManager.processQueuedMessages`); failover replays every edit before it stops
+//! postponing (`FSNamesystem.startActiveServices`).
+//!
+//! Real NameNodes (namesystem, tailer, shared edit log, HA transitions) in a
+//! [`HaPair`](crate::sim::ha_pair::HaPair), with
+//! [`HdfsDataNode`](crate::sim::hdfs_datanode::HdfsDataNode)s that write, finalize, report
+//! to both NameNodes and delete late. The invariants: [`standby_is_passive`],
+//! [`safe_mode_matches_recount`], [`queue_is_sound`] (with per-(block, datanode) FIFO),
+//! [`no_false_corruption`], [`location_completeness`] and [`no_block_lost`]. The
+//! scenarios: the seed's scripted reproductions (the ten-step data-loss chain, the
+//! safe-mode credit, the failover catch-up and the superseded-entry schedules), the loom
+//! race [`rbw_report_races_completion`], and the random [`standby_cluster`].
+
+mod cluster;
+mod edits;
+mod invariants;
+mod rbw_race;
+mod scripted;
+mod violation;
+
+pub use cluster::{StandbyClusterShape, standby_cluster};
+pub use edits::BLOCK_LENGTH;
+pub use invariants::{
+    check_namenode, check_pair_namenodes, check_pair_quiescent, check_quiescent,
+    location_completeness, no_block_lost, no_false_corruption, queue_is_sound,
+    safe_mode_matches_recount, standby_is_passive,
+};
+pub use rbw_race::rbw_report_races_completion;
+pub use scripted::{
+    failover_judges_queued_reports_after_catch_up, rbw_report_before_close_loses_no_replica,
+    safe_mode_credits_replicas_reported_before_close, superseded_queued_report_is_purged,
+};
+pub use violation::SEED_KEY;
