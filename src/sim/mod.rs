@@ -7,9 +7,12 @@
 //! - [`peers`]: other datanodes as peers of reconciliation, and the network between them.
 //! - [`replicas`]: a datanode's replicas set up in memory for a scenario or a test.
 //! - [`faulty_store`]: a container storage that fails or runs a hook at named operations.
+//! - [`replica_node`]: a datanode's replica of one container, set up with blocks and driven
+//!   through deletions, reconciliations and scans.
 
 pub mod faulty_store;
 pub mod peers;
 pub mod ratis;
+pub mod replica_node;
 pub mod replicas;
 pub mod scm_endpoint;
