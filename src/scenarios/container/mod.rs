@@ -6,9 +6,8 @@
 //! same block with no common lock: deleted before its repair, the block is copied back
 //! from a peer; deleted during it, its metadata is committed without its file.
 //! **The fix.** The deleting service records every deleted block in the checksum tree,
-//! metadata or not (and HDDS-16808 keeps the data checksum on the tree's root);
-//! reconciliation commits under the read lock only if the tree does not mark the block
-//! deleted.
+//! metadata or not (HDDS-16808 keeps the data checksum on its root); reconciliation
+//! commits under the read lock only if the tree does not mark the block deleted.
 //!
 //! Real `KeyValueHandler`s over in-memory stores ([`ReplicaNode`]s of the simulation),
 //! peers answered in process.
