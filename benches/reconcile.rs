@@ -15,7 +15,7 @@ use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig};
 use hadoop_ref::hdds::container::ContainerState;
 use hadoop_ref::hdds::ids::DatanodeId;
 use hadoop_ref::hdds::ids::LocalId;
-use hadoop_ref::scenarios::container::{CONTAINER, ReplicaNode};
+use hadoop_ref::sim::replica_node::{CONTAINER, ReplicaNode};
 use hadoop_ref::unmodelled::Stopwatch;
 
 const SIZES: [u64; 3] = [1_000, 10_000, 100_000];

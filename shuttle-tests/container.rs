@@ -1,5 +1,5 @@
 //! Shuttle, HDDS-16811: every container reconciliation scenario of the catalogue under
-//! random and PCT schedules (the seed's sequential reproductions once). Fixed variants
+//! random and PCT schedules (the seed's sequential reproductions, MC2 and MC3, once). Fixed variants
 //! must hold; each legacy variant must be caught within a bounded number of schedules.
 
 use crate::support;
@@ -18,12 +18,12 @@ shuttle_tests! {
     partial_repair_holds_pct: "delete_during_partial_repair" / "Fixed", PCT3;
     partial_repair_legacy_caught_random: "delete_during_partial_repair" / "Legacy", RANDOM;
     partial_repair_legacy_caught_pct: "delete_during_partial_repair" / "Legacy", PCT3;
-    mc2_fixed_keeps_block_deleted: "mc2_deleted_block_restored" / "Fixed", RANDOM;
-    mc2_legacy_restores_block: "mc2_deleted_block_restored" / "Legacy", RANDOM;
-    mc3_fixed_commits_nothing: "mc3_metadata_without_file" / "Fixed", RANDOM;
-    mc3_legacy_missing_data_file: "mc3_metadata_without_file" / "Legacy", RANDOM;
-    mc3_partial_fixed_commits_nothing: "mc3_missing_chunk" / "Fixed", RANDOM;
-    mc3_partial_legacy_missing_chunk: "mc3_missing_chunk" / "Legacy", RANDOM;
+    fixed_keeps_a_deleted_block_deleted: "deleted_block_not_restored" / "Fixed", RANDOM;
+    legacy_restored_block_is_caught: "deleted_block_not_restored" / "Legacy", RANDOM;
+    fixed_commits_nothing_of_a_block_deleted_mid_repair: "block_deleted_during_reconciliation" / "Fixed", RANDOM;
+    legacy_missing_data_file_is_caught: "block_deleted_during_reconciliation" / "Legacy", RANDOM;
+    fixed_partial_repair_commits_nothing_of_a_deleted_block: "block_deleted_during_partial_reconciliation" / "Fixed", RANDOM;
+    legacy_missing_chunk_is_caught: "block_deleted_during_partial_reconciliation" / "Legacy", RANDOM;
     cluster_fixed_holds_random: "container_cluster" / "Fixed", RANDOM;
     cluster_fixed_holds_pct: "container_cluster" / "Fixed", PCT3;
     cluster_legacy_caught_random: "container_cluster" / "Legacy", RANDOM;

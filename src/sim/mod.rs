@@ -12,12 +12,15 @@
 //! - [`faulty_store`]: a container storage that fails or runs a hook at named operations.
 //! - [`hdfs_datanode`]: an HDFS datanode reporting to both NameNodes of an HA pair.
 //! - [`ha_pair`]: two HDFS NameNodes over one shared edit log, with their datanodes.
+//! - [`replica_node`]: a datanode's replica of one container, set up with blocks and driven
+//!   through deletions, reconciliations and scans.
 
 pub mod faulty_store;
 pub mod ha_pair;
 pub mod hdfs_datanode;
 pub mod peers;
 pub mod ratis;
+pub mod replica_node;
 pub mod replicas;
 pub mod scm_cluster;
 pub mod scm_endpoint;

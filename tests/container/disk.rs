@@ -3,38 +3,28 @@
 //! semantics come from the operating system here), and a replica reloads across a
 //! restart exactly as it was committed.
 
-use std::path::Path;
-
 use hadoop_ref::datanode::container::disk::DiskStore;
 use hadoop_ref::datanode::container::store::{ContainerStore, StoreError};
-use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig, ContainerError};
+use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig};
 use hadoop_ref::hdds::container::ContainerState;
 use hadoop_ref::hdds::ids::DatanodeId;
 use hadoop_ref::scenarios::container::{
-    BLOCK_X, CONTAINER, ReplicaNode, StoreFactory, data_checksums_agree, deleted_blocks_not_live,
-    mc2_run_on, mc2_seed_assertions, mc3_run_on, mc3_seed_assertions, no_metadata_without_file,
-    transaction,
+    BLOCK_X, data_checksums_agree, delete_mid_reconcile_on, delete_then_reconcile_on,
+    deleted_block_restored_as_reported, deleted_blocks_not_live, metadata_without_file_as_reported,
+    no_metadata_without_file,
 };
-use hadoop_ref::sync::Arc;
+use hadoop_ref::sim::replica_node::{CONTAINER, ReplicaNode, StoreFactory, transaction};
 
-fn disk_stores(
-    dir: &Path,
-) -> impl FnMut(DatanodeId, ContainerState) -> Result<Arc<dyn ContainerStore>, ContainerError> + '_
-{
-    move |datanode, state| {
-        DiskStore::open(dir.join(datanode.to_string()), CONTAINER, state)
-            .map(DiskStore::shared)
-            .map_err(ContainerError::store(CONTAINER))
-    }
-}
+use crate::test_util::container::{disk_stores, open_disk_store, replica};
 
+/// The seed's MC2 on disk.
 #[test]
-fn mc2_on_disk_restores_the_block_only_on_legacy() {
+fn on_disk_only_legacy_restores_a_deleted_block() {
     for behavior in ContainerBehavior::ALL {
         let dir = tempfile::tempdir().unwrap();
         let mut stores = disk_stores(dir.path());
-        let run = mc2_run_on(behavior, &mut stores as &mut StoreFactory<'_>).unwrap();
-        let seed = mc2_seed_assertions(&run);
+        let run = delete_then_reconcile_on(behavior, &mut stores as &mut StoreFactory<'_>).unwrap();
+        let seed = deleted_block_restored_as_reported(&run);
         match behavior {
             ContainerBehavior::Fixed => assert!(seed.is_err()),
             ContainerBehavior::Legacy => seed.unwrap(),
@@ -47,14 +37,16 @@ fn mc2_on_disk_restores_the_block_only_on_legacy() {
     }
 }
 
+/// The seed's MC3 and its MISSING_CHUNK variant on disk.
 #[test]
-fn mc3_on_disk_orphans_the_chunks_only_on_legacy() {
+fn on_disk_only_legacy_orphans_the_chunks_of_a_block_deleted_mid_repair() {
     for partial in [false, true] {
         for behavior in ContainerBehavior::ALL {
             let dir = tempfile::tempdir().unwrap();
             let mut stores = disk_stores(dir.path());
-            let run = mc3_run_on(behavior, partial, &mut stores as &mut StoreFactory<'_>).unwrap();
-            let seed = mc3_seed_assertions(&run, partial);
+            let stores = &mut stores as &mut StoreFactory<'_>;
+            let run = delete_mid_reconcile_on(behavior, partial, stores).unwrap();
+            let seed = metadata_without_file_as_reported(&run, partial);
             match behavior {
                 ContainerBehavior::Fixed => {
                     assert!(seed.is_err(), "partial {partial}");
@@ -93,18 +85,8 @@ fn a_replica_reloads_across_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("dn1");
     let config = ContainerConfig::new(ContainerBehavior::Fixed);
-    let open = || {
-        DiskStore::open(&path, CONTAINER, ContainerState::QuasiClosed)
-            .unwrap()
-            .shared()
-    };
-    let peer = ReplicaNode::new(
-        DatanodeId(2),
-        config,
-        ContainerState::QuasiClosed,
-        &[(1, 2), (2, 1), (3, 3)],
-    )
-    .unwrap();
+    let open = || open_disk_store(&path);
+    let peer = replica(2, config, &[(1, 2), (2, 1), (3, 3)]);
     let before = {
         let dn1 = ReplicaNode::with_store(DatanodeId(1), config, open(), &[(1, 2)]).unwrap();
         dn1.store_transactions(&[transaction(7, &[1]), transaction(9, &[4])])

@@ -1,8 +1,11 @@
 //! Container replicas against block deletion and reconciliation (HDDS-16811, HDDS-16808):
-//! the replica, its disk storage, properties of the checksum tree, and the scenarios run
-//! without a checker.
+//! the checksum tree, the replica, reconciliation and the scanner, the disk storage,
+//! properties of the tree and of a replica against a model, and the scenarios run without
+//! a checker.
 
 mod disk;
 mod model;
+mod reconcile;
 mod replica;
 mod scenarios;
+mod tree;

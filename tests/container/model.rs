@@ -1,4 +1,5 @@
-//! Property tests of the container checksum tree (spec C.2–C.4) and of a replica against
+//! Property tests of the container checksum tree (its root, merge, diff and tree file,
+//! `ContainerMerkleTreeWriter` and `ContainerChecksumTreeManager`) and of a replica against
 //! a reference model of its block, metadata and tree state (HDDS-16811).
 
 use std::collections::BTreeSet;
@@ -12,9 +13,10 @@ use hadoop_ref::datanode::container::merkle::{
 use hadoop_ref::datanode::container::store::ChunkInfo;
 use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig};
 use hadoop_ref::hdds::container::ContainerState;
-use hadoop_ref::hdds::ids::DatanodeId;
 use hadoop_ref::hdds::ids::LocalId;
-use hadoop_ref::scenarios::container::{CONTAINER, ReplicaNode, transaction};
+use hadoop_ref::sim::replica_node::{CONTAINER, ReplicaNode, transaction};
+
+use crate::test_util::container::{checksum_info, replica};
 
 fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {
@@ -84,13 +86,6 @@ fn build(entries: &[Entry], chunk_order_reversed: bool) -> ContainerMerkleTree {
     }
     tree.compute_root();
     tree
-}
-
-fn info(tree: ContainerMerkleTree) -> ContainerChecksumInfo {
-    ContainerChecksumInfo {
-        container: CONTAINER,
-        tree,
-    }
 }
 
 /// What reconciliation does to the tree for a diff report, applied to the tree alone.
@@ -166,15 +161,15 @@ proptest! {
     fn diff_then_repair_both_ways_makes_the_trees_equal((a, b) in replica_pair()) {
         let mut a = a;
         let mut b = b;
-        let report = diff(&info(a.clone()), &info(b.clone()), false).unwrap();
+        let report = diff(&checksum_info(a.clone()), &checksum_info(b.clone()), false).unwrap();
         repair(&mut a, &report);
-        let report = diff(&info(b.clone()), &info(a.clone()), false).unwrap();
+        let report = diff(&checksum_info(b.clone()), &checksum_info(a.clone()), false).unwrap();
         repair(&mut b, &report);
         // A third pass settles a deleted checksum the second pass raised.
-        let report = diff(&info(a.clone()), &info(b.clone()), false).unwrap();
+        let report = diff(&checksum_info(a.clone()), &checksum_info(b.clone()), false).unwrap();
         repair(&mut a, &report);
         prop_assert_eq!(a.data_checksum(), b.data_checksum());
-        prop_assert!(diff(&info(a.clone()), &info(b.clone()), false).unwrap().is_empty());
+        prop_assert!(diff(&checksum_info(a.clone()), &checksum_info(b.clone()), false).unwrap().is_empty());
     }
 
     #[test]
@@ -183,7 +178,7 @@ proptest! {
         if !with_root {
             tree.clear_root();
         }
-        let original = info(tree);
+        let original = checksum_info(tree);
         let decoded = merkle::decode(&merkle::encode(&original)).unwrap();
         prop_assert_eq!(decoded, original);
     }
@@ -195,7 +190,7 @@ proptest! {
 
     #[test]
     fn a_damaged_tree_file_decodes_to_an_error(list in entries(), at in any::<usize>(), flip in 1u8..=255, cut in any::<bool>()) {
-        let bytes = merkle::encode(&info(build(&list, false)));
+        let bytes = merkle::encode(&checksum_info(build(&list, false)));
         let mut damaged = bytes.clone();
         if cut {
             damaged.truncate(at % bytes.len());
@@ -253,7 +248,7 @@ fn body() -> impl Strategy<Value = Vec<u8>> {
             if !with_root {
                 tree.clear_root();
             }
-            let encoded = merkle::encode(&info(tree));
+            let encoded = merkle::encode(&checksum_info(tree));
             // Between the magic and the trailing CRC.
             let mut out = encoded[8..encoded.len() - 4].to_vec();
             for (at, byte, kind) in edits {
@@ -406,8 +401,8 @@ proptest! {
         let qc = ContainerState::QuasiClosed;
         let local: Vec<(LocalId, usize)> = initial.iter().map(|&b| (b, 2)).collect();
         let all: Vec<(LocalId, usize)> = (1..=UNIVERSE).map(|b| (b, 2)).collect();
-        let node = ReplicaNode::new(DatanodeId(1), config, qc, &local).unwrap();
-        let peer = ReplicaNode::new(DatanodeId(2), config, qc, &all).unwrap();
+        let node = replica(1, config, &local);
+        let peer = replica(2, config, &all);
         let mut model = Model { live: initial.clone(), ..Model::default() };
         let mut next_tx = 1u64;
         let mut peer_tx = 1_000u64;

@@ -3,51 +3,65 @@
 
 use hadoop_ref::datanode::container::ContainerBehavior;
 use hadoop_ref::scenarios::container::{
-    ClusterShape, SEED_KEY, concurrent_reconciliations, container_cluster, delete_during_repair,
-    mc2_deleted_block_restored, mc2_run, mc2_seed_assertions,
-    mc3_block_deleted_during_reconciliation, mc3_run, mc3_seed_assertions,
+    ContainerClusterShape, SEED_KEY, block_deleted_during_reconciliation_is_not_committed,
+    concurrent_reconciliations, container_cluster, delete_during_repair, delete_mid_reconcile,
+    delete_then_reconcile, deleted_block_is_not_restored_by_reconciliation,
+    deleted_block_restored_as_reported, metadata_without_file_as_reported,
 };
 
+/// The seed's MC2 shows the restored block on the legacy code.
 #[test]
-fn mc2_seed_assertions_pass_on_legacy() {
-    let run = mc2_run(ContainerBehavior::Legacy).unwrap();
-    mc2_seed_assertions(&run).unwrap();
+fn legacy_restores_a_deleted_block_as_reported() {
+    let run = delete_then_reconcile(ContainerBehavior::Legacy).unwrap();
+    deleted_block_restored_as_reported(&run).unwrap();
 }
 
+/// The seed's MC2 assertions fail on the fixed code at the first step: the deletion of a
+/// block without metadata leaves a tree entry.
 #[test]
-fn mc2_seed_assertions_fail_on_fixed() {
-    let run = mc2_run(ContainerBehavior::Fixed).unwrap();
-    let failed = mc2_seed_assertions(&run).unwrap_err();
+fn fixed_records_the_deletion_the_report_missed() {
+    let run = delete_then_reconcile(ContainerBehavior::Fixed).unwrap();
+    let failed = deleted_block_restored_as_reported(&run).unwrap_err();
     assert!(failed.contains("no tree entry"), "{failed}");
 }
 
+/// The seed's MC2 under the invariants.
 #[test]
-fn mc2_invariants_hold_on_fixed_and_catch_legacy() {
-    mc2_deleted_block_restored(ContainerBehavior::Fixed).unwrap();
-    let violation = mc2_deleted_block_restored(ContainerBehavior::Legacy).unwrap_err();
+fn deleted_block_not_restored_holds_on_fixed_and_catches_legacy() {
+    deleted_block_is_not_restored_by_reconciliation(ContainerBehavior::Fixed).unwrap();
+    let violation =
+        deleted_block_is_not_restored_by_reconciliation(ContainerBehavior::Legacy).unwrap_err();
     assert_eq!(violation.seed, SEED_KEY);
 }
 
+/// The seed's MC3 and its MISSING_CHUNK variant: metadata without its file on the legacy
+/// code only.
 #[test]
-fn mc3_seed_assertions_pass_on_legacy_and_fail_on_fixed() {
+fn only_legacy_leaves_metadata_without_file_as_reported() {
     for partial in [false, true] {
-        let legacy = mc3_run(ContainerBehavior::Legacy, partial).unwrap();
-        mc3_seed_assertions(&legacy, partial).unwrap_or_else(|e| panic!("partial {partial}: {e}"));
-        let fixed = mc3_run(ContainerBehavior::Fixed, partial).unwrap();
+        let legacy = delete_mid_reconcile(ContainerBehavior::Legacy, partial).unwrap();
+        metadata_without_file_as_reported(&legacy, partial)
+            .unwrap_or_else(|e| panic!("partial {partial}: {e}"));
+        let fixed = delete_mid_reconcile(ContainerBehavior::Fixed, partial).unwrap();
         assert!(
-            mc3_seed_assertions(&fixed, partial).is_err(),
+            metadata_without_file_as_reported(&fixed, partial).is_err(),
             "partial {partial}"
         );
         assert!(!fixed.metadata, "partial {partial}: no metadata committed");
     }
 }
 
+/// The seed's MC3 under the invariants.
 #[test]
-fn mc3_invariants_hold_on_fixed_and_catch_legacy() {
+fn block_deleted_during_reconciliation_holds_on_fixed_and_catches_legacy() {
     for partial in [false, true] {
-        mc3_block_deleted_during_reconciliation(ContainerBehavior::Fixed, partial).unwrap();
-        let violation = mc3_block_deleted_during_reconciliation(ContainerBehavior::Legacy, partial)
-            .unwrap_err();
+        block_deleted_during_reconciliation_is_not_committed(ContainerBehavior::Fixed, partial)
+            .unwrap();
+        let violation = block_deleted_during_reconciliation_is_not_committed(
+            ContainerBehavior::Legacy,
+            partial,
+        )
+        .unwrap_err();
         assert_eq!(violation.seed, SEED_KEY, "{violation}");
     }
 }
@@ -60,8 +74,12 @@ fn delete_during_repair_sequentially_holds_on_fixed() {
 #[test]
 fn cluster_holds_on_fixed_for_many_seeds() {
     for seed in 0..200 {
-        container_cluster(ContainerBehavior::Fixed, seed, ClusterShape::default())
-            .unwrap_or_else(|v| panic!("seed {seed}: {v}"));
+        container_cluster(
+            ContainerBehavior::Fixed,
+            seed,
+            ContainerClusterShape::default(),
+        )
+        .unwrap_or_else(|v| panic!("seed {seed}: {v}"));
     }
 }
 

@@ -108,45 +108,20 @@ fn stale_command_that_a_handler_refused_is_still_judged() {
 // ---------------------------------------------------------------------------------------
 
 mod container {
+    use hadoop_ref::datanode::container::ContainerBehavior::Fixed;
+    use hadoop_ref::datanode::container::ContainerError;
     use hadoop_ref::datanode::container::reconcile::{self, BlockRepair};
-    use hadoop_ref::datanode::container::store::{ContainerStore, MemoryStore};
-    use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig, ContainerError};
-    use hadoop_ref::hdds::container::ContainerState;
-    use hadoop_ref::hdds::ids::DatanodeId;
-    use hadoop_ref::hdds::ids::LocalId;
+    use hadoop_ref::datanode::container::store::ContainerStore;
     use hadoop_ref::scenarios::container::{
-        BLOCK_X, CONTAINER, ReplicaNode, deleted_blocks_not_live, deletions_witnessed,
-        live_blocks_present, no_metadata_without_file, replica_healthy, transaction,
+        BLOCK_X, deleted_blocks_not_live, deletions_witnessed, live_blocks_present,
+        no_metadata_without_file, replica_healthy,
     };
-    use hadoop_ref::sim::faulty_store::{FaultyStore, StoreOp};
+    use hadoop_ref::sim::faulty_store::StoreOp;
     use hadoop_ref::sim::peers::{PeerFailure, ScriptedPeer};
+    use hadoop_ref::sim::replica_node::{CONTAINER, transaction};
     use hadoop_ref::sync::{Arc, Mutex};
 
-    const QC: ContainerState = ContainerState::QuasiClosed;
-
-    fn node(dn: u64, blocks: &[(LocalId, usize)]) -> ReplicaNode {
-        ReplicaNode::new(
-            DatanodeId(dn),
-            ContainerConfig::new(ContainerBehavior::Fixed),
-            QC,
-            blocks,
-        )
-        .unwrap()
-    }
-
-    /// dn1 (fixed) over a [`FaultyStore`] wrapping a memory store, with `blocks`.
-    fn faulty_node(blocks: &[(LocalId, usize)]) -> (MemoryStore, FaultyStore, ReplicaNode) {
-        let memory = MemoryStore::new(QC);
-        let faulty = FaultyStore::new(memory.shared());
-        let dn1 = ReplicaNode::with_store(
-            DatanodeId(1),
-            ContainerConfig::new(ContainerBehavior::Fixed),
-            faulty.shared(),
-            blocks,
-        )
-        .unwrap();
-        (memory, faulty, dn1)
-    }
+    use crate::test_util::container::{faulty_node, node};
 
     /// Postmortem: two reconciliations of one container ran at once; the one whose peer
     /// failed after its first chunk cut the block file back to the length it had before
@@ -155,8 +130,8 @@ mod container {
     /// reconciliation per container and refuses a second.
     #[test]
     fn a_second_reconciliation_of_a_container_is_refused_while_one_runs() {
-        let dn1 = node(1, &[]);
-        let dn2 = node(2, &[(BLOCK_X, 2)]);
+        let dn1 = node(1, Fixed, &[]);
+        let dn2 = node(2, Fixed, &[(BLOCK_X, 2)]);
         let nested = Arc::new(Mutex::new(None));
         let peer = {
             let (dn1, dn2, nested) = (dn1.clone(), dn2.clone(), Arc::clone(&nested));
@@ -188,8 +163,8 @@ mod container {
     /// metadata, so the other reconciliation's block survives.
     #[test]
     fn a_failed_repair_never_cuts_below_what_another_reconciliation_committed() {
-        let dn1 = node(1, &[]);
-        let dn2 = node(2, &[(BLOCK_X, 2)]);
+        let dn1 = node(1, Fixed, &[]);
+        let dn2 = node(2, Fixed, &[(BLOCK_X, 2)]);
         let container = dn1.container().unwrap();
         let nested = Arc::new(Mutex::new(None));
         let peer = {
@@ -213,8 +188,8 @@ mod container {
     /// requires the file to hold the pulled data.
     #[test]
     fn the_fixed_commit_requires_the_block_file() {
-        let (_memory, faulty, dn1) = faulty_node(&[]);
-        let dn2 = node(2, &[(BLOCK_X, 2)]);
+        let (_memory, faulty, dn1) = faulty_node(Fixed, &[]);
+        let dn2 = node(2, Fixed, &[(BLOCK_X, 2)]);
         dn1.store_transactions(&[transaction(1, &[BLOCK_X])])
             .unwrap();
         {
@@ -246,9 +221,9 @@ mod container {
     /// had not deleted X yet copied it back. The entry is now written first, under the lock.
     #[test]
     fn a_peer_deletion_is_recorded_before_it_is_applied() {
-        let (memory, faulty, dn1) = faulty_node(&[(BLOCK_X, 2)]);
-        let dn2 = node(2, &[(BLOCK_X, 2)]);
-        let dn3 = node(3, &[(BLOCK_X, 2)]);
+        let (memory, faulty, dn1) = faulty_node(Fixed, &[(BLOCK_X, 2)]);
+        let dn2 = node(2, Fixed, &[(BLOCK_X, 2)]);
+        let dn3 = node(3, Fixed, &[(BLOCK_X, 2)]);
         dn2.store_transactions(&[transaction(1, &[BLOCK_X])])
             .unwrap();
         dn2.delete_blocks().unwrap();

@@ -1,4 +1,5 @@
 //! Helpers shared by the test modules.
 
 pub mod allocation;
+pub mod container;
 pub mod standby;

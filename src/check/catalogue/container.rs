@@ -3,9 +3,9 @@
 use crate::check::catalogue::case::Case;
 use crate::datanode::container::ContainerBehavior;
 use crate::scenarios::container::{
-    ClusterShape as ContainerClusterShape, concurrent_reconciliations, container_cluster,
-    delete_during_partial_repair, delete_during_repair, mc2_deleted_block_restored,
-    mc3_block_deleted_during_reconciliation,
+    ContainerClusterShape, block_deleted_during_reconciliation_is_not_committed,
+    concurrent_reconciliations, container_cluster, delete_during_partial_repair,
+    delete_during_repair, deleted_block_is_not_restored_by_reconciliation,
 };
 
 /// The container reconciliation against block deletion scenarios (HDDS-16811).
@@ -27,23 +27,23 @@ pub fn container() -> Vec<Case> {
     );
     cases!(
         cases,
-        "mc2_deleted_block_restored",
+        "deleted_block_not_restored",
         ContainerBehavior,
-        |behavior, _seed| mc2_deleted_block_restored(behavior),
+        |behavior, _seed| deleted_block_is_not_restored_by_reconciliation(behavior),
         [(Fixed, Holds), (Legacy, Caught)]
     );
     cases!(
         cases,
-        "mc3_metadata_without_file",
+        "block_deleted_during_reconciliation",
         ContainerBehavior,
-        |behavior, _seed| mc3_block_deleted_during_reconciliation(behavior, false),
+        |behavior, _seed| block_deleted_during_reconciliation_is_not_committed(behavior, false),
         [(Fixed, Holds), (Legacy, Caught)]
     );
     cases!(
         cases,
-        "mc3_missing_chunk",
+        "block_deleted_during_partial_reconciliation",
         ContainerBehavior,
-        |behavior, _seed| mc3_block_deleted_during_reconciliation(behavior, true),
+        |behavior, _seed| block_deleted_during_reconciliation_is_not_committed(behavior, true),
         [(Fixed, Holds), (Legacy, Caught)]
     );
     cases!(
@@ -71,7 +71,15 @@ pub fn container() -> Vec<Case> {
         [(Fixed, Holds)]
     );
     for case in &mut cases {
-        case.sequential = case.scenario.starts_with("mc");
+        case.sequential = SEQUENTIAL.contains(&case.scenario);
     }
     cases
 }
+
+/// The scenarios that spawn no thread: the seed's reproductions, MC2 then MC3 and its
+/// MISSING_CHUNK variant, each a fixed sequence of steps.
+const SEQUENTIAL: [&str; 3] = [
+    "deleted_block_not_restored",
+    "block_deleted_during_reconciliation",
+    "block_deleted_during_partial_reconciliation",
+];

@@ -1,6 +1,6 @@
 //! Block deletion on the datanode: storing the SCM's delete transactions
-//! (`DeleteBlocksCommandHandler`, spec C.5) and executing them (`BlockDeletingService`
-//! and its `BlockDeletingTask`, spec C.6).
+//! (`DeleteBlocksCommandHandler`) and executing them (`BlockDeletingService` and its
+//! `BlockDeletingTask`).
 //!
 //! **The race (HDDS-16811).** A transaction's block without metadata on this replica was
 //! unlinked and the transaction dropped with no trace in the checksum tree, so a later
@@ -9,7 +9,7 @@
 //! existing entry keeps its checksum, a new one gets that of a block without chunks), and
 //! (HDDS-16808) the data checksum in memory and in the database follows the new root.
 //!
-//! Decided here, where spec C.6 leaves it open: a block whose file could not be unlinked
+//! Decided here, beyond the seed's patch: a block whose file could not be unlinked
 //! loses its metadata like the others (as in Ozone) and, in the fixed behavior, is
 //! recorded as deleted with the checksum of its metadata, so no reconciliation restores
 //! it; its leftover file has no metadata and is invisible to reads and scans.
@@ -40,7 +40,7 @@ pub enum TransactionStored {
 }
 
 /// `ProcessTransactionTask`: stores `tx` with its container under the container write
-/// lock. No check of the container state or of block metadata (spec C.5); the last
+/// lock. No check of the container state or of block metadata, as in Ozone; the last
 /// transaction id only rises. The result is the acknowledgement: SCM completes a
 /// transaction on storage, not on execution.
 pub fn store_delete_transaction(
@@ -202,8 +202,8 @@ impl BlockDeletingService {
             round.transactions.push(tx.tx_id);
         }
         let deleted: Vec<BlockData> = deleted.into_values().collect();
-        // A failing tree write ends the round here: files are gone, metadata and
-        // transactions stay, and a later round repeats them (spec C.6 step 4).
+        // A failing tree write ends the round here, as in `BlockDeletingTask`: files are
+        // gone, metadata and transactions stay, and a later round repeats them.
         container.add_deleted_blocks(&deleted, &round.unreferenced)?;
         store
             .commit(MetadataBatch {

@@ -1,5 +1,4 @@
-//! Reconciliation of a replica with its peers (`KeyValueHandler.reconcileContainer`,
-//! spec C.8).
+//! Reconciliation of a replica with its peers (`KeyValueHandler.reconcileContainer`).
 //!
 //! **The race (HDDS-16811).** Reconciliation pulls a block's chunks from a peer and
 //! commits its metadata with no container lock, then finishes the writes: a deletion of
@@ -18,7 +17,8 @@
 //! as Ozone's replication supervisor does). Should two run all the same, removing what a
 //! failed repair pulled never cuts below what is committed, so neither undoes the other.
 //!
-//! Not modelled: the container BCSID (step 5 of spec C.8) and the ICR sent at the end.
+//! Not modelled: the update of the container's BCSID from the repaired blocks that
+//! `reconcileContainer` does last, and the incremental container report it sends then.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -29,7 +29,7 @@ use super::merkle::{self, ChunkMerkle, ContainerChecksumInfo, ContainerMerkleTre
 use super::replica::KeyValueContainer;
 use super::store::{BlockData, ChunkInfo, MetadataBatch};
 use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
-use crate::sync::Arc;
+use crate::sync::{Arc, RwLockReadGuard};
 
 /// A peer datanode as reconciliation sees it (the datanode-to-datanode client calls).
 pub trait PeerDatanode: Send + Sync + fmt::Debug {
@@ -196,9 +196,9 @@ fn reconcile_with_peer(
 /// first because it is the only record of a deletion: a deletion the tree missed would be
 /// copied back by the next reconciliation with a peer that still has the block. In this
 /// order a failure at any step leaves the deletion recorded, or nothing done, and never
-/// metadata without its file. A replica left without blocks is marked empty (spec C.10),
-/// as the deleting round marks it: SCM deletes a container only once every replica
-/// reports empty.
+/// metadata without its file. A replica left without blocks is marked empty, as
+/// `BlockDeletingTask` marks it after a round: SCM deletes a container only once every
+/// replica reports empty.
 fn apply_peer_deletion(
     container: &KeyValueContainer,
     block: LocalId,
@@ -247,121 +247,198 @@ pub fn reconcile_chunks_per_block(
     wanted: &[ChunkMerkle],
     writer: &mut ContainerMerkleTree,
 ) -> BlockRepair {
-    let id = container.id();
-    let store = container.store();
-    let fixed = container.config().behavior == ContainerBehavior::Fixed;
-    let local_meta = match store.get_block(block) {
-        Ok(meta) => meta,
-        Err(source) => {
-            return BlockRepair::Failed(ContainerError::Store {
-                container: id,
-                source,
-            });
-        }
+    let mut pull = match BlockPull::start(container, peer, block) {
+        Ok(pull) => pull,
+        Err(error) => return BlockRepair::Failed(error),
     };
-    let mut local: BTreeMap<u64, ChunkInfo> = local_meta
-        .as_ref()
-        .map(BlockData::chunks_by_offset)
-        .unwrap_or_default();
-    let peer_block = match peer.block(id, block) {
-        Ok(data) => data.chunks_by_offset(),
-        Err(error) => return BlockRepair::Failed(error.into()),
-    };
-    let mut pulled: Vec<ChunkInfo> = Vec::new();
-    // A write that failed may still have created the file.
-    let mut attempted_write = false;
-    let mut incomplete: Option<ContainerError> = None;
-    let mut wanted: Vec<&ChunkMerkle> = wanted.iter().collect();
-    wanted.sort_by_key(|c| c.offset);
-    for chunk in wanted {
+    let incomplete = pull.pull_wanted(wanted);
+    match container.config().behavior {
+        ContainerBehavior::Fixed => finish_fixed(pull, incomplete, writer),
+        ContainerBehavior::Legacy => finish_legacy(pull, incomplete, writer),
+    }
+}
+
+/// The repair of one block in progress: what the replica and the peer hold of it, and
+/// what was pulled so far.
+struct BlockPull<'a> {
+    container: &'a KeyValueContainer,
+    peer: &'a dyn PeerDatanode,
+    block: LocalId,
+    /// The peer's chunks of the block, by offset.
+    peer_chunks: BTreeMap<u64, ChunkInfo>,
+    /// The block's chunks by offset: the local ones, then each one pulled.
+    chunks: BTreeMap<u64, ChunkInfo>,
+    /// The chunks pulled, in offset order.
+    pulled: Vec<ChunkInfo>,
+    /// Whether a chunk write was attempted: a write that failed may still have created
+    /// the file, which a failed repair must then remove.
+    attempted_write: bool,
+}
+
+impl<'a> BlockPull<'a> {
+    /// Reads the block's local metadata, then the peer's.
+    fn start(
+        container: &'a KeyValueContainer,
+        peer: &'a dyn PeerDatanode,
+        block: LocalId,
+    ) -> Result<Self, ContainerError> {
+        let id = container.id();
+        let local_meta = container
+            .store()
+            .get_block(block)
+            .map_err(ContainerError::store(id))?;
+        let chunks = local_meta
+            .as_ref()
+            .map(BlockData::chunks_by_offset)
+            .unwrap_or_default();
+        let peer_chunks = peer.block(id, block)?.chunks_by_offset();
+        Ok(Self {
+            container,
+            peer,
+            block,
+            peer_chunks,
+            chunks,
+            pulled: Vec::new(),
+            attempted_write: false,
+        })
+    }
+
+    /// Pulls the `wanted` chunks in offset order; the first that cannot be pulled stops
+    /// the block and is returned (`None`: every healthy wanted chunk was pulled).
+    fn pull_wanted(&mut self, wanted: &[ChunkMerkle]) -> Option<ContainerError> {
+        let mut wanted: Vec<&ChunkMerkle> = wanted.iter().collect();
+        wanted.sort_by_key(|c| c.offset);
+        wanted
+            .into_iter()
+            .find_map(|chunk| self.pull_chunk(chunk).err())
+    }
+
+    /// Pulls one chunk: it must follow the block's chunks without a hole; a chunk the peer
+    /// marks unhealthy is skipped; the peer's copy must have the local chunk's length and
+    /// be read whole before it is written.
+    fn pull_chunk(&mut self, chunk: &ChunkMerkle) -> Result<(), ContainerError> {
         let offset = chunk.offset;
-        if offset != 0 {
-            let contiguous = local
-                .range(..offset)
-                .next_back()
-                .is_some_and(|(_, below)| below.end() == offset);
-            if !contiguous {
-                incomplete = Some(incomplete_repair(
-                    id,
-                    block,
-                    format!("hole before offset {offset}"),
-                ));
-                break;
-            }
-        }
+        self.check_contiguous(offset)?;
         if !chunk.checksum_matches {
-            continue;
+            return Ok(());
         }
-        let Some(info) = peer_block.get(&offset).cloned() else {
-            incomplete = Some(incomplete_repair(
-                id,
-                block,
-                format!("peer has no chunk at {offset}"),
-            ));
-            break;
+        let info = self.peer_chunk(offset)?;
+        let data = self.read_from_peer(&info)?;
+        self.attempted_write = true;
+        self.container
+            .write_chunk_for_closed_container(self.block, offset, &data)?;
+        self.chunks.insert(offset, info.clone());
+        self.pulled.push(info);
+        Ok(())
+    }
+
+    /// A chunk past offset 0 must start where the chunk below it ends.
+    fn check_contiguous(&self, offset: u64) -> Result<(), ContainerError> {
+        if offset == 0 {
+            return Ok(());
+        }
+        let contiguous = self
+            .chunks
+            .range(..offset)
+            .next_back()
+            .is_some_and(|(_, below)| below.end() == offset);
+        if contiguous {
+            Ok(())
+        } else {
+            Err(self.incomplete(format!("hole before offset {offset}")))
+        }
+    }
+
+    /// The peer's chunk at `offset`, whose length must match the local chunk's there.
+    fn peer_chunk(&self, offset: u64) -> Result<ChunkInfo, ContainerError> {
+        let Some(info) = self.peer_chunks.get(&offset).cloned() else {
+            return Err(self.incomplete(format!("peer has no chunk at {offset}")));
         };
-        if let Some(existing) = local.get(&offset)
-            && existing.length != info.length
-        {
-            incomplete = Some(ContainerError::ChunkLengthMismatch {
-                container: id,
-                block,
-                offset,
-                local: existing.length,
-                peer: info.length,
-            });
-            break;
-        }
-        let data = match peer.read_chunk(id, block, &info) {
-            Ok(data) if data.len() as u64 == info.length => data,
-            Ok(data) => {
-                incomplete = Some(ContainerError::ShortRead {
-                    container: id,
-                    block,
+        match self.chunks.get(&offset) {
+            Some(existing) if existing.length != info.length => {
+                Err(ContainerError::ChunkLengthMismatch {
+                    container: self.container.id(),
+                    block: self.block,
                     offset,
-                    expected: info.length,
-                    got: data.len() as u64,
-                });
-                break;
+                    local: existing.length,
+                    peer: info.length,
+                })
             }
-            Err(error) => {
-                incomplete = Some(error.into());
-                break;
-            }
+            _ => Ok(info),
+        }
+    }
+
+    /// The bytes of `info` from the peer, refused if short.
+    fn read_from_peer(&self, info: &ChunkInfo) -> Result<Vec<u8>, ContainerError> {
+        let id = self.container.id();
+        let data = self.peer.read_chunk(id, self.block, info)?;
+        if data.len() as u64 == info.length {
+            return Ok(data);
+        }
+        Err(ContainerError::ShortRead {
+            container: id,
+            block: self.block,
+            offset: info.offset,
+            expected: info.length,
+            got: data.len() as u64,
+        })
+    }
+
+    fn incomplete(&self, reason: String) -> ContainerError {
+        incomplete_repair(self.container.id(), self.block, reason)
+    }
+
+    /// The block's metadata with every chunk it now has.
+    fn into_block_data(self) -> (BlockData, Vec<ChunkInfo>) {
+        (
+            BlockData::new(self.block, self.chunks.into_values()),
+            self.pulled,
+        )
+    }
+}
+
+/// The fixed end of a block's repair: a pull that stopped early removes what it wrote and
+/// fails the block; otherwise [`commit_fixed`].
+fn finish_fixed(
+    pull: BlockPull<'_>,
+    incomplete: Option<ContainerError>,
+    writer: &mut ContainerMerkleTree,
+) -> BlockRepair {
+    let (container, block) = (pull.container, pull.block);
+    if let Some(error) = incomplete {
+        if pull.attempted_write {
+            remove_pulled(container, block);
+        }
+        return BlockRepair::Failed(error);
+    }
+    if pull.chunks.is_empty() {
+        return BlockRepair::Skipped;
+    }
+    let (data, pulled) = pull.into_block_data();
+    commit_fixed(container, block, data, pulled, writer)
+}
+
+/// The legacy end of a block's repair: whatever was pulled goes into the tree and is
+/// committed ([`commit_legacy`]), even when the pull stopped early.
+fn finish_legacy(
+    pull: BlockPull<'_>,
+    incomplete: Option<ContainerError>,
+    writer: &mut ContainerMerkleTree,
+) -> BlockRepair {
+    let (container, block) = (pull.container, pull.block);
+    if pull.chunks.is_empty() {
+        return match incomplete {
+            Some(error) => BlockRepair::Failed(error),
+            None => BlockRepair::Skipped,
         };
-        attempted_write = true;
-        if let Err(error) = container.write_chunk_for_closed_container(block, offset, &data) {
-            incomplete = Some(error);
-            break;
-        }
-        local.insert(offset, info.clone());
-        if !fixed {
-            writer.add_chunks(block, true, std::slice::from_ref(&info));
-        }
-        pulled.push(info);
     }
-    if fixed {
-        if let Some(error) = incomplete {
-            if attempted_write {
-                remove_pulled(container, block);
-            }
-            return BlockRepair::Failed(error);
-        }
-        if local.is_empty() {
-            return BlockRepair::Skipped;
-        }
-        let data = BlockData::new(block, local.into_values());
-        commit_fixed(container, block, data, pulled, writer)
-    } else {
-        if local.is_empty() {
-            return match incomplete {
-                Some(error) => BlockRepair::Failed(error),
-                None => BlockRepair::Skipped,
-            };
-        }
-        let data = BlockData::new(block, local.into_values());
-        commit_legacy(container, block, data, pulled.len(), incomplete)
+    // The seed's code adds each chunk to the tree as soon as it is written, before any
+    // commit: a failed commit leaves them in the tree all the same.
+    if !pull.pulled.is_empty() {
+        writer.add_chunks(block, true, &pull.pulled);
     }
+    let (data, pulled) = pull.into_block_data();
+    commit_legacy(container, block, data, pulled.len(), incomplete)
 }
 
 fn incomplete_repair(container: ContainerId, block: LocalId, reason: String) -> ContainerError {
@@ -416,8 +493,9 @@ fn remove_pulled(container: &KeyValueContainer, block: LocalId) {
 /// Beyond the seed's patch, the commit also requires the block file to hold every chunk it
 /// lists. The tree check alone misses a deletion that unlinked the file after the writes
 /// were finished but recorded nothing: a deleting round whose tree write failed, which
-/// ends the round with the files gone and no deleted entry (spec C.6 step 4). Ozone's
-/// patch checks only the tree and has the same gap: it commits metadata without a file.
+/// ends the round with the files gone and no deleted entry (`BlockDeletingTask` unlinks
+/// the files before it writes the tree). Ozone's patch (HDDS-16811) checks only the tree
+/// and has the same gap: it commits metadata without a file.
 fn commit_fixed(
     container: &KeyValueContainer,
     block: LocalId,
@@ -425,49 +503,55 @@ fn commit_fixed(
     pulled: Vec<ChunkInfo>,
     writer: &mut ContainerMerkleTree,
 ) -> BlockRepair {
-    let id = container.id();
-    let store = container.store();
     if let Err(error) = container.finish_write_chunks(block) {
         // "Chunk file not found": the file was unlinked while its handle was cached, and
         // the chunks went to the orphan. Nothing to remove, nothing committed.
         return BlockRepair::Failed(error);
     }
     let read = container.read_lock();
-    let refused = match container.tree_marks_deleted(block) {
-        Ok(true) => ContainerError::DeletedDuringRepair {
-            container: id,
-            block,
-        },
-        Ok(false) => {
-            let needed = data.end();
-            match store.block_file_len(block) {
-                Ok(Some(len)) if len >= needed => {
-                    match container.put_block_for_closed_container(data) {
-                        Ok(()) => {
-                            drop(read);
-                            writer.add_chunks(block, true, &pulled);
-                            return BlockRepair::Repaired {
-                                chunks: pulled.len(),
-                            };
-                        }
-                        Err(error) => error,
-                    }
-                }
-                Ok(found) => ContainerError::BlockFileLostDuringRepair {
-                    container: id,
-                    block,
-                    needed,
-                    found,
-                },
-                Err(source) => ContainerError::Store {
-                    container: id,
-                    source,
-                },
+    let committed = commit_unless_deleted(container, block, data, &read);
+    drop(read);
+    match committed {
+        Ok(()) => {
+            writer.add_chunks(block, true, &pulled);
+            BlockRepair::Repaired {
+                chunks: pulled.len(),
             }
         }
-        Err(error) => error,
-    };
-    drop(read);
-    remove_pulled(container, block);
-    BlockRepair::Failed(refused)
+        Err(refused) => {
+            remove_pulled(container, block);
+            BlockRepair::Failed(refused)
+        }
+    }
+}
+
+/// The fixed commit's checks, under the read lock the caller holds: the tree must not
+/// mark the block deleted, and its file must hold every chunk `data` lists.
+fn commit_unless_deleted(
+    container: &KeyValueContainer,
+    block: LocalId,
+    data: BlockData,
+    _read: &RwLockReadGuard<'_, ()>,
+) -> Result<(), ContainerError> {
+    let id = container.id();
+    if container.tree_marks_deleted(block)? {
+        return Err(ContainerError::DeletedDuringRepair {
+            container: id,
+            block,
+        });
+    }
+    let needed = data.end();
+    match container.store().block_file_len(block) {
+        Ok(Some(len)) if len >= needed => container.put_block_for_closed_container(data),
+        Ok(found) => Err(ContainerError::BlockFileLostDuringRepair {
+            container: id,
+            block,
+            needed,
+            found,
+        }),
+        Err(source) => Err(ContainerError::Store {
+            container: id,
+            source,
+        }),
+    }
 }

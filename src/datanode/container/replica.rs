@@ -167,8 +167,9 @@ pub struct KeyValueContainer {
 }
 
 impl KeyValueContainer {
-    /// Loads the replica of `id` from `store` (spec C.10: a replica that is not OPEN and
-    /// has no block metadata is marked empty on load).
+    /// Loads the replica of `id` from `store`. A replica that is not OPEN and has no block
+    /// metadata is marked empty on load, as Ozone's container loading does
+    /// (`KeyValueContainerData.markAsEmpty`).
     pub fn load(
         id: ContainerId,
         config: ContainerConfig,
@@ -245,7 +246,8 @@ impl KeyValueContainer {
         self.data.lock().empty
     }
 
-    /// Marks the replica empty; the flag is never cleared (spec C.10).
+    /// Marks the replica empty (`KeyValueContainerData.markAsEmpty`); the flag is never
+    /// cleared: SCM deletes a container once every replica reports it empty.
     pub(super) fn mark_empty(&self) {
         self.data.lock().empty = true;
     }
@@ -280,7 +282,8 @@ impl KeyValueContainer {
         }
     }
 
-    /// Moves to `to` under the write lock, persisting the state. Allowed (spec C.1):
+    /// Moves to `to` under the write lock, persisting the state. Allowed (the moves of
+    /// `KeyValueHandler`'s close, quasi-close and mark-unhealthy paths):
     /// OPEN/RECOVERING → CLOSING; CLOSING/QUASI_CLOSED → QUASI_CLOSED; CLOSING/QUASI_CLOSED/
     /// CLOSED → CLOSED (UNHEALTHY refused); anything but UNHEALTHY → UNHEALTHY; anything →
     /// DELETED. A replica left without a data checksum by a close or an unhealthy marking
@@ -490,7 +493,8 @@ impl KeyValueContainer {
     }
 }
 
-/// A replica's data checksum in its three places (invariant I-C5 wants them equal).
+/// A replica's data checksum in its three places, which must agree once a tree write
+/// has returned (HDDS-16808).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChecksumViews {
     /// In `ContainerData`.

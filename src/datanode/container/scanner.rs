@@ -1,5 +1,5 @@
-//! The on-demand container scanner (`OnDemandContainerScanner`, `KeyValueContainerCheck`,
-//! spec C.9), which reconciliation triggers when it ends.
+//! The on-demand container scanner (`OnDemandContainerScanner`, `KeyValueContainerCheck`),
+//! which reconciliation triggers when it ends (`KeyValueHandler.reconcileContainer`).
 //!
 //! **The race (HDDS-16811).** The scan is where the seed's second result shows: block
 //! metadata committed by a reconciliation whose file the deleting service had unlinked
@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use super::error::ContainerError;
 use super::merkle::{ChunkMerkle, ContainerMerkleTree, chunk_checksum};
 use super::replica::KeyValueContainer;
-use super::store::{BlockData, window_checksums};
+use super::store::{BlockData, ChunkInfo, window_checksums};
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, LocalId};
 use crate::sync::Mutex;
@@ -75,7 +75,8 @@ impl ScanReport {
 }
 
 /// The on-demand scanner of one datanode. A request for a container whose scan is queued
-/// or running is dropped (spec C.9), so scans of one container never overlap.
+/// or running is dropped (`OnDemandContainerScanner.scanContainer` keeps the set of
+/// containers in flight), so scans of one container never overlap.
 #[derive(Debug, Default)]
 pub struct OnDemandContainerScanner {
     in_flight: Mutex<BTreeSet<ContainerId>>,
@@ -186,7 +187,6 @@ fn scan_block(
     tree: &mut ContainerMerkleTree,
 ) -> Vec<ScanError> {
     let id = block.local_id;
-    let store = container.store();
     let Some(first) = block.chunks.first() else {
         return Vec::new();
     };
@@ -197,7 +197,7 @@ fn scan_block(
             Vec::new()
         }
     };
-    match store.block_file_len(id) {
+    match container.store().block_file_len(id) {
         Ok(Some(_)) => {}
         Ok(None) => return missing_file(),
         Err(_) => return vec![block_error(ScanFailure::CorruptChunk, id, None)],
@@ -205,58 +205,74 @@ fn scan_block(
     let mut errors = Vec::new();
     let mut entries = Vec::new();
     for chunk in &block.chunks {
-        let data = match store.read_block(id, chunk.offset, chunk.length) {
-            Ok(Some(data)) => data,
-            Ok(None) => return missing_file(),
-            Err(_) => {
-                errors.push(block_error(
-                    ScanFailure::CorruptChunk,
-                    id,
-                    Some(chunk.offset),
-                ));
-                continue;
+        match scan_chunk(container, id, chunk) {
+            ChunkScan::FileGone => return missing_file(),
+            ChunkScan::Unread(error) => errors.push(error),
+            ChunkScan::Read { entry, error } => {
+                errors.extend(error);
+                entries.push(entry);
             }
-        };
-        if data.is_empty() && chunk.length > 0 {
-            errors.push(block_error(
-                ScanFailure::MissingChunk,
-                id,
-                Some(chunk.offset),
-            ));
-            continue;
         }
-        let observed = window_checksums(&data, chunk.bytes_per_checksum);
-        let healthy = if (data.len() as u64) < chunk.length {
-            let matched = observed.len() <= chunk.checksums.len()
-                && observed.iter().zip(&chunk.checksums).all(|(a, b)| a == b);
-            errors.push(block_error(
-                if matched {
-                    ScanFailure::InconsistentChunkLength
-                } else {
-                    ScanFailure::CorruptChunk
-                },
-                id,
-                Some(chunk.offset),
-            ));
-            false
-        } else if observed != chunk.checksums {
-            errors.push(block_error(
-                ScanFailure::CorruptChunk,
-                id,
-                Some(chunk.offset),
-            ));
-            false
-        } else {
-            true
-        };
-        entries.push(ChunkMerkle {
-            offset: chunk.offset,
-            length: chunk.length,
-            data_checksum: chunk_checksum(&observed),
-            checksum_matches: healthy,
-        });
     }
     tree.add_block(id);
     tree.add_chunk_entries(id, entries);
     errors
+}
+
+/// What reading one chunk of a block found.
+enum ChunkScan {
+    /// The block file is gone (unlinked since the block's scan began).
+    FileGone,
+    /// The chunk could not be read: no tree entry.
+    Unread(ScanError),
+    /// The chunk was read: its tree entry, with its failure if it is not healthy.
+    Read {
+        entry: ChunkMerkle,
+        error: Option<ScanError>,
+    },
+}
+
+/// Reads `chunk` of `block` and checks its bytes against its stored checksums.
+fn scan_chunk(container: &KeyValueContainer, block: LocalId, chunk: &ChunkInfo) -> ChunkScan {
+    let at = Some(chunk.offset);
+    let data = match container
+        .store()
+        .read_block(block, chunk.offset, chunk.length)
+    {
+        Ok(Some(data)) => data,
+        Ok(None) => return ChunkScan::FileGone,
+        Err(_) => return ChunkScan::Unread(block_error(ScanFailure::CorruptChunk, block, at)),
+    };
+    if data.is_empty() && chunk.length > 0 {
+        return ChunkScan::Unread(block_error(ScanFailure::MissingChunk, block, at));
+    }
+    let observed = window_checksums(&data, chunk.bytes_per_checksum);
+    let failure = chunk_failure(chunk, data.len() as u64, &observed);
+    ChunkScan::Read {
+        entry: ChunkMerkle {
+            offset: chunk.offset,
+            length: chunk.length,
+            data_checksum: chunk_checksum(&observed),
+            checksum_matches: failure.is_none(),
+        },
+        error: failure.map(|kind| block_error(kind, block, at)),
+    }
+}
+
+/// How the `read` bytes of `chunk`, whose window checksums are `observed`, fail it: a
+/// short chunk whose bytes match is of inconsistent length, any other mismatch corrupt.
+fn chunk_failure(chunk: &ChunkInfo, read: u64, observed: &[u32]) -> Option<ScanFailure> {
+    if read < chunk.length {
+        let matched = observed.len() <= chunk.checksums.len()
+            && observed.iter().zip(&chunk.checksums).all(|(a, b)| a == b);
+        Some(if matched {
+            ScanFailure::InconsistentChunkLength
+        } else {
+            ScanFailure::CorruptChunk
+        })
+    } else if observed != chunk.checksums.as_slice() {
+        Some(ScanFailure::CorruptChunk)
+    } else {
+        None
+    }
 }

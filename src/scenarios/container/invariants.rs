@@ -1,0 +1,171 @@
+//! The properties the container scenarios check on replicas (HDDS-16811, HDDS-16808).
+//!
+//! **The race.** A replica's block deleting service and its reconciliation work on the
+//! same block: deleted before its repair, the block is copied back; deleted during it, its
+//! metadata is committed without its file.
+//! **What is checked** is the harm, not the mechanism: no deleted block live again
+//! ([`deleted_blocks_not_live`]), no metadata without its file
+//! ([`no_metadata_without_file`]), no live block lost ([`live_blocks_present`]), the tree
+//! records every deletion ([`deletions_witnessed`]), the data checksum agrees with itself
+//! and across replicas ([`data_checksums_agree`]), and no replica UNHEALTHY
+//! ([`replica_healthy`]).
+
+use super::seed::{setup, violation};
+use crate::datanode::container::ContainerError;
+use crate::hdds::container::ContainerState;
+use crate::hdds::ids::LocalId;
+use crate::scenarios::Violation;
+use crate::sim::replica_node::{CONTAINER, ReplicaNode, block_data, chunk_bytes};
+
+/// Once a replica executed the deletion of `blocks`, it holds neither metadata nor a file
+/// for any of them: the harm of the seed's first result (a deleted block copied back).
+pub fn deleted_blocks_not_live(node: &ReplicaNode, blocks: &[LocalId]) -> Result<(), Violation> {
+    for &block in blocks {
+        if node.has_metadata(block) || node.has_file(block) {
+            let entry = node.tree_entry_deleted(block).map_err(setup)?;
+            return Err(violation(
+                "a block whose deletion was executed is not live",
+                format!(
+                    "{} block {block}: metadata {}, file {}, tree entry {}",
+                    node.id(),
+                    node.has_metadata(block),
+                    node.has_file(block),
+                    entry_name(entry)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn entry_name(entry: Option<bool>) -> &'static str {
+    match entry {
+        None => "absent",
+        Some(true) => "deleted",
+        Some(false) => "live",
+    }
+}
+
+/// The tree, the only record of executed deletions, marks each of `blocks` deleted.
+/// Checked where every replica executed the deletions and reconciled with every peer: a
+/// replica on the legacy code that never had a block leaves no entry when it deletes it,
+/// which is the defect's mechanism rather than its harm, and adopts the entry from a peer.
+pub fn deletions_witnessed(node: &ReplicaNode, blocks: &[LocalId]) -> Result<(), Violation> {
+    for &block in blocks {
+        let entry = node.tree_entry_deleted(block).map_err(setup)?;
+        if entry != Some(true) {
+            return Err(violation(
+                "the tree marks every executed deletion",
+                format!(
+                    "{} block {block}: tree entry {}",
+                    node.id(),
+                    entry_name(entry)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every block with metadata has its file, holding all of its chunks: the harm of the
+/// seed's second result (metadata committed without its file, then MISSING_DATA_FILE).
+pub fn no_metadata_without_file(node: &ReplicaNode) -> Result<(), Violation> {
+    let blocks = node
+        .store
+        .blocks()
+        .map_err(|e| setup(ContainerError::store(CONTAINER)(e)))?;
+    for block in blocks {
+        let len = node
+            .store
+            .block_file_len(block.local_id)
+            .map_err(|e| setup(ContainerError::store(CONTAINER)(e)))?;
+        match len {
+            Some(len) if len >= block.end() => {}
+            _ => {
+                return Err(violation(
+                    "block metadata only with its file",
+                    format!(
+                        "{} block {}: metadata lists {} byte(s), file {}",
+                        node.id(),
+                        block.local_id,
+                        block.end(),
+                        len.map_or("absent".to_owned(), |l| format!("of {l} byte(s)"))
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// No data of a live key is lost: every block of `live` has metadata and a file with its
+/// data on every replica of `nodes`.
+pub fn live_blocks_present(
+    nodes: &[ReplicaNode],
+    live: &[(LocalId, usize)],
+) -> Result<(), Violation> {
+    for node in nodes {
+        for &(block, chunks) in live {
+            let expected = block_data(block, chunks);
+            let intact = node.store.get_block(block).ok().flatten() == Some(expected.clone())
+                && (0..chunks).all(|i| {
+                    let chunk = &expected.chunks[i];
+                    node.store
+                        .read_block(block, chunk.offset, chunk.length)
+                        .ok()
+                        .flatten()
+                        == Some(chunk_bytes(block, i))
+                });
+            if !intact {
+                return Err(violation(
+                    "no block of a live key lost",
+                    format!(
+                        "{} block {block}: metadata {}, file {}",
+                        node.id(),
+                        node.has_metadata(block),
+                        node.has_file(block)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// On every replica the data checksum in memory, in the database and in the tree file
+/// agree (HDDS-16808), and all replicas have the same one (reconciliation converges).
+pub fn data_checksums_agree(nodes: &[ReplicaNode]) -> Result<(), Violation> {
+    let mut roots = Vec::new();
+    for node in nodes {
+        let views = node
+            .container()
+            .and_then(|c| c.checksum_views())
+            .map_err(setup)?;
+        if !views.agree() {
+            return Err(violation(
+                "data checksum in memory, persisted and in the tree file agree (HDDS-16808)",
+                format!("{}: {views:?}", node.id()),
+            ));
+        }
+        roots.push((node.id(), views.tree));
+    }
+    if roots.windows(2).any(|w| w[0].1 != w[1].1) {
+        return Err(violation(
+            "replicas agree on the data checksum after a full reconcile round",
+            format!("{roots:?}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The replica was not marked UNHEALTHY.
+pub fn replica_healthy(node: &ReplicaNode) -> Result<(), Violation> {
+    let state = node.container().map_err(setup)?.state();
+    if state == ContainerState::Unhealthy {
+        return Err(violation(
+            "no replica marked UNHEALTHY by the race",
+            format!("{} is UNHEALTHY", node.id()),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,50 @@
+//! Scenarios and invariants of container reconciliation against block deletion
+//! (HDDS-16811, with HDDS-16808), shared by the loom and shuttle tests, the soak tool and
+//! the tests.
+//!
+//! **The race.** A replica's block deleting service and its reconciliation work on the
+//! same block with no common lock: deleted before its repair, the block is copied back
+//! from a peer; deleted during it, its metadata is committed without its file.
+//! **The fix.** The deleting service records every deleted block in the checksum tree,
+//! metadata or not (HDDS-16808 keeps the data checksum on its root); reconciliation
+//! commits under the read lock only if the tree does not mark the block deleted.
+//!
+//! Real `KeyValueHandler`s over in-memory stores ([`ReplicaNode`]s of the simulation),
+//! peers answered in process.
+//!
+//! - [`invariants`]: what is checked on replicas.
+//! - [`repair_races`]: a reconciliation against a deleting pass (the loom race), and two
+//!   reconciliations of one container at once.
+//! - [`reproductions`]: the seed's MC2 and MC3 with their own assertions and under the
+//!   invariants.
+//! - [`cluster`]: three replicas under random deletions, reconciliations and scans.
+
+pub mod cluster;
+pub mod invariants;
+pub mod repair_races;
+pub mod reproductions;
+pub mod seed;
+
+pub use cluster::{ContainerClusterShape, container_cluster};
+pub use invariants::{
+    data_checksums_agree, deleted_blocks_not_live, deletions_witnessed, live_blocks_present,
+    no_metadata_without_file, replica_healthy,
+};
+pub use repair_races::{
+    concurrent_reconciliations, delete_during_partial_repair, delete_during_repair,
+    delete_during_repair_with,
+};
+pub use reproductions::{
+    DeleteMidReconcileRun, DeleteThenReconcileRun,
+    block_deleted_during_reconciliation_is_not_committed, delete_mid_reconcile,
+    delete_mid_reconcile_on, delete_then_reconcile, delete_then_reconcile_on,
+    deleted_block_is_not_restored_by_reconciliation, deleted_block_restored_as_reported,
+    metadata_without_file_as_reported,
+};
+pub use seed::{BLOCK_X, BLOCK_Y, SEED_KEY};
+
+/// The simulated replicas the scenarios run on, under their former paths.
+pub use crate::sim::replica_node::{
+    CHUNK_LEN_BYTES, CONTAINER, ReplicaNode, StoreFactory, block_data, chunk_bytes, memory_stores,
+    transaction, write_block,
+};

@@ -1,0 +1,142 @@
+//! The race itself under a checker (HDDS-16811): a reconciliation against a deleting pass
+//! on one replica, and two reconciliations of one container at once.
+//!
+//! **The race.** Reconciliation pulls a block's chunks from a peer and commits its
+//! metadata with no container lock while the block deleting service deletes the block
+//! under the write lock: the block is restored, or its metadata is left without its file.
+//! **The fix** records every deleted block in the tree and commits under the read lock
+//! only if the tree does not mark the block deleted and its file holds the pulled data; a
+//! failed repair removes what it pulled, never below what is committed.
+
+use super::invariants::{
+    data_checksums_agree, deleted_blocks_not_live, live_blocks_present, no_metadata_without_file,
+};
+use super::seed::{BLOCK_X, setup, violation};
+use crate::datanode::container::reconcile::{self, PeerDatanode};
+use crate::datanode::container::{ContainerBehavior, ContainerConfig};
+use crate::hdds::container::ContainerState;
+use crate::hdds::ids::{DatanodeId, LocalId};
+use crate::scenarios::{Violation, join_all};
+use crate::sim::peers::{PeerFailure, ScriptedPeer};
+use crate::sim::replica_node::{CONTAINER, ReplicaNode, transaction};
+use crate::sync::{Arc, thread};
+
+/// The loom race: dn1 lacks block X, which dn2 has with two chunks; X's delete transaction
+/// is pending on dn1. dn1 reconciles with dn2 (without the scan that follows) while its
+/// block deleting service runs a pass. Two spawned threads.
+///
+/// Checks [`deleted_blocks_not_live`], [`no_metadata_without_file`] and, on dn1,
+/// [`data_checksums_agree`] (its three places agree): the harm, not the mechanism (a
+/// legacy deletion that leaves no tree entry is only harmful once a reconciliation copies
+/// the block back, which the seed's MC2 and the cluster scenario show).
+pub fn delete_during_repair(behavior: ContainerBehavior) -> Result<(), Violation> {
+    delete_during_repair_with(ContainerConfig::new(behavior), 0)
+}
+
+/// [`delete_during_repair`] where dn1 has X with its first chunk only, so the deletion
+/// finds metadata (the seed's MISSING_CHUNK variant of MC3): reconciliation pulls the
+/// second chunk only.
+pub fn delete_during_partial_repair(behavior: ContainerBehavior) -> Result<(), Violation> {
+    delete_during_repair_with(ContainerConfig::new(behavior), 1)
+}
+
+/// [`delete_during_repair`] with a configuration of its own (e.g. the fixed behavior with
+/// the data checksum refreshed after the tree write rather than inside it), dn1 holding
+/// the first `local_chunks` chunks of X.
+pub fn delete_during_repair_with(
+    config: ContainerConfig,
+    local_chunks: usize,
+) -> Result<(), Violation> {
+    let local: &[(LocalId, usize)] = if local_chunks == 0 {
+        &[]
+    } else {
+        &[(BLOCK_X, local_chunks)]
+    };
+    let dn1 = ReplicaNode::new(DatanodeId(1), config, ContainerState::QuasiClosed, local)
+        .map_err(setup)?;
+    let dn2 = ReplicaNode::new(
+        DatanodeId(2),
+        config,
+        ContainerState::QuasiClosed,
+        &[(BLOCK_X, 2)],
+    )
+    .map_err(setup)?;
+    dn1.store_transactions(&[transaction(1, &[BLOCK_X])])
+        .map_err(setup)?;
+
+    let repair = {
+        let (dn1, peer) = (dn1.clone(), dn2.peer());
+        thread::spawn(move || {
+            // A failed block or peer round is an outcome, not a violation.
+            let _ = dn1.handler.reconcile_container_internal(CONTAINER, &[peer]);
+            Ok(Vec::<()>::new())
+        })
+    };
+    let deleting = {
+        let dn1 = dn1.clone();
+        thread::spawn(move || {
+            dn1.delete_blocks().map_err(setup)?;
+            Ok(Vec::new())
+        })
+    };
+    join_all(vec![repair, deleting])?;
+    if dn1.pending_transactions() != 0 {
+        return Err(violation(
+            "scenario setup",
+            "the deleting pass left the transaction pending".into(),
+        ));
+    }
+    deleted_blocks_not_live(&dn1, &[BLOCK_X])?;
+    no_metadata_without_file(&dn1)?;
+    data_checksums_agree(std::slice::from_ref(&dn1))
+}
+
+/// Two reconciliations of [`CONTAINER`] on dn1, which lacks X (dn2 has it with two
+/// chunks): one with dn2, one with dn2 behind a connection that drops at X's second chunk.
+/// With `guarded` both go through the handler, which refuses the second while the first
+/// runs; without, they call reconciliation directly and may run at once, so only the
+/// failed repair's cleanup (never below what is committed) and the commit's file check
+/// keep each from undoing the other's block. Two spawned threads; then dn1 reconciles with
+/// dn2 alone.
+///
+/// Checks [`no_metadata_without_file`] on dn1 after the two (the harm: the failed repair
+/// unlinking the block the other committed); after the last reconciliation
+/// [`live_blocks_present`], [`no_metadata_without_file`] and [`data_checksums_agree`] for
+/// dn1 and dn2. Only the fixed behavior has the cleanup, so only it is checked here.
+pub fn concurrent_reconciliations(
+    behavior: ContainerBehavior,
+    guarded: bool,
+) -> Result<(), Violation> {
+    let config = ContainerConfig::new(behavior);
+    let qc = ContainerState::QuasiClosed;
+    let dn1 = ReplicaNode::new(DatanodeId(1), config, qc, &[]).map_err(setup)?;
+    let dn2 = ReplicaNode::new(DatanodeId(2), config, qc, &[(BLOCK_X, 2)]).map_err(setup)?;
+    let reconcile = move |node: ReplicaNode, peer: Arc<dyn PeerDatanode>| {
+        thread::spawn(move || {
+            // Refused, failed or repaired: an outcome, not a violation.
+            if guarded {
+                let _ = node
+                    .handler
+                    .reconcile_container_internal(CONTAINER, &[peer]);
+            } else {
+                let container = node.container().map_err(setup)?;
+                let _ = reconcile::reconcile_container(&container, &[peer]);
+            }
+            Ok(Vec::<()>::new())
+        })
+    };
+    let whole = reconcile(dn1.clone(), dn2.peer());
+    let failing = reconcile(
+        dn1.clone(),
+        ScriptedPeer::failing(dn2.peer(), 1, PeerFailure::FromThenOn),
+    );
+    join_all(vec![whole, failing])?;
+    no_metadata_without_file(&dn1)?;
+    dn1.handler
+        .reconcile_container_internal(CONTAINER, &[dn2.peer()])
+        .map_err(setup)?;
+    no_metadata_without_file(&dn1)?;
+    let nodes = [dn1, dn2];
+    live_blocks_present(&nodes, &[(BLOCK_X, 2)])?;
+    data_checksums_agree(&nodes)
+}
