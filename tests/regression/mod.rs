@@ -34,7 +34,8 @@ use hadoop_ref::datanode::state_context::{
 };
 use hadoop_ref::hdds::command::{CommandId, CommandKind, ScmCommand};
 use hadoop_ref::hdds::ids::{ContainerId, ScmId};
-use hadoop_ref::scenarios::term_fencing::{Observed, no_command_below_heard_term};
+use hadoop_ref::scenarios::term_fencing::no_command_below_heard_term;
+use hadoop_ref::sim::fencing_datanode::Observed;
 
 /// Postmortem: moving the heartbeat high water into an atomic dropped its update on the
 /// locked path, so the fence invariant could not see a discarded term and shuttle let
