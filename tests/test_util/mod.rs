@@ -1,1 +1,3 @@
 //! Helpers shared by the test modules.
+
+pub mod term_fencing;
