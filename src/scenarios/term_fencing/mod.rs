@@ -13,7 +13,9 @@
 //! **What is checked.** Every scenario wires a [`FencingDatanode`] (real `StateContext`,
 //! real `HeartbeatEndpointTask`s, a real `CommandDispatcher` over real replicas) to
 //! in-process SCMs, runs heartbeat threads and the command processor concurrently, and
-//! checks the [invariants](term_covers_heard_terms) over what they observed:
+//! checks the invariants ([`term_never_decreases`], [`term_covers_heard_terms`],
+//! [`no_command_below_heard_term`], [`no_command_of_leader_deposed_before_restart`]) over
+//! what they observed:
 //!
 //! - the seed's reproductions, MC5 ([`concurrent_leader_heartbeats_keep_the_highest_term`])
 //!   and MC4 ([`heartbeat_term_fences_stale_leader_command`],
