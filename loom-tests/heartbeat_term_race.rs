@@ -1,14 +1,18 @@
-//! Loom, spec A.13 (seed MC5, HDDS-17268): two heartbeat threads apply terms 2 and 3 while
-//! the command processor takes a queued term-2 command. Three spawned threads.
+//! Loom, HDDS-17268 (the seed's MC5): two SCMs answer as leader at once, so two endpoint
+//! threads run `HeartbeatEndpointTask.processResponse` and apply terms 2 and 3 through
+//! `StateContext.updateTermOfLeaderSCM` while the command processor takes a queued term-2
+//! command. Three spawned threads.
 
 use crate::support::{assert_caught, assert_holds, explore};
 use hadoop_ref::datanode::state_context::StateContextBehavior;
-use hadoop_ref::scenarios::term_fencing::{SEED_KEY, mc5_concurrent_leader_heartbeats};
+use hadoop_ref::scenarios::term_fencing::{
+    SEED_KEY, concurrent_leader_heartbeats_keep_the_highest_term,
+};
 
 #[test]
 fn locked_term_update_keeps_highest_term() {
     let exploration = explore("mc5/Fixed", || {
-        mc5_concurrent_leader_heartbeats(StateContextBehavior::Fixed)
+        concurrent_leader_heartbeats_keep_the_highest_term(StateContextBehavior::Fixed)
     });
     assert_holds(&exploration);
 }
@@ -16,7 +20,7 @@ fn locked_term_update_keeps_highest_term() {
 #[test]
 fn await_leader_term_keeps_highest_term() {
     let exploration = explore("mc5/AwaitLeaderTerm", || {
-        mc5_concurrent_leader_heartbeats(StateContextBehavior::AwaitLeaderTerm)
+        concurrent_leader_heartbeats_keep_the_highest_term(StateContextBehavior::AwaitLeaderTerm)
     });
     assert_holds(&exploration);
 }
@@ -24,7 +28,9 @@ fn await_leader_term_keeps_highest_term() {
 #[test]
 fn unlocked_check_then_set_loses_higher_term() {
     let exploration = explore("mc5/LegacyUnlockedTermUpdate", || {
-        mc5_concurrent_leader_heartbeats(StateContextBehavior::LegacyUnlockedTermUpdate)
+        concurrent_leader_heartbeats_keep_the_highest_term(
+            StateContextBehavior::LegacyUnlockedTermUpdate,
+        )
     });
     assert_caught(&exploration, SEED_KEY);
 }

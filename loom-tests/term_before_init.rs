@@ -1,17 +1,18 @@
-//! Loom, spec A.12 (seed MC4, HDDS-17268): a freshly restarted datanode; the new leader's
+//! Loom, HDDS-17268 (the seed's MC4): a freshly restarted datanode; the new leader's
 //! heartbeat (term 2) races the old leader's response carrying a term-1 force delete and
-//! the command processor. Three spawned threads.
+//! the command processor, around `StateContext.initTermOfLeaderSCM`. Three spawned threads.
 
 use crate::support::{assert_caught, assert_holds, explore};
 use hadoop_ref::datanode::state_context::StateContextBehavior;
 use hadoop_ref::scenarios::term_fencing::{
-    OldLeader, SEED_KEY, mc4_heartbeat_fence, mc4_residual_window,
+    OldLeader, SEED_KEY, deposed_leader_command_never_runs_after_restart,
+    heartbeat_term_fences_stale_leader_command,
 };
 
 #[test]
 fn heartbeat_term_seen_before_init_fences_stale_command() {
     let exploration = explore("mc4-believes/Fixed", || {
-        mc4_heartbeat_fence(
+        heartbeat_term_fences_stale_leader_command(
             StateContextBehavior::Fixed,
             OldLeader::StillBelievesItLeads,
             1,
@@ -23,7 +24,7 @@ fn heartbeat_term_seen_before_init_fences_stale_command() {
 #[test]
 fn heartbeat_term_discarded_before_init_runs_stale_command() {
     let exploration = explore("mc4-believes/LegacyIgnoreHeartbeatTermBeforeInit", || {
-        mc4_heartbeat_fence(
+        heartbeat_term_fences_stale_leader_command(
             StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit,
             OldLeader::StillBelievesItLeads,
             1,
@@ -35,7 +36,7 @@ fn heartbeat_term_discarded_before_init_runs_stale_command() {
 #[test]
 fn stepped_down_leader_command_fenced_by_heartbeat_term() {
     let exploration = explore("mc4-follower/Fixed", || {
-        mc4_heartbeat_fence(
+        heartbeat_term_fences_stale_leader_command(
             StateContextBehavior::Fixed,
             OldLeader::SteppedDownHoldingCommand,
             1,
@@ -47,17 +48,18 @@ fn stepped_down_leader_command_fenced_by_heartbeat_term() {
 #[test]
 fn awaiting_leader_term_closes_residual_window() {
     let exploration = explore("mc4-residual/AwaitLeaderTerm", || {
-        mc4_residual_window(StateContextBehavior::AwaitLeaderTerm, 1)
+        deposed_leader_command_never_runs_after_restart(StateContextBehavior::AwaitLeaderTerm, 1)
     });
     assert_holds(&exploration);
 }
 
 #[test]
 fn fixed_rule_leaves_residual_window_open() {
-    // The seed's patch narrows the window but does not close it (spec A.14): init before
+    // The seed's patch narrows the window but does not close it: `initTermOfLeaderSCM`
+    // needs only a majority of endpoints in HEARTBEAT and a queued command, so init before
     // the new leader's first response takes the deposed leader's term.
     let exploration = explore("mc4-residual/Fixed", || {
-        mc4_residual_window(StateContextBehavior::Fixed, 1)
+        deposed_leader_command_never_runs_after_restart(StateContextBehavior::Fixed, 1)
     });
     assert_caught(&exploration, SEED_KEY);
 }

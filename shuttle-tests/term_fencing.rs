@@ -4,9 +4,11 @@
 //! catch the unlocked update in the cluster scenario: the lost update must land between
 //! two specific steps and then be acted on before the next heartbeat repairs it, deeper
 //! than PCT's depth 3 reaches in 20 000 schedules (random finds it in hundreds to a few
-//! thousand; MC5 holds the PCT check of that race). Scheduler seeds are
-//! fixed, so a run is reproducible; a failing schedule is written under
-//! `target/shuttle-schedules/` for `cargo soak replay FILE`.
+//! thousand; the seed's MC5, `concurrent_leader_heartbeats_keep_highest_term`, holds the
+//! PCT check of that race). The seed's MC4 is the two `heartbeat_term_fences_*` scenarios
+//! and `deposed_leader_command_after_restart`. Scheduler seeds are fixed, so a run is
+//! reproducible; a failing schedule is written under `target/shuttle-schedules/` for
+//! `cargo soak replay FILE`.
 
 use crate::support;
 
@@ -16,32 +18,32 @@ use hadoop_ref::scenarios::term_fencing::SEED_KEY;
 
 shuttle_tests! {
     cases: catalogue::term_fencing(), seed_key: SEED_KEY;
-    mc4_believing_old_leader_fenced_random: "mc4_old_leader_believes" / "Fixed", RANDOM;
-    mc4_believing_old_leader_fenced_pct: "mc4_old_leader_believes" / "Fixed", PCT3;
-    mc4_believing_old_leader_await_random: "mc4_old_leader_believes" / "AwaitLeaderTerm", RANDOM;
-    mc4_believing_old_leader_legacy_caught_random: "mc4_old_leader_believes" / "LegacyIgnoreHeartbeatTermBeforeInit", RANDOM;
-    mc4_believing_old_leader_legacy_caught_pct: "mc4_old_leader_believes" / "LegacyIgnoreHeartbeatTermBeforeInit", PCT3;
-    mc4_follower_old_leader_fenced_random: "mc4_old_leader_follower" / "Fixed", RANDOM;
-    mc4_follower_old_leader_fenced_pct: "mc4_old_leader_follower" / "Fixed", PCT3;
-    mc4_follower_old_leader_await_random: "mc4_old_leader_follower" / "AwaitLeaderTerm", RANDOM;
-    mc4_follower_old_leader_legacy_caught_random: "mc4_old_leader_follower" / "LegacyIgnoreHeartbeatTermBeforeInit", RANDOM;
-    mc4_follower_old_leader_legacy_caught_pct: "mc4_old_leader_follower" / "LegacyIgnoreHeartbeatTermBeforeInit", PCT3;
-    residual_window_closed_by_await_random: "mc4_residual_window" / "AwaitLeaderTerm", RANDOM;
-    residual_window_closed_by_await_pct: "mc4_residual_window" / "AwaitLeaderTerm", PCT3;
-    residual_window_open_in_fixed_random: "mc4_residual_window" / "Fixed", RANDOM;
-    residual_window_open_in_legacy_random: "mc4_residual_window" / "LegacyIgnoreHeartbeatTermBeforeInit", RANDOM;
-    mc5_locked_update_holds_random: "mc5_concurrent_leader_heartbeats" / "Fixed", RANDOM;
-    mc5_locked_update_holds_pct: "mc5_concurrent_leader_heartbeats" / "Fixed", PCT3;
-    mc5_await_holds_pct: "mc5_concurrent_leader_heartbeats" / "AwaitLeaderTerm", PCT3;
-    mc5_unlocked_update_caught_random: "mc5_concurrent_leader_heartbeats" / "LegacyUnlockedTermUpdate", RANDOM;
-    mc5_unlocked_update_caught_pct: "mc5_concurrent_leader_heartbeats" / "LegacyUnlockedTermUpdate", PCT3;
-    cluster_fixed_holds_random: "cluster_leader_transfers" / "Fixed", RANDOM;
-    cluster_fixed_holds_pct: "cluster_leader_transfers" / "Fixed", PCT3;
-    cluster_await_holds_random: "cluster_leader_transfers" / "AwaitLeaderTerm", RANDOM;
-    cluster_await_holds_pct: "cluster_leader_transfers" / "AwaitLeaderTerm", PCT3;
-    cluster_ignore_before_init_caught_random: "cluster_leader_transfers" / "LegacyIgnoreHeartbeatTermBeforeInit", RANDOM;
-    cluster_ignore_before_init_caught_pct: "cluster_leader_transfers" / "LegacyIgnoreHeartbeatTermBeforeInit", PCT3;
-    cluster_unlocked_update_caught_random: "cluster_leader_transfers" / "LegacyUnlockedTermUpdate", RANDOM;
+    believing_old_leader_fenced_random: "heartbeat_term_fences_believing_old_leader" / "Fixed", RANDOM;
+    believing_old_leader_fenced_pct: "heartbeat_term_fences_believing_old_leader" / "Fixed", PCT3;
+    believing_old_leader_fenced_with_await_random: "heartbeat_term_fences_believing_old_leader" / "AwaitLeaderTerm", RANDOM;
+    believing_old_leader_runs_when_term_discarded_random: "heartbeat_term_fences_believing_old_leader" / "LegacyIgnoreHeartbeatTermBeforeInit", RANDOM;
+    believing_old_leader_runs_when_term_discarded_pct: "heartbeat_term_fences_believing_old_leader" / "LegacyIgnoreHeartbeatTermBeforeInit", PCT3;
+    stepped_down_old_leader_fenced_random: "heartbeat_term_fences_stepped_down_old_leader" / "Fixed", RANDOM;
+    stepped_down_old_leader_fenced_pct: "heartbeat_term_fences_stepped_down_old_leader" / "Fixed", PCT3;
+    stepped_down_old_leader_fenced_with_await_random: "heartbeat_term_fences_stepped_down_old_leader" / "AwaitLeaderTerm", RANDOM;
+    stepped_down_old_leader_runs_when_term_discarded_random: "heartbeat_term_fences_stepped_down_old_leader" / "LegacyIgnoreHeartbeatTermBeforeInit", RANDOM;
+    stepped_down_old_leader_runs_when_term_discarded_pct: "heartbeat_term_fences_stepped_down_old_leader" / "LegacyIgnoreHeartbeatTermBeforeInit", PCT3;
+    residual_window_closed_by_await_random: "deposed_leader_command_after_restart" / "AwaitLeaderTerm", RANDOM;
+    residual_window_closed_by_await_pct: "deposed_leader_command_after_restart" / "AwaitLeaderTerm", PCT3;
+    residual_window_open_in_fixed_random: "deposed_leader_command_after_restart" / "Fixed", RANDOM;
+    residual_window_open_in_legacy_random: "deposed_leader_command_after_restart" / "LegacyIgnoreHeartbeatTermBeforeInit", RANDOM;
+    locked_term_update_keeps_highest_term_random: "concurrent_leader_heartbeats_keep_highest_term" / "Fixed", RANDOM;
+    locked_term_update_keeps_highest_term_pct: "concurrent_leader_heartbeats_keep_highest_term" / "Fixed", PCT3;
+    await_leader_term_keeps_highest_term_pct: "concurrent_leader_heartbeats_keep_highest_term" / "AwaitLeaderTerm", PCT3;
+    unlocked_term_update_caught_random: "concurrent_leader_heartbeats_keep_highest_term" / "LegacyUnlockedTermUpdate", RANDOM;
+    unlocked_term_update_caught_pct: "concurrent_leader_heartbeats_keep_highest_term" / "LegacyUnlockedTermUpdate", PCT3;
+    cluster_fixed_holds_random: "fencing_cluster" / "Fixed", RANDOM;
+    cluster_fixed_holds_pct: "fencing_cluster" / "Fixed", PCT3;
+    cluster_await_holds_random: "fencing_cluster" / "AwaitLeaderTerm", RANDOM;
+    cluster_await_holds_pct: "fencing_cluster" / "AwaitLeaderTerm", PCT3;
+    cluster_ignore_before_init_caught_random: "fencing_cluster" / "LegacyIgnoreHeartbeatTermBeforeInit", RANDOM;
+    cluster_ignore_before_init_caught_pct: "fencing_cluster" / "LegacyIgnoreHeartbeatTermBeforeInit", PCT3;
+    cluster_unlocked_update_caught_random: "fencing_cluster" / "LegacyUnlockedTermUpdate", RANDOM;
 }
 
 #[test]

@@ -6,8 +6,8 @@
 //!
 //! ```text
 //! cargo soak                              # every case, random + PCT, 20 000 schedules each
-//! cargo soak run --time 600 --filter mc5  # ten minutes over the matching cases
-//! cargo soak replay soak-failures/mc5_concurrent_leader_heartbeats.LegacyUnlockedTermUpdate.random.schedule
+//! cargo soak run --time 600 --filter leader_heartbeats  # ten minutes over the matching cases
+//! cargo soak replay soak-failures/concurrent_leader_heartbeats_keep_highest_term.LegacyUnlockedTermUpdate.random.schedule
 //! cargo soak list
 //! ```
 

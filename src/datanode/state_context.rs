@@ -66,10 +66,12 @@ pub enum StateContextBehavior {
     /// old term and the command runs.
     Fixed,
     /// Unpatched defect 1 alone: a heartbeat term received before init is discarded, so
-    /// init takes the highest queued command term only (spec A.12).
+    /// `initTermOfLeaderSCM` takes the highest queued command term only, and a restarted
+    /// datanode can take a deposed leader's term (the seed's MC4).
     LegacyIgnoreHeartbeatTermBeforeInit,
-    /// Unpatched defect 2 alone: once the term is set, the heartbeat path raises it with an
-    /// unlocked check-then-set that can lose a higher concurrent update (spec A.13).
+    /// Unpatched defect 2 alone: once the term is set, the heartbeat path
+    /// (`updateTermOfLeaderSCM` from each endpoint thread) raises it with an unlocked
+    /// check-then-set that can lose a higher concurrent update (the seed's MC5).
     LegacyUnlockedTermUpdate,
     /// [`StateContextBehavior::Fixed`], and init also waits until a heartbeat response of a leader
     /// has carried a term. This closes the residual window when the deposed leader has

@@ -30,11 +30,14 @@ use hadoop_ref::datanode::DatanodeError;
 use hadoop_ref::datanode::container::ContainerError;
 use hadoop_ref::datanode::dispatcher::{CommandOutcome, CommandReport};
 use hadoop_ref::datanode::state_context::{
-    DispatchedCommand, EndpointState, StateContext, StateContextBehavior, StateContextConfig,
+    DispatchedCommand, EndpointState, StateContextBehavior, StateContextConfig,
 };
 use hadoop_ref::hdds::command::{CommandId, CommandKind, ScmCommand};
-use hadoop_ref::hdds::ids::{ContainerId, ScmId};
-use hadoop_ref::scenarios::term_fencing::{Observed, no_command_below_heard_term};
+use hadoop_ref::hdds::ids::ContainerId;
+use hadoop_ref::scenarios::term_fencing::no_command_below_heard_term;
+use hadoop_ref::sim::fencing_datanode::Observed;
+
+use crate::test_util::term_fencing::{force_delete, single_scm_context};
 
 /// Postmortem: moving the heartbeat high water into an atomic dropped its update on the
 /// locked path, so the fence invariant could not see a discarded term and shuttle let
@@ -42,13 +45,11 @@ use hadoop_ref::scenarios::term_fencing::{Observed, no_command_below_heard_term}
 #[test]
 fn heartbeat_high_water_is_recorded_by_every_behavior_before_and_after_init() {
     for behavior in StateContextBehavior::ALL {
-        let context = StateContext::new(
+        let context = single_scm_context(
             behavior,
             StateContextConfig::default(),
-            &[(ScmId(1), false)],
-            ManualClock::new(0).shared(),
-        )
-        .unwrap();
+            &ManualClock::new(0),
+        );
         context.endpoints()[0].set_state(EndpointState::Heartbeat);
         context.update_term_from_heartbeat(2).unwrap();
         assert_eq!(
@@ -75,14 +76,7 @@ fn heartbeat_high_water_is_recorded_by_every_behavior_before_and_after_init() {
 /// every dispatch, whatever the handler does.
 #[test]
 fn stale_command_that_a_handler_refused_is_still_judged() {
-    let command = ScmCommand::new(
-        CommandId(1),
-        1,
-        CommandKind::DeleteContainer {
-            container: ContainerId(1),
-            force: true,
-        },
-    );
+    let command = force_delete(1, 1, 1);
     let report = CommandReport {
         dispatched: DispatchedCommand {
             command,

@@ -1,7 +1,7 @@
 //! Property test: `StateContext` against a small reference model over random sequences of
 //! heartbeat terms, commands, takes, endpoint state changes, clock advances and restarts,
-//! for every `StateContextBehavior`; the fencing invariants of `scenarios::term_fencing` are checked
-//! along the way for the fixed behaviors.
+//! for every `StateContextBehavior`; the fencing invariants of `scenarios::term_fencing`
+//! (HDDS-17268) are checked along the way for the fixed behaviors.
 
 use std::collections::VecDeque;
 
@@ -19,8 +19,9 @@ use hadoop_ref::hdds::container::ContainerState;
 use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, ScmId};
 use hadoop_ref::hdds::term::Term;
 use hadoop_ref::scenarios::term_fencing::{
-    Observed, no_command_below_heard_term, term_covers_heard_terms, term_never_decreases,
+    no_command_below_heard_term, term_covers_heard_terms, term_never_decreases,
 };
+use hadoop_ref::sim::fencing_datanode::Observed;
 use hadoop_ref::sim::replicas::{controller_of, replicas_in_state};
 use hadoop_ref::sync::Arc;
 
@@ -53,7 +54,11 @@ fn behavior() -> impl Strategy<Value = StateContextBehavior> {
     prop::sample::select(StateContextBehavior::ALL.to_vec())
 }
 
-/// The rules of spec A.4 and A.14, written out plainly.
+/// The rules of `StateContext` written out plainly: `updateTermOfLeaderSCM` raises the term
+/// (before init it records the term for init, unless the legacy behavior discards it),
+/// `addCommand` raises it to a higher command's term, `getNextCommand` drops commands below
+/// it, and `initTermOfLeaderSCM` waits for a majority of endpoints in HEARTBEAT and a
+/// queued command (and, awaiting a leader's term, for a heartbeat term or the bound).
 #[derive(Debug)]
 struct Model {
     behavior: StateContextBehavior,

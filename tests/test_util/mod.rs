@@ -3,3 +3,4 @@
 pub mod allocation;
 pub mod container;
 pub mod standby;
+pub mod term_fencing;

@@ -12,7 +12,7 @@ pub use allocation::allocation;
 pub use case::{Case, Expectation};
 pub use container::container;
 pub use standby::standby;
-pub use term_fencing::{MC4_ROUNDS, term_fencing};
+pub use term_fencing::{STALE_LEADER_ROUNDS, term_fencing};
 
 /// Every scenario of the crate.
 pub fn all() -> Vec<Case> {

@@ -1,26 +1,39 @@
-//! The catalogue of the datanode SCM-term fencing (HDDS-17268).
+//! The catalogue of the datanode SCM-term fencing (HDDS-17268): the seed's reproductions
+//! (MC4 with the old leader believing it leads or stepped down, the residual window the
+//! patch leaves open, MC5) and the random cluster with leader transfers.
 
 use crate::check::catalogue::case::Case;
 use crate::datanode::state_context::StateContextBehavior;
 use crate::scenarios::term_fencing::{
-    ClusterShape, OldLeader, cluster_with_leader_transfers, mc4_heartbeat_fence,
-    mc4_residual_window, mc5_concurrent_leader_heartbeats,
+    FencingClusterShape, OldLeader, cluster_with_leader_transfers,
+    concurrent_leader_heartbeats_keep_the_highest_term,
+    deposed_leader_command_never_runs_after_restart, heartbeat_term_fences_stale_leader_command,
 };
 
-/// Heartbeat rounds per thread in the MC4 scenarios under shuttle.
-pub const MC4_ROUNDS: usize = 3;
+/// Heartbeat rounds per thread in the stale-leader scenarios (the seed's MC4) under shuttle.
+pub const STALE_LEADER_ROUNDS: usize = 3;
 
 /// The term-fencing scenarios (HDDS-17268).
 pub fn term_fencing() -> Vec<Case> {
     let mut cases = Vec::new();
+    heartbeat_term_fences_believing_old_leader(&mut cases);
+    heartbeat_term_fences_stepped_down_old_leader(&mut cases);
+    deposed_leader_command_after_restart(&mut cases);
+    concurrent_leader_heartbeats(&mut cases);
+    fencing_cluster(&mut cases);
+    cases
+}
+
+/// The seed's MC4, the old leader still answering as leader.
+fn heartbeat_term_fences_believing_old_leader(cases: &mut Vec<Case>) {
     cases!(
         cases,
-        "mc4_old_leader_believes",
+        "heartbeat_term_fences_believing_old_leader",
         StateContextBehavior,
-        |behavior, _seed| mc4_heartbeat_fence(
+        |behavior, _seed| heartbeat_term_fences_stale_leader_command(
             behavior,
             OldLeader::StillBelievesItLeads,
-            MC4_ROUNDS
+            STALE_LEADER_ROUNDS
         ),
         [
             (Fixed, Holds),
@@ -28,14 +41,18 @@ pub fn term_fencing() -> Vec<Case> {
             (LegacyIgnoreHeartbeatTermBeforeInit, Caught),
         ]
     );
+}
+
+/// The seed's MC4, the old leader stepped down but still holding the command.
+fn heartbeat_term_fences_stepped_down_old_leader(cases: &mut Vec<Case>) {
     cases!(
         cases,
-        "mc4_old_leader_follower",
+        "heartbeat_term_fences_stepped_down_old_leader",
         StateContextBehavior,
-        |behavior, _seed| mc4_heartbeat_fence(
+        |behavior, _seed| heartbeat_term_fences_stale_leader_command(
             behavior,
             OldLeader::SteppedDownHoldingCommand,
-            MC4_ROUNDS
+            STALE_LEADER_ROUNDS
         ),
         [
             (Fixed, Holds),
@@ -43,33 +60,53 @@ pub fn term_fencing() -> Vec<Case> {
             (LegacyIgnoreHeartbeatTermBeforeInit, Caught),
         ]
     );
+}
+
+/// The seed's MC4 judged by the residual window: only awaiting a leader's term closes it.
+fn deposed_leader_command_after_restart(cases: &mut Vec<Case>) {
     cases!(
         cases,
-        "mc4_residual_window",
+        "deposed_leader_command_after_restart",
         StateContextBehavior,
-        |behavior, _seed| mc4_residual_window(behavior, MC4_ROUNDS),
+        |behavior, _seed| deposed_leader_command_never_runs_after_restart(
+            behavior,
+            STALE_LEADER_ROUNDS
+        ),
         [
             (AwaitLeaderTerm, Holds),
             (Fixed, Caught),
             (LegacyIgnoreHeartbeatTermBeforeInit, Caught),
         ]
     );
+}
+
+/// The seed's MC5.
+fn concurrent_leader_heartbeats(cases: &mut Vec<Case>) {
     cases!(
         cases,
-        "mc5_concurrent_leader_heartbeats",
+        "concurrent_leader_heartbeats_keep_highest_term",
         StateContextBehavior,
-        |behavior, _seed| mc5_concurrent_leader_heartbeats(behavior),
+        |behavior, _seed| concurrent_leader_heartbeats_keep_the_highest_term(behavior),
         [
             (Fixed, Holds),
             (AwaitLeaderTerm, Holds),
             (LegacyUnlockedTermUpdate, Caught),
         ]
     );
+}
+
+/// The random cluster with leader transfers and restarts.
+fn fencing_cluster(cases: &mut Vec<Case>) {
+    let first = cases.len();
     cases!(
         cases,
-        "cluster_leader_transfers",
+        "fencing_cluster",
         StateContextBehavior,
-        |behavior, seed| cluster_with_leader_transfers(behavior, seed, ClusterShape::default()),
+        |behavior, seed| cluster_with_leader_transfers(
+            behavior,
+            seed,
+            FencingClusterShape::default()
+        ),
         [
             (Fixed, Holds),
             (AwaitLeaderTerm, Holds),
@@ -81,12 +118,9 @@ pub fn term_fencing() -> Vec<Case> {
     // lower-term command must then be taken before the next heartbeat repairs the term:
     // PCT depth 3 did not reach that in 20 000 schedules for three seeds (depth 8 did for
     // two of three); random finds it within a few thousand. MC5 checks this race under PCT.
-    for case in &mut cases {
-        if case.scenario == "cluster_leader_transfers"
-            && case.variant == StateContextBehavior::LegacyUnlockedTermUpdate.name()
-        {
+    for case in &mut cases[first..] {
+        if case.variant == StateContextBehavior::LegacyUnlockedTermUpdate.name() {
             case.pct_reaches = false;
         }
     }
-    cases
 }

@@ -1,0 +1,112 @@
+//! The invariants of datanode SCM-term fencing (HDDS-17268), judged over what the
+//! scenarios observed: the term a thread sees, the terms the datanode took from heartbeat
+//! responses, and every command the processor handed out.
+//!
+//! The race they catch: a discarded heartbeat term before `initTermOfLeaderSCM`, or a
+//! lost concurrent `updateTermOfLeaderSCM`, leaves the term below one the datanode already
+//! took, and `getNextCommand` then hands out a deposed leader's command.
+
+use crate::datanode::state_context::TermObservation;
+use crate::hdds::term::Term;
+use crate::scenarios::Violation;
+use crate::sim::fencing_datanode::{FencingDatanode, Observed};
+
+/// The seed every violation of the term-fencing scenarios names.
+pub const SEED_KEY: &str = "HDDS-17268";
+
+/// A violation of `property` of this seed.
+pub(super) fn violation(property: &'static str, detail: String) -> Violation {
+    Violation {
+        seed: SEED_KEY,
+        property,
+        detail,
+    }
+}
+
+/// Within one process lifetime, the term one thread observes never goes down.
+pub fn term_never_decreases(observations: &[TermObservation]) -> Result<(), Violation> {
+    for pair in observations.windows(2) {
+        let (before, after) = (pair[0], pair[1]);
+        if before.incarnation != after.incarnation {
+            continue;
+        }
+        if let (Some(b), a) = (before.term, after.term) {
+            if a.is_none_or(|a| a < b) {
+                return Err(violation(
+                    "term never decreases",
+                    format!("term went from {b} to {a:?} without a restart"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Once initialised, the term is at least every term the datanode took from heartbeat
+/// responses and their commands (since its last restart). Checked at quiescence: a lost
+/// update or a discarded term shows as a term below what was heard.
+pub fn term_covers_heard_terms(term: Option<Term>, heard: Option<Term>) -> Result<(), Violation> {
+    match (term, heard) {
+        (Some(term), Some(heard)) if term < heard => Err(violation(
+            "term covers every term heard",
+            format!("term is {term} after the datanode took term {heard}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// [`term_covers_heard_terms`] for `datanode`'s term and the terms the harness recorded it
+/// taking (call at quiescence).
+pub fn datanode_term_covers_heard_terms(datanode: &FencingDatanode) -> Result<(), Violation> {
+    term_covers_heard_terms(datanode.context.term_of_leader(), datanode.heard())
+}
+
+/// No command leaves the queue whose term is below a term the datanode had already taken,
+/// from a heartbeat response or a queued command, when it was handed out. Judged at
+/// dispatch, whatever the handlers then do.
+pub fn no_command_below_heard_term(dispatches: &[Observed]) -> Result<(), Violation> {
+    for observed in dispatches {
+        let command = &observed.report.dispatched.command;
+        if let Some(heard) = observed.heard_before {
+            if command.term < heard {
+                return Err(violation(
+                    "no command below a term already taken",
+                    format!(
+                        "command {:?} of term {} was dispatched after the datanode took term {heard}",
+                        command.kind, command.term
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The residual window of the seed's patch: when every SCM that believed it led at the
+/// datanode's (re)start had a term of at least `floor`, no command of a lower term (one
+/// created by a leader deposed before the restart) runs. Holds with
+/// [`AwaitLeaderTerm`](crate::datanode::state_context::StateContextBehavior::AwaitLeaderTerm)
+/// (before its bound) when the deposed leader has stepped down;
+/// [`Fixed`](crate::datanode::state_context::StateContextBehavior::Fixed) violates it by
+/// design when init happens before the new leader's first response. While the deposed
+/// leader still believes it leads, `floor` is its term and the property says nothing: no
+/// datanode can tell the two leaders apart.
+pub fn no_command_of_leader_deposed_before_restart(
+    dispatches: &[Observed],
+    floor: Term,
+) -> Result<(), Violation> {
+    match dispatches
+        .iter()
+        .map(|o| &o.report)
+        .find(|r| r.ran() && r.dispatched.command.term < floor)
+    {
+        Some(report) => Err(violation(
+            "no command of a leader deposed before the restart",
+            format!(
+                "command {:?} of term {} ran although every leader had term >= {floor} at the restart",
+                report.dispatched.command.kind, report.dispatched.command.term
+            ),
+        )),
+        None => Ok(()),
+    }
+}

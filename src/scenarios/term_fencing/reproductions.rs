@@ -1,0 +1,212 @@
+//! The seed's own reproductions of HDDS-17268, each as a small scenario of three spawned
+//! threads, small enough for loom: MC5 (two SCMs answer as leader at once) and MC4 (a
+//! stale leader's command reaches a restarted datanode before its term is initialised).
+//!
+//! The race: `HeartbeatEndpointTask.processResponse` raised the term with an unlocked
+//! check-then-set (MC5), and `StateContext.updateTermOfLeaderSCM` discarded a heartbeat
+//! term that came before `initTermOfLeaderSCM` (MC4).
+//!
+//! The fix (HDDS-17268): every term update holds the context lock, and a heartbeat term
+//! seen before init is kept for init; what the patch leaves open is checked by
+//! [`deposed_leader_command_never_runs_after_restart`].
+
+use super::invariants::{
+    datanode_term_covers_heard_terms, no_command_below_heard_term,
+    no_command_of_leader_deposed_before_restart, violation,
+};
+use super::setup::{SCENARIO_START_MS, in_process_scms, queue_command, setup_error};
+use crate::clock::ManualClock;
+use crate::datanode::state_context::StateContextBehavior;
+use crate::hdds::command::CommandKind;
+use crate::hdds::ids::{ContainerId, DatanodeId};
+use crate::hdds::term::Term;
+use crate::scenarios::{Violation, join_all};
+use crate::sim::fencing_datanode::{FencingDatanode, Observed};
+use crate::sync::{Arc, thread};
+
+/// The seed's MC5: the term is 1; an old leader at term 2 that has not stepped down
+/// answers with a term-2 close command while the new leader answers with term 3, on two
+/// heartbeat threads, with the command processor running. Three spawned threads.
+///
+/// Checks [`term_covers_heard_terms`](super::term_covers_heard_terms) and
+/// [`no_command_below_heard_term`]: the unlocked update can leave the term at 2 and run
+/// the term-2 command.
+pub fn concurrent_leader_heartbeats_keep_the_highest_term(
+    behavior: StateContextBehavior,
+) -> Result<(), Violation> {
+    let clock = ManualClock::new(SCENARIO_START_MS).shared();
+    let scms = in_process_scms(2);
+    let (old, new) = (&scms[0], &scms[1]);
+    let dn = DatanodeId(1);
+    let containers = [ContainerId(1), ContainerId(2)];
+    let datanode =
+        FencingDatanode::new(dn, behavior, &scms, &containers, clock).map_err(setup_error)?;
+    datanode.register_all().map_err(setup_error)?;
+
+    // Term 1 is initialised from a command of the first leader.
+    old.become_leader(1);
+    let close_first = CommandKind::CloseContainer {
+        container: containers[0],
+    };
+    queue_command(old, dn, close_first)?;
+    datanode.heartbeat(0).map_err(setup_error)?;
+    let mut dispatches = datanode.drain();
+    if datanode.context.term_of_leader() != Some(1) {
+        return Err(violation(
+            "scenario setup",
+            format!("term {:?}, expected 1", datanode.context.term_of_leader()),
+        ));
+    }
+
+    // Old leader re-elected at term 2 with a command; the new leader is at term 3.
+    old.become_leader(2);
+    let close_second = CommandKind::CloseContainer {
+        container: containers[1],
+    };
+    queue_command(old, dn, close_second)?;
+    new.become_leader(3);
+
+    let datanode = Arc::new(datanode);
+    let handles = vec![
+        spawn_heartbeats(&datanode, 0, 1),
+        spawn_heartbeats(&datanode, 1, 1),
+        spawn_processor(&datanode, 1),
+    ];
+    dispatches.extend(join_all(handles)?);
+    dispatches.extend(datanode.drain());
+
+    datanode_term_covers_heard_terms(&datanode)?;
+    no_command_below_heard_term(&dispatches)
+}
+
+/// What the old leader does when leadership moves in [`stale_leader_command_after_restart`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OldLeader {
+    /// It has not been told yet and still answers with its term 1.
+    StillBelievesItLeads,
+    /// It stepped down but still holds the command, which it hands out without a term.
+    SteppedDownHoldingCommand,
+}
+
+/// What a [`stale_leader_command_after_restart`] run observed, for the invariants to judge.
+#[derive(Debug)]
+pub struct StaleLeaderRun {
+    /// Every command the processor took.
+    pub dispatches: Vec<Observed>,
+    /// The lowest term among the SCMs that believed they led at the restart.
+    pub leader_term_floor_at_restart: Term,
+    /// The datanode, quiescent.
+    pub datanode: FencingDatanode,
+}
+
+/// The seed's MC4: SCM A led at term 1 and queued a force delete of a replica for the
+/// datanode; leadership moves to SCM B (term 2) and the datanode restarts. B's heartbeats
+/// (term 2, no commands) race A's response carrying the command and the command
+/// processor; `rounds` heartbeats per thread. Three spawned threads.
+pub fn stale_leader_command_after_restart(
+    behavior: StateContextBehavior,
+    old_leader: OldLeader,
+    rounds: usize,
+) -> Result<StaleLeaderRun, Violation> {
+    let clock = ManualClock::new(SCENARIO_START_MS).shared();
+    let scms = in_process_scms(3);
+    let (a, b) = (&scms[0], &scms[1]);
+    let dn = DatanodeId(1);
+    let replica = ContainerId(1);
+    let datanode =
+        FencingDatanode::new(dn, behavior, &scms, &[replica], clock).map_err(setup_error)?;
+
+    a.become_leader(1);
+    let force_delete = CommandKind::DeleteContainer {
+        container: replica,
+        force: true,
+    };
+    queue_command(a, dn, force_delete)?;
+    b.become_leader(2);
+    if old_leader == OldLeader::SteppedDownHoldingCommand {
+        a.step_down();
+    }
+    datanode.context.restart();
+    datanode.register_all().map_err(setup_error)?;
+    let leader_term_floor_at_restart = scms
+        .iter()
+        .filter_map(|s| s.leadership())
+        .min()
+        .unwrap_or(Term::MIN);
+
+    let datanode = Arc::new(datanode);
+    let handles = vec![
+        spawn_heartbeats(&datanode, 1, rounds),
+        spawn_heartbeats(&datanode, 0, rounds),
+        spawn_processor(&datanode, rounds),
+    ];
+    let mut dispatches = join_all(handles)?;
+    // B has answered by now, so even AwaitLeaderTerm can initialise.
+    dispatches.extend(datanode.drain());
+    let datanode = Arc::try_unwrap(datanode)
+        .map_err(|_| violation("scenario setup", "datanode still shared".into()))?;
+    Ok(StaleLeaderRun {
+        dispatches,
+        leader_term_floor_at_restart,
+        datanode,
+    })
+}
+
+/// The seed's MC4 ([`stale_leader_command_after_restart`]) judged by the heartbeat fence:
+/// [`term_covers_heard_terms`](super::term_covers_heard_terms) and
+/// [`no_command_below_heard_term`]. The term of the new leader's heartbeat, heard before
+/// init, must keep the old leader's command from running.
+pub fn heartbeat_term_fences_stale_leader_command(
+    behavior: StateContextBehavior,
+    old_leader: OldLeader,
+    rounds: usize,
+) -> Result<(), Violation> {
+    let run = stale_leader_command_after_restart(behavior, old_leader, rounds)?;
+    datanode_term_covers_heard_terms(&run.datanode)?;
+    no_command_below_heard_term(&run.dispatches)
+}
+
+/// The seed's MC4 ([`stale_leader_command_after_restart`]) with the old leader stepped
+/// down, judged by [`no_command_of_leader_deposed_before_restart`]: the window the seed's
+/// patch leaves open, when init happens before the new leader's first response.
+pub fn deposed_leader_command_never_runs_after_restart(
+    behavior: StateContextBehavior,
+    rounds: usize,
+) -> Result<(), Violation> {
+    let run =
+        stale_leader_command_after_restart(behavior, OldLeader::SteppedDownHoldingCommand, rounds)?;
+    no_command_of_leader_deposed_before_restart(&run.dispatches, run.leader_term_floor_at_restart)
+}
+
+/// A thread running `rounds` cycles of the endpoint thread of SCM number `task`.
+fn spawn_heartbeats(
+    datanode: &Arc<FencingDatanode>,
+    task: usize,
+    rounds: usize,
+) -> thread::JoinHandle<Result<Vec<Observed>, Violation>> {
+    let datanode = Arc::clone(datanode);
+    thread::spawn(move || {
+        for _ in 0..rounds {
+            datanode.heartbeat(task).map_err(setup_error)?;
+        }
+        Ok(Vec::new())
+    })
+}
+
+/// A thread running `rounds` calls of the command processor, returning what it took.
+fn spawn_processor(
+    datanode: &Arc<FencingDatanode>,
+    rounds: usize,
+) -> thread::JoinHandle<Result<Vec<Observed>, Violation>> {
+    let datanode = Arc::clone(datanode);
+    thread::spawn(move || {
+        let mut reports = Vec::new();
+        for _ in 0..rounds {
+            reports.extend(datanode.process());
+            if rounds > 1 {
+                thread::yield_now();
+            }
+        }
+        Ok(reports)
+    })
+}

@@ -1,0 +1,286 @@
+//! `StateContext` (HDDS-17268) without a checker: the three outcomes of the seed's patch
+//! when a heartbeat term reaches `updateTermOfLeaderSCM` before `initTermOfLeaderSCM`
+//! (a stale command dropped, a newer command's term taken, concurrent updates keeping the
+//! highest), each legacy defect on its own, the init rules with the await mode's bound, and
+//! the queue, term and restart with their typed errors.
+
+use hadoop_ref::clock::ManualClock;
+use hadoop_ref::datanode::DatanodeError;
+use hadoop_ref::datanode::state_context::{
+    EndpointState, StateContext, StateContextBehavior, StateContextConfig,
+};
+use hadoop_ref::hdds::command::CommandId;
+use hadoop_ref::hdds::ids::ScmId;
+use hadoop_ref::sync::{Arc, thread};
+
+use crate::test_util::term_fencing::{
+    START_MS, all_heartbeating, close_command, context_with, heartbeating,
+};
+
+// --- the three outcomes of the patch when a heartbeat term comes before init -------------
+
+#[test]
+fn drops_command_of_stale_leader_if_newer_term_was_seen_before_init() {
+    let context = heartbeating(StateContextBehavior::Fixed);
+    context.update_term_from_heartbeat(2).unwrap();
+    context.add_command(close_command(1, 1)).unwrap();
+    assert_eq!(context.get_next_command(), None);
+    assert_eq!(context.term_of_leader(), Some(2));
+    assert_eq!(context.stats().dropped_stale, 1);
+}
+
+#[test]
+fn inits_term_from_command_if_older_term_was_seen_before_init() {
+    let context = heartbeating(StateContextBehavior::Fixed);
+    context.update_term_from_heartbeat(1).unwrap();
+    context.add_command(close_command(1, 2)).unwrap();
+    let dispatched = context.get_next_command().expect("term-2 command runs");
+    assert_eq!(dispatched.command.term, 2);
+    assert_eq!(dispatched.term_at_dispatch, 2);
+    assert_eq!(context.term_of_leader(), Some(2));
+}
+
+#[test]
+fn concurrent_term_updates_keep_highest_term() {
+    // Real threads, many rounds: the locked update never loses the higher term.
+    for _ in 0..200 {
+        let context = Arc::new(heartbeating(StateContextBehavior::Fixed));
+        context.add_command(close_command(1, 1)).unwrap();
+        assert!(context.get_next_command().is_some());
+        let handles: Vec<_> = [2, 3]
+            .into_iter()
+            .map(|term| {
+                let context = Arc::clone(&context);
+                thread::spawn(move || context.update_term_from_heartbeat(term).unwrap())
+            })
+            .collect();
+        for handle in handles {
+            handle.join().unwrap();
+        }
+        assert_eq!(context.term_of_leader(), Some(3));
+    }
+}
+
+// --- each legacy defect on its own ---------------------------------------------------------
+
+#[test]
+fn legacy_ignore_before_init_runs_stale_leader_command() {
+    let context = heartbeating(StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit);
+    context.update_term_from_heartbeat(2).unwrap();
+    context.add_command(close_command(1, 1)).unwrap();
+    let dispatched = context.get_next_command().expect("the defect: term 1 runs");
+    assert_eq!(dispatched.command.term, 1);
+    assert_eq!(dispatched.heartbeat_term_high_water, Some(2));
+}
+
+#[test]
+fn legacy_ignore_before_init_still_raises_term_after_init() {
+    let context = heartbeating(StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit);
+    context.add_command(close_command(1, 1)).unwrap();
+    assert!(context.get_next_command().is_some());
+    context.update_term_from_heartbeat(4).unwrap();
+    assert_eq!(context.term_of_leader(), Some(4));
+}
+
+#[test]
+fn legacy_unlocked_update_records_term_before_init() {
+    // Defect 2 alone: the before-init fix is in place.
+    let context = heartbeating(StateContextBehavior::LegacyUnlockedTermUpdate);
+    context.update_term_from_heartbeat(2).unwrap();
+    context.add_command(close_command(1, 1)).unwrap();
+    assert_eq!(context.get_next_command(), None);
+    assert_eq!(context.term_of_leader(), Some(2));
+}
+
+// --- init rules --------------------------------------------------------------------------
+
+#[test]
+fn init_waits_for_majority_of_active_endpoints() {
+    let (context, _) = context_with(StateContextBehavior::Fixed, StateContextConfig::default());
+    context.add_command(close_command(1, 1)).unwrap();
+    context.endpoints()[0].set_state(EndpointState::Heartbeat);
+    assert_eq!(context.get_next_command(), None, "1 of 3 is no majority");
+    assert_eq!(context.term_of_leader(), None);
+    context.endpoints()[1].set_state(EndpointState::Heartbeat);
+    assert!(context.get_next_command().is_some(), "2 of 3 is");
+}
+
+#[test]
+fn passive_endpoints_do_not_count_toward_init() {
+    let clock = ManualClock::new(START_MS);
+    let context = StateContext::new(
+        StateContextBehavior::Fixed,
+        StateContextConfig::default(),
+        &[(ScmId(1), false), (ScmId(9), true)],
+        clock.shared(),
+    )
+    .unwrap();
+    context.endpoints()[1].set_state(EndpointState::Heartbeat);
+    context.add_command(close_command(1, 1)).unwrap();
+    assert_eq!(
+        context.get_next_command(),
+        None,
+        "Recon alone is not a majority"
+    );
+    context.endpoints()[0].set_state(EndpointState::Heartbeat);
+    assert!(context.get_next_command().is_some());
+}
+
+#[test]
+fn init_needs_a_queued_command() {
+    let context = heartbeating(StateContextBehavior::Fixed);
+    context.update_term_from_heartbeat(5).unwrap();
+    assert_eq!(context.get_next_command(), None);
+    assert_eq!(
+        context.term_of_leader(),
+        None,
+        "init happens at the same moment as before"
+    );
+}
+
+#[test]
+fn await_leader_term_holds_commands_until_a_leader_term_arrives() {
+    let context = heartbeating(StateContextBehavior::AwaitLeaderTerm);
+    context.add_command(close_command(1, 1)).unwrap();
+    assert_eq!(context.get_next_command(), None);
+    assert_eq!(
+        context.queue_len(),
+        1,
+        "the command waits, it is not dropped"
+    );
+    context.update_term_from_heartbeat(1).unwrap();
+    assert_eq!(context.get_next_command().map(|d| d.command.term), Some(1));
+}
+
+#[test]
+fn await_leader_term_falls_back_after_its_bound() {
+    let config = StateContextConfig {
+        await_leader_term_bound_ms: 10_000,
+        ..StateContextConfig::default()
+    };
+    let (context, clock) = context_with(StateContextBehavior::AwaitLeaderTerm, config);
+    all_heartbeating(&context);
+    context.add_command(close_command(1, 1)).unwrap();
+    clock.advance_ms(9_999);
+    assert_eq!(context.get_next_command(), None);
+    clock.advance_ms(1);
+    assert_eq!(
+        context.get_next_command().map(|d| d.command.term),
+        Some(1),
+        "SCMs that send no term still get their commands run"
+    );
+}
+
+#[test]
+fn await_leader_term_bound_restarts_with_the_datanode() {
+    let config = StateContextConfig {
+        await_leader_term_bound_ms: 10_000,
+        ..StateContextConfig::default()
+    };
+    let (context, clock) = context_with(StateContextBehavior::AwaitLeaderTerm, config);
+    clock.advance_ms(20_000);
+    context.restart();
+    all_heartbeating(&context);
+    context.add_command(close_command(1, 1)).unwrap();
+    assert_eq!(context.get_next_command(), None);
+}
+
+// --- queue, term and restart -------------------------------------------------------------
+
+#[test]
+fn full_queue_refuses_command_with_typed_error() {
+    let config = StateContextConfig {
+        command_queue_limit: 2,
+        ..StateContextConfig::default()
+    };
+    let (context, _) = context_with(StateContextBehavior::Fixed, config);
+    context.add_command(close_command(1, 1)).unwrap();
+    context.add_command(close_command(2, 1)).unwrap();
+    assert_eq!(
+        context.add_command(close_command(3, 1)),
+        Err(DatanodeError::CommandQueueFull {
+            limit: 2,
+            dropped: 1
+        })
+    );
+    assert_eq!(context.queue_len(), 2);
+    assert_eq!(context.stats().rejected_queue_full, 1);
+}
+
+#[test]
+fn default_queue_limit_is_ozones() {
+    assert_eq!(StateContextConfig::default().command_queue_limit, 5000);
+}
+
+#[test]
+fn zero_queue_limit_is_invalid_config() {
+    let clock = ManualClock::new(0);
+    let config = StateContextConfig {
+        command_queue_limit: 0,
+        ..StateContextConfig::default()
+    };
+    assert!(matches!(
+        StateContext::new(StateContextBehavior::Fixed, config, &[], clock.shared()),
+        Err(DatanodeError::InvalidConfig { .. })
+    ));
+}
+
+#[test]
+fn rejects_term_below_non_ha_sentinel() {
+    let context = heartbeating(StateContextBehavior::Fixed);
+    assert_eq!(
+        context.update_term_from_heartbeat(-2),
+        Err(DatanodeError::InvalidTerm { term: -2 })
+    );
+    assert_eq!(
+        context.add_command(close_command(1, i64::MIN)),
+        Err(DatanodeError::InvalidTerm { term: i64::MIN })
+    );
+    assert_eq!(context.queue_len(), 0);
+}
+
+#[test]
+fn accepts_non_ha_sentinel_term() {
+    let context = heartbeating(StateContextBehavior::Fixed);
+    context.update_term_from_heartbeat(-1).unwrap();
+    context.add_command(close_command(1, -1)).unwrap();
+    assert_eq!(context.get_next_command().map(|d| d.command.term), Some(-1));
+}
+
+#[test]
+fn command_of_higher_term_raises_term_and_older_ones_are_dropped() {
+    let context = heartbeating(StateContextBehavior::Fixed);
+    context.add_command(close_command(1, 1)).unwrap();
+    assert!(context.get_next_command().is_some());
+    context.add_command(close_command(2, 1)).unwrap();
+    context.add_command(close_command(3, 3)).unwrap();
+    context.add_command(close_command(4, 2)).unwrap();
+    assert_eq!(context.term_of_leader(), Some(3), "add_command raised it");
+    assert_eq!(
+        context.get_next_command().map(|d| d.command.id),
+        Some(CommandId(3))
+    );
+    assert_eq!(context.get_next_command(), None);
+    assert_eq!(context.stats().dropped_stale, 2);
+}
+
+#[test]
+fn restart_resets_term_and_queue() {
+    let context = heartbeating(StateContextBehavior::Fixed);
+    context.add_command(close_command(1, 4)).unwrap();
+    assert!(context.get_next_command().is_some());
+    context.add_command(close_command(2, 4)).unwrap();
+    let before = context.observe();
+    context.restart();
+    let after = context.observe();
+    assert_eq!(context.term_of_leader(), None);
+    assert_eq!(context.queue_len(), 0);
+    assert_eq!(context.heartbeat_term_high_water(), None);
+    assert_eq!(after.incarnation, before.incarnation + 1);
+    assert!(
+        context
+            .endpoints()
+            .iter()
+            .all(|e| e.state() == EndpointState::GetVersion)
+    );
+}
