@@ -7,11 +7,14 @@
 //! event a checker interleaves like any other.
 //!
 //! ```
+//! # hadoop_ref::sync::run_example(|| {
 //! use hadoop_ref::clock::{Clock, ManualClock};
 //!
 //! let clock = ManualClock::new(1_000);
 //! clock.advance_ms(500);
 //! assert_eq!(clock.now_ms(), 1_500);
+//! # Ok::<(), std::convert::Infallible>(())
+//! # });
 //! ```
 
 use std::fmt;
@@ -28,6 +31,13 @@ pub trait Clock: Send + Sync + fmt::Debug {
 /// The operating system's wall clock.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct SystemClock;
+
+impl SystemClock {
+    /// The clock as the `Arc<dyn Clock>` components take.
+    pub fn shared() -> Arc<dyn Clock> {
+        arc_from_box(Box::new(SystemClock) as Box<dyn Clock>)
+    }
+}
 
 impl Clock for SystemClock {
     fn now_ms(&self) -> u64 {

@@ -28,22 +28,23 @@
 //! Build on the components directly, as in production:
 //!
 //! ```
+//! # hadoop_ref::sync::run_example(|| {
 //! use hadoop_ref::clock::SystemClock;
 //! use hadoop_ref::datanode::state_context::{
 //!     StateContext, StateContextBehavior, StateContextConfig,
 //! };
 //! use hadoop_ref::hdds::ids::ScmId;
-//! use hadoop_ref::sync::Arc;
 //!
 //! let context = StateContext::new(
 //!     StateContextBehavior::Fixed,
 //!     StateContextConfig::default(),
 //!     &[(ScmId(1), false), (ScmId(2), false), (ScmId(3), false)],
-//!     Arc::new(SystemClock),
+//!     SystemClock::shared(),
 //! )?;
 //! context.update_term_from_heartbeat(4)?;
 //! assert_eq!(context.term_of_leader(), None); // recorded, used at init
 //! # Ok::<(), hadoop_ref::datanode::DatanodeError>(())
+//! # });
 //! ```
 //!
 //! Because the backend is picked by `cfg(loom)` and the `shuttle` feature, a downstream

@@ -11,6 +11,7 @@
 //! # Example
 //!
 //! ```
+//! # hadoop_ref::sync::run_driver_example(|| {
 //! use hadoop_ref::clock::ManualClock;
 //! use hadoop_ref::datanode::container::ContainerController;
 //! use hadoop_ref::datanode::container::store::MemoryStore;
@@ -42,6 +43,7 @@
 //! assert_eq!(dn.controller().container_report().len(), 1);
 //! dn.stop();
 //! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # });
 //! ```
 //!
 //! [`ContainerController`]: super::container::controller::ContainerController

@@ -16,19 +16,19 @@
 //! # Example
 //!
 //! ```
+//! # hadoop_ref::sync::run_example(|| {
 //! use hadoop_ref::clock::ManualClock;
 //! use hadoop_ref::datanode::state_context::{
 //!     EndpointState, StateContext, StateContextBehavior, StateContextConfig,
 //! };
 //! use hadoop_ref::hdds::command::{CommandId, CommandKind, ScmCommand};
 //! use hadoop_ref::hdds::ids::{ContainerId, ScmId};
-//! use hadoop_ref::sync::Arc;
 //!
 //! let ctx = StateContext::new(
 //!     StateContextBehavior::Fixed,
 //!     StateContextConfig::default(),
 //!     &[(ScmId(1), false)],
-//!     Arc::new(ManualClock::new(0)),
+//!     ManualClock::new(0).shared(),
 //! )?;
 //! ctx.endpoints()[0].set_state(EndpointState::Heartbeat);
 //!
@@ -42,6 +42,7 @@
 //! assert!(ctx.get_next_command().is_none());
 //! assert_eq!(ctx.term_of_leader(), Some(2));
 //! # Ok::<(), hadoop_ref::datanode::DatanodeError>(())
+//! # });
 //! ```
 
 use std::collections::VecDeque;

@@ -23,10 +23,13 @@ pub struct InvalidTerm {
 /// Checks that `term` is a term an SCM can send: [`NON_HA_TERM`] or non-negative.
 ///
 /// ```
+/// # hadoop_ref::sync::run_example(|| {
 /// use hadoop_ref::hdds::term::{InvalidTerm, NON_HA_TERM, validate_term};
 ///
 /// assert_eq!(validate_term(NON_HA_TERM), Ok(-1));
 /// assert_eq!(validate_term(-2), Err(InvalidTerm { term: -2 }));
+/// # Ok::<(), std::convert::Infallible>(())
+/// # });
 /// ```
 pub fn validate_term(term: Term) -> Result<Term, InvalidTerm> {
     if term < NON_HA_TERM {

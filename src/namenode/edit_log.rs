@@ -9,6 +9,7 @@
 //! log's lock, so the log's order is the order the active applied.
 //!
 //! ```
+//! # hadoop_ref::sync::run_example(|| {
 //! use hadoop_ref::namenode::edit_log::{NameNodeId, SharedEditLog};
 //! use hadoop_ref::namenode::namesystem::{EditOp, NamenodeConfig, Namesystem};
 //!
@@ -18,6 +19,7 @@
 //! log.log_edits(NameNodeId(0), &[EditOp::SetGenstamp(1)], |ops| active.apply_edits(ops))?;
 //! assert_eq!(log.read_from(0, 10), vec![EditOp::SetGenstamp(1)]);
 //! # Ok::<(), hadoop_ref::namenode::edit_log::EditLogError>(())
+//! # });
 //! ```
 
 use super::namesystem::{EditOp, ReplayError};

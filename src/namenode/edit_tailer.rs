@@ -15,6 +15,7 @@
 //! `dfs.ha.tail-edits.period`.
 //!
 //! ```
+//! # hadoop_ref::sync::run_example(|| {
 //! use hadoop_ref::namenode::edit_log::{NameNodeId, SharedEditLog};
 //! use hadoop_ref::namenode::edit_tailer::EditLogTailer;
 //! use hadoop_ref::namenode::namesystem::{EditOp, NamenodeConfig, Namesystem};
@@ -29,6 +30,7 @@
 //! assert_eq!(tailer.tail_once(), Ok(1));
 //! assert_eq!(standby.generation_stamp(), 7);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # });
 //! ```
 
 use std::time::Duration;

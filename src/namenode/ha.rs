@@ -11,6 +11,7 @@
 //! turns postponing off and judges everything left, all in one namesystem critical section.
 //!
 //! ```
+//! # hadoop_ref::sync::run_example(|| {
 //! use hadoop_ref::namenode::DatanodeId;
 //! use hadoop_ref::namenode::edit_log::{NameNodeId, SharedEditLog};
 //! use hadoop_ref::namenode::ha::NameNode;
@@ -27,6 +28,7 @@
 //! assert_eq!(nn1.namesystem().generation_stamp(), 3);
 //! assert!(nn0.log_edits(&[EditOp::SetGenstamp(4)]).is_err(), "the old active is fenced");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # });
 //! ```
 
 use super::edit_log::{EditLogError, NameNodeId, SharedEditLog, TxId};

@@ -16,6 +16,7 @@
 //! namesystem write lock (`FSNamesystem.writeLock`).
 //!
 //! ```
+//! # hadoop_ref::sync::run_example(|| {
 //! use hadoop_ref::namenode::DatanodeId;
 //! use hadoop_ref::namenode::pending_messages::{
 //!     PendingDataNodeMessages, QueuedReport, ReportedState, StaleEntryPurge,
@@ -31,6 +32,7 @@
 //! assert_eq!(taken.len(), 1);
 //! assert_eq!(queue.count(), 0);
 //! # Ok::<(), hadoop_ref::namenode::pending_messages::QueueFull>(())
+//! # });
 //! ```
 
 use std::collections::{BTreeMap, VecDeque};

@@ -16,6 +16,7 @@
 //! # Example
 //!
 //! ```
+//! # hadoop_ref::sync::run_example(|| {
 //! use hadoop_ref::clock::ManualClock;
 //! use hadoop_ref::hdds::ids::{DatanodeId, PipelineId, ScmId};
 //! use hadoop_ref::hdds::report::StorageReport;
@@ -42,6 +43,7 @@
 //! let c1 = scm.allocate_container()?;
 //! assert_eq!(scm.allocate_container(), Err(ScmError::NoPipelineWithSpace));
 //! # Ok::<(), ScmError>(())
+//! # });
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};

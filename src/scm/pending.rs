@@ -12,6 +12,7 @@
 //! an unconfirmed entry lives more than one and less than three roll intervals.
 //!
 //! ```
+//! # hadoop_ref::sync::run_example(|| {
 //! use hadoop_ref::hdds::ids::ContainerId;
 //! use hadoop_ref::hdds::report::StorageReport;
 //! use hadoop_ref::scm::pending::TwoWindowBucket;
@@ -23,6 +24,8 @@
 //! assert!(!bucket.check_space_and_add(&reports, 300 * GB, ContainerId(2)), "one slot");
 //! bucket.roll_if_needed(600_000); // two roll intervals later: aged out
 //! assert_eq!(bucket.pending_count(), 0);
+//! # Ok::<(), std::convert::Infallible>(())
+//! # });
 //! ```
 
 use std::collections::BTreeSet;

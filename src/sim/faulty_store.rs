@@ -4,6 +4,7 @@
 //! right after a repair finished its writes.
 //!
 //! ```
+//! # hadoop_ref::sync::run_example(|| {
 //! use hadoop_ref::datanode::container::store::{ContainerStore, MemoryStore};
 //! use hadoop_ref::hdds::container::ContainerState;
 //! use hadoop_ref::sim::faulty_store::{FaultyStore, StoreOp};
@@ -13,6 +14,8 @@
 //! assert!(faulty.write_tree_file(b"tree").is_err());
 //! faulty.clear();
 //! assert!(faulty.write_tree_file(b"tree").is_ok());
+//! # Ok::<(), std::convert::Infallible>(())
+//! # });
 //! ```
 
 use std::fmt;

@@ -6,6 +6,7 @@
 //! Errors are the component's [`ContainerError`]s: judging a run is the scenarios' work.
 //!
 //! ```
+//! # hadoop_ref::sync::run_example(|| {
 //! use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig};
 //! use hadoop_ref::hdds::container::ContainerState;
 //! use hadoop_ref::hdds::ids::DatanodeId;
@@ -21,6 +22,7 @@
 //! dn1.delete_blocks()?;
 //! assert_eq!(dn1.tree_entry_deleted(1)?, Some(true));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # });
 //! ```
 
 use crate::datanode::container::handler::KeyValueHandler;

@@ -11,6 +11,16 @@ use crate::scm::ScmBehavior;
 /// The SCM pending-allocation scenarios (HDDS-16891).
 pub fn allocation() -> Vec<Case> {
     let mut cases = Vec::new();
+    failover_reproductions(&mut cases);
+    rebuild_races(&mut cases);
+    random_cluster(&mut cases);
+    cases
+}
+
+/// The seed's MC8: a leader transfer, one SCM's restart, every SCM's restart. They spawn
+/// no thread: one execution says all, and PCT does not apply.
+fn failover_reproductions(cases: &mut Vec<Case>) {
+    let first = cases.len();
     cases!(
         cases,
         "transfer_keeps_unwritten_slots",
@@ -41,6 +51,13 @@ pub fn allocation() -> Vec<Case> {
         ),
         [(Fixed, Holds), (LegacyNoRebuild, Caught)]
     );
+    for case in &mut cases[first..] {
+        case.sequential = true;
+    }
+}
+
+/// The races around the rebuild, each small enough for loom too.
+fn rebuild_races(cases: &mut Vec<Case>) {
     cases!(
         cases,
         "allocation_waits_for_the_rebuild",
@@ -66,6 +83,10 @@ pub fn allocation() -> Vec<Case> {
         |behavior, _seed| space_check_sees_created_container(behavior),
         [(Fixed, Holds)]
     );
+}
+
+/// SCMs failing over at random while datanodes create the containers they were granted.
+fn random_cluster(cases: &mut Vec<Case>) {
     cases!(
         cases,
         "random_failovers_never_over_grant",
@@ -81,15 +102,4 @@ pub fn allocation() -> Vec<Case> {
             (LegacyRebuildWithoutGate, Caught)
         ]
     );
-    // The seed's MC8 reproductions spawn no thread: one execution says all, and PCT does
-    // not apply. Every other scenario races threads.
-    for case in &mut cases {
-        case.sequential = matches!(
-            case.scenario,
-            "transfer_keeps_unwritten_slots"
-                | "single_scm_restart_keeps_unwritten_slots"
-                | "all_scms_restart_keeps_unwritten_slots"
-        );
-    }
-    cases
 }

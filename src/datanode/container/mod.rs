@@ -24,6 +24,7 @@
 //! that has not deleted it yet: the fixed code does not copy it back.
 //!
 //! ```
+//! # hadoop_ref::sync::run_example(|| {
 //! use hadoop_ref::datanode::container::handler::KeyValueHandler;
 //! use hadoop_ref::datanode::container::store::{
 //!     BlockData, ChunkInfo, ContainerStore, MemoryStore, MetadataBatch,
@@ -58,6 +59,7 @@
 //! assert!(report?.committed().is_empty());
 //! assert_eq!(local_store.get_block(1)?, None);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # });
 //! ```
 
 pub mod config;
