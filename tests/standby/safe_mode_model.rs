@@ -15,7 +15,7 @@ use hadoop_ref::namenode::namesystem::{
     EditOp, FileId, NamenodeConfig, Namesystem, NamesystemBehavior,
 };
 use hadoop_ref::namenode::pending_messages::ReportedState;
-use hadoop_ref::namenode::{Block, BlockId, ReplicaState};
+use hadoop_ref::namenode::{Block, BlockId, GenerationStamp, ReplicaState};
 use hadoop_ref::scenarios::standby::safe_mode_matches_recount;
 
 use crate::test_util::standby::storage;
@@ -121,71 +121,9 @@ impl Active {
                 self.files.push((file, Vec::new(), true));
                 self.unreplayed.push(EditOp::AddFile { file, replication });
             }
-            Step::AddBlock { file } => {
-                self.next_block += 1;
-                let id = BlockId(self.next_block);
-                let Some((file, blocks, true)) = self.file(file).cloned() else {
-                    return;
-                };
-                let penultimate = blocks.last().map(|b| Block {
-                    length: LENGTH,
-                    ..*b
-                });
-                let last = Block { id, gs, length: 0 };
-                if let Some(entry) = self.files.iter_mut().find(|f| f.0 == file) {
-                    if let Some(p) = entry.1.last_mut() {
-                        p.length = LENGTH;
-                    }
-                    entry.1.push(last);
-                }
-                self.unreplayed.push(EditOp::SetGenstamp(gs));
-                self.unreplayed.push(EditOp::AddBlock {
-                    file,
-                    penultimate,
-                    last,
-                });
-            }
+            Step::AddBlock { file } => self.add_block(file, gs),
             Step::Recover { file } | Step::Append { file } | Step::Close { file } => {
-                let Some((file_id, blocks, open)) = self.file(file).cloned() else {
-                    return;
-                };
-                if blocks.is_empty() {
-                    return;
-                }
-                let mut blocks = blocks;
-                match step {
-                    Step::Recover { .. } if open => {
-                        if let Some(last) = blocks.last_mut() {
-                            last.gs = gs;
-                        }
-                        self.unreplayed.push(EditOp::SetGenstamp(gs));
-                        self.unreplayed.push(EditOp::UpdateBlocks {
-                            file: file_id,
-                            blocks: blocks.clone(),
-                        });
-                    }
-                    Step::Close { .. } if open => {
-                        if let Some(last) = blocks.last_mut() {
-                            last.length = LENGTH;
-                        }
-                        self.unreplayed.push(EditOp::Close {
-                            file: file_id,
-                            blocks: blocks.clone(),
-                        });
-                    }
-                    Step::Append { .. } if !open => {
-                        self.unreplayed.push(EditOp::Append { file: file_id });
-                    }
-                    _ => return,
-                }
-                let now_open = match step {
-                    Step::Close { .. } => false,
-                    Step::Append { .. } => true,
-                    _ => open,
-                };
-                if let Some(entry) = self.files.iter_mut().find(|f| f.0 == file_id) {
-                    *entry = (file_id, blocks, now_open);
-                }
+                self.change_last_block(step, file, gs);
             }
             Step::SetReplication { file, replication } => {
                 if let Some((file, _, _)) = self.file(file).cloned() {
@@ -201,6 +139,122 @@ impl Active {
             }
             _ => {}
         }
+    }
+
+    /// A new last block of an open file, at `gs`; the previous last block is finished.
+    fn add_block(&mut self, file: usize, gs: GenerationStamp) {
+        self.next_block += 1;
+        let id = BlockId(self.next_block);
+        let Some((file, blocks, true)) = self.file(file).cloned() else {
+            return;
+        };
+        let penultimate = blocks.last().map(|b| Block {
+            length: LENGTH,
+            ..*b
+        });
+        let last = Block { id, gs, length: 0 };
+        if let Some(entry) = self.files.iter_mut().find(|f| f.0 == file) {
+            if let Some(p) = entry.1.last_mut() {
+                p.length = LENGTH;
+            }
+            entry.1.push(last);
+        }
+        self.unreplayed.push(EditOp::SetGenstamp(gs));
+        self.unreplayed.push(EditOp::AddBlock {
+            file,
+            penultimate,
+            last,
+        });
+    }
+
+    /// A pipeline recovery (new GS) or a close of an open file, or an append to a closed
+    /// one: the step on the file's last block.
+    fn change_last_block(&mut self, step: &Step, file: usize, gs: GenerationStamp) {
+        let Some((file_id, mut blocks, open)) = self.file(file).cloned() else {
+            return;
+        };
+        if blocks.is_empty() {
+            return;
+        }
+        match step {
+            Step::Recover { .. } if open => {
+                if let Some(last) = blocks.last_mut() {
+                    last.gs = gs;
+                }
+                self.unreplayed.push(EditOp::SetGenstamp(gs));
+                self.unreplayed.push(EditOp::UpdateBlocks {
+                    file: file_id,
+                    blocks: blocks.clone(),
+                });
+            }
+            Step::Close { .. } if open => {
+                if let Some(last) = blocks.last_mut() {
+                    last.length = LENGTH;
+                }
+                self.unreplayed.push(EditOp::Close {
+                    file: file_id,
+                    blocks: blocks.clone(),
+                });
+            }
+            Step::Append { .. } if !open => {
+                self.unreplayed.push(EditOp::Append { file: file_id });
+            }
+            _ => return,
+        }
+        let now_open = match step {
+            Step::Close { .. } => false,
+            Step::Append { .. } => true,
+            _ => open,
+        };
+        if let Some(entry) = self.files.iter_mut().find(|f| f.0 == file_id) {
+            *entry = (file_id, blocks, now_open);
+        }
+    }
+
+    /// Datanode `dn` reports block number `block` (of every block so far) in `kind`'s
+    /// state, with the block's GS, or one below it when `stale`; what it holds follows.
+    fn report_incremental(
+        &mut self,
+        ns: &Namesystem,
+        dn: u64,
+        block: usize,
+        kind: u8,
+        stale: bool,
+    ) {
+        let blocks = self.all_blocks();
+        if blocks.is_empty() {
+            return;
+        }
+        let mut reported = blocks[block % blocks.len()];
+        if stale {
+            reported.gs -= 1;
+        }
+        let state = match kind {
+            0 => ReportedState::Replica(ReplicaState::Rbw),
+            1 => ReportedState::Replica(ReplicaState::Finalized),
+            _ => ReportedState::Deleted,
+        };
+        match state {
+            ReportedState::Deleted => {
+                self.replicas.remove(&(dn, reported.id.0));
+            }
+            ReportedState::Replica(replica) => {
+                self.replicas
+                    .insert((dn, reported.id.0), (reported, replica));
+            }
+        }
+        ns.incremental_report(storage(dn), reported, state);
+    }
+
+    /// Datanode `dn` reports everything it holds.
+    fn report_full(&self, ns: &Namesystem, dn: u64) {
+        let entries: Vec<(Block, ReplicaState)> = self
+            .replicas
+            .iter()
+            .filter(|((holder, _), _)| *holder == dn)
+            .map(|(_, replica)| *replica)
+            .collect();
+        ns.full_report(storage(dn), &entries);
     }
 }
 
@@ -231,41 +285,8 @@ fn run(
                 block,
                 kind,
                 stale,
-            } => {
-                let blocks = active.all_blocks();
-                if blocks.is_empty() {
-                    continue;
-                }
-                let mut reported = blocks[block % blocks.len()];
-                if stale {
-                    reported.gs -= 1;
-                }
-                let state = match kind {
-                    0 => ReportedState::Replica(ReplicaState::Rbw),
-                    1 => ReportedState::Replica(ReplicaState::Finalized),
-                    _ => ReportedState::Deleted,
-                };
-                match state {
-                    ReportedState::Deleted => {
-                        active.replicas.remove(&(dn, reported.id.0));
-                    }
-                    ReportedState::Replica(replica) => {
-                        active
-                            .replicas
-                            .insert((dn, reported.id.0), (reported, replica));
-                    }
-                }
-                ns.incremental_report(storage(dn), reported, state);
-            }
-            Step::FullReport { dn } => {
-                let entries: Vec<(Block, ReplicaState)> = active
-                    .replicas
-                    .iter()
-                    .filter(|((holder, _), _)| *holder == dn)
-                    .map(|(_, replica)| *replica)
-                    .collect();
-                ns.full_report(storage(dn), &entries);
-            }
+            } => active.report_incremental(&ns, dn, block, kind, stale),
+            Step::FullReport { dn } => active.report_full(&ns, dn),
             _ => active.edit(step),
         }
         let view = ns.view();

@@ -12,7 +12,7 @@ use hadoop_ref::clock::ManualClock;
 use hadoop_ref::datanode::DatanodeError;
 use hadoop_ref::datanode::dispatcher::CommandDispatcher;
 use hadoop_ref::datanode::state_context::{
-    EndpointState, StateContext, StateContextBehavior, StateContextConfig,
+    EndpointState, StateContext, StateContextBehavior, StateContextConfig, TermObservation,
 };
 use hadoop_ref::hdds::command::{CommandId, CommandKind, ScmCommand};
 use hadoop_ref::hdds::container::ContainerState;
@@ -131,102 +131,146 @@ impl Model {
     }
 }
 
-fn run(behavior: StateContextBehavior, ops: Vec<Op>) -> Result<(), TestCaseError> {
-    let clock = ManualClock::new(0);
-    let endpoints: Vec<_> = (1..=SCMS as u64).map(|i| (ScmId(i), false)).collect();
-    let config = StateContextConfig {
-        command_queue_limit: LIMIT,
-        await_leader_term_bound_ms: BOUND_MS,
-    };
-    let context =
-        Arc::new(StateContext::new(behavior, config, &endpoints, clock.shared()).unwrap());
-    let replicas =
-        replicas_in_state(DatanodeId(1), &[ContainerId(1)], ContainerState::Closed).unwrap();
-    let dispatcher = CommandDispatcher::new(
-        Arc::clone(&context),
-        controller_of(&replicas),
-        clock.shared(),
-    );
-    let mut model = Model {
-        behavior,
-        now_ms: 0,
-        started_at_ms: 0,
-        term: None,
-        seen_before_init: None,
-        queue: VecDeque::new(),
-        heartbeating: 0,
-    };
-    let mut observations = vec![context.observe()];
-    let mut dispatches = Vec::new();
-    // Highest term the datanode took (heartbeat or accepted command) since the restart.
-    let mut heard: Option<Term> = None;
-    for (id, op) in (0u64..).zip(ops) {
-        match op {
-            Op::Heartbeat(term) => {
-                let result = context.update_term_from_heartbeat(term);
-                if term < -1 {
-                    prop_assert_eq!(result, Err(DatanodeError::InvalidTerm { term }));
-                } else {
-                    prop_assert_eq!(result, Ok(()));
-                    model.heartbeat(term);
-                    heard = heard.max(Some(term));
-                }
-            }
-            Op::Add(term) => {
-                let kind = CommandKind::CloseContainer {
-                    container: ContainerId(1),
-                };
-                let result = context.add_command(ScmCommand::new(CommandId(id), term, kind));
-                if term < -1 {
-                    prop_assert_eq!(result, Err(DatanodeError::InvalidTerm { term }));
-                } else {
-                    let accepted = model.add(id, term);
-                    prop_assert_eq!(result.is_ok(), accepted, "queue full at the same moment");
-                    if accepted {
-                        heard = heard.max(Some(term));
-                    }
-                }
-            }
-            Op::Take => {
-                let report = dispatcher.process_next();
-                let taken = report.as_ref().map(|r| r.dispatched.command.id.0);
-                prop_assert_eq!(taken, model.take());
-                dispatches.extend(report.map(|report| Observed {
-                    report,
-                    heard_before: heard,
-                }));
-            }
-            Op::Heartbeating(count) => {
-                for (i, endpoint) in context.endpoints().iter().enumerate() {
-                    let state = if i < count {
-                        EndpointState::Heartbeat
-                    } else {
-                        EndpointState::GetVersion
-                    };
-                    endpoint.set_state(state);
-                }
-                model.heartbeating = count;
-            }
-            Op::Advance(ms) => {
-                model.now_ms = clock.advance_ms(ms);
-            }
-            Op::Restart => {
-                context.restart();
-                model.restart();
-                heard = None;
-            }
-        }
-        prop_assert_eq!(context.term_of_leader(), model.term);
-        prop_assert_eq!(context.queue_len(), model.queue.len());
-        observations.push(context.observe());
-        if !behavior.is_legacy() {
-            term_covers_heard_terms(context.term_of_leader(), heard)
-                .map_err(|v| TestCaseError::fail(v.to_string()))?;
+/// The real context and dispatcher beside the model, and what the invariants judge.
+struct Harness {
+    behavior: StateContextBehavior,
+    clock: ManualClock,
+    context: Arc<StateContext>,
+    dispatcher: CommandDispatcher,
+    model: Model,
+    observations: Vec<TermObservation>,
+    dispatches: Vec<Observed>,
+    /// Highest term the datanode took (heartbeat or accepted command) since the restart.
+    heard: Option<Term>,
+}
+
+impl Harness {
+    fn new(behavior: StateContextBehavior) -> Self {
+        let clock = ManualClock::new(0);
+        let endpoints: Vec<_> = (1..=SCMS as u64).map(|i| (ScmId(i), false)).collect();
+        let config = StateContextConfig {
+            command_queue_limit: LIMIT,
+            await_leader_term_bound_ms: BOUND_MS,
+        };
+        let context =
+            Arc::new(StateContext::new(behavior, config, &endpoints, clock.shared()).unwrap());
+        let replicas =
+            replicas_in_state(DatanodeId(1), &[ContainerId(1)], ContainerState::Closed).unwrap();
+        let dispatcher = CommandDispatcher::new(
+            Arc::clone(&context),
+            controller_of(&replicas),
+            clock.shared(),
+        );
+        let model = Model {
+            behavior,
+            now_ms: 0,
+            started_at_ms: 0,
+            term: None,
+            seen_before_init: None,
+            queue: VecDeque::new(),
+            heartbeating: 0,
+        };
+        Self {
+            behavior,
+            observations: vec![context.observe()],
+            clock,
+            context,
+            dispatcher,
+            model,
+            dispatches: Vec::new(),
+            heard: None,
         }
     }
-    term_never_decreases(&observations).map_err(|v| TestCaseError::fail(v.to_string()))?;
+
+    /// Applies `op` to the context and the model, then compares them.
+    fn step(&mut self, id: u64, op: Op) -> Result<(), TestCaseError> {
+        match op {
+            Op::Heartbeat(term) => self.heartbeat(term)?,
+            Op::Add(term) => self.add(id, term)?,
+            Op::Take => self.take()?,
+            Op::Heartbeating(count) => self.set_heartbeating(count),
+            Op::Advance(ms) => self.model.now_ms = self.clock.advance_ms(ms),
+            Op::Restart => {
+                self.context.restart();
+                self.model.restart();
+                self.heard = None;
+            }
+        }
+        prop_assert_eq!(self.context.term_of_leader(), self.model.term);
+        prop_assert_eq!(self.context.queue_len(), self.model.queue.len());
+        self.observations.push(self.context.observe());
+        if !self.behavior.is_legacy() {
+            term_covers_heard_terms(self.context.term_of_leader(), self.heard)
+                .map_err(|v| TestCaseError::fail(v.to_string()))?;
+        }
+        Ok(())
+    }
+
+    fn heartbeat(&mut self, term: Term) -> Result<(), TestCaseError> {
+        let result = self.context.update_term_from_heartbeat(term);
+        if term < -1 {
+            prop_assert_eq!(result, Err(DatanodeError::InvalidTerm { term }));
+        } else {
+            prop_assert_eq!(result, Ok(()));
+            self.model.heartbeat(term);
+            self.heard = self.heard.max(Some(term));
+        }
+        Ok(())
+    }
+
+    fn add(&mut self, id: u64, term: Term) -> Result<(), TestCaseError> {
+        let kind = CommandKind::CloseContainer {
+            container: ContainerId(1),
+        };
+        let result = self
+            .context
+            .add_command(ScmCommand::new(CommandId(id), term, kind));
+        if term < -1 {
+            prop_assert_eq!(result, Err(DatanodeError::InvalidTerm { term }));
+        } else {
+            let accepted = self.model.add(id, term);
+            prop_assert_eq!(result.is_ok(), accepted, "queue full at the same moment");
+            if accepted {
+                self.heard = self.heard.max(Some(term));
+            }
+        }
+        Ok(())
+    }
+
+    fn take(&mut self) -> Result<(), TestCaseError> {
+        let report = self.dispatcher.process_next();
+        let taken = report.as_ref().map(|r| r.dispatched.command.id.0);
+        prop_assert_eq!(taken, self.model.take());
+        let heard_before = self.heard;
+        self.dispatches.extend(report.map(|report| Observed {
+            report,
+            heard_before,
+        }));
+        Ok(())
+    }
+
+    fn set_heartbeating(&mut self, count: usize) {
+        for (i, endpoint) in self.context.endpoints().iter().enumerate() {
+            let state = if i < count {
+                EndpointState::Heartbeat
+            } else {
+                EndpointState::GetVersion
+            };
+            endpoint.set_state(state);
+        }
+        self.model.heartbeating = count;
+    }
+}
+
+fn run(behavior: StateContextBehavior, ops: Vec<Op>) -> Result<(), TestCaseError> {
+    let mut harness = Harness::new(behavior);
+    for (id, op) in (0u64..).zip(ops) {
+        harness.step(id, op)?;
+    }
+    term_never_decreases(&harness.observations).map_err(|v| TestCaseError::fail(v.to_string()))?;
     if !behavior.is_legacy() {
-        no_command_below_heard_term(&dispatches).map_err(|v| TestCaseError::fail(v.to_string()))?;
+        no_command_below_heard_term(&harness.dispatches)
+            .map_err(|v| TestCaseError::fail(v.to_string()))?;
     }
     Ok(())
 }
