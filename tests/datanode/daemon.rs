@@ -11,7 +11,7 @@ use hadoop_ref::datanode::daemon::{Datanode, DatanodeConfig};
 use hadoop_ref::hdds::command::{CommandKind, DeletedBlocksTransaction};
 use hadoop_ref::hdds::container::ContainerState;
 use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, ScmId};
-use hadoop_ref::scenarios::container::write_block;
+use hadoop_ref::sim::replica_node::write_block;
 use hadoop_ref::sim::scm_endpoint::InProcessScm;
 use hadoop_ref::sync::{Arc, thread};
 

@@ -12,7 +12,7 @@ use hadoop_ref::datanode::container::volume::MemoryVolume;
 use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig};
 use hadoop_ref::hdds::container::ContainerState;
 use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, LocalId};
-use hadoop_ref::scenarios::container::write_block;
+use hadoop_ref::sim::replica_node::write_block;
 use hadoop_ref::sync::Arc;
 
 /// A memory store in `state` holding `blocks` (id, chunks), each with its file.

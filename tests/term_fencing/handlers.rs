@@ -19,8 +19,8 @@ use hadoop_ref::datanode::state_context::{
 use hadoop_ref::hdds::command::{CommandId, CommandKind, DeletedBlocksTransaction, ScmCommand};
 use hadoop_ref::hdds::container::ContainerState;
 use hadoop_ref::hdds::ids::{ContainerId, DatanodeId};
-use hadoop_ref::scenarios::container::write_block;
 use hadoop_ref::sim::peers::PeerNetwork;
+use hadoop_ref::sim::replica_node::write_block;
 use hadoop_ref::sim::replicas::{controller_of, replicas_in_state};
 use hadoop_ref::sync::Arc;
 

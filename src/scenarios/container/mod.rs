@@ -42,9 +42,3 @@ pub use reproductions::{
     metadata_without_file_as_reported,
 };
 pub use seed::{BLOCK_X, BLOCK_Y, SEED_KEY};
-
-/// The simulated replicas the scenarios run on, under their former paths.
-pub use crate::sim::replica_node::{
-    CHUNK_LEN_BYTES, CONTAINER, ReplicaNode, StoreFactory, block_data, chunk_bytes, memory_stores,
-    transaction, write_block,
-};
