@@ -9,10 +9,25 @@
 //!
 //! | module | seed | the race |
 //! |---|---|---|
-//! | [`datanode`] | HDDS-17268 | the heartbeat SCM term ignored before term init, and updated with an unlocked check-then-set, let a stale leader's command run |
+//! | [`datanode`] | HDDS-17268 | the heartbeat SCM term ignored before term init, and updated with an unlocked check-then-set, let a stale leader's command run on the real replica |
 //! | [`datanode::container`] | HDDS-16811, HDDS-16808 | block deletion before or during a block's repair by reconciliation restores the deleted block or commits its metadata without its file |
 //! | [`namenode`] | HDFS-2742 | the standby judges a datanode's RBW report after replaying the block's completion and marks a healthy replica corrupt (then every replica can be lost); a replica credited before completion leaves safe-mode counts short |
 //! | [`scm`] | HDDS-16891 | after a leader change or restart the SCM has no pending allocations and grants again the slots of containers not yet written |
+//!
+//! ## The layers
+//!
+//! Arrows point down only, and no component imports another (`ci/check-layering` checks
+//! both, and that no two source files import each other, directly or around a cycle):
+//!
+//! | layer | modules | what it holds |
+//! |---|---|---|
+//! | tools | `bin/soak` | the soak tool: every catalogue case under shuttle |
+//! | checking | [`check`] | the catalogue of cases and what each must do; the shuttle harness |
+//! | scenarios | [`scenarios`] | per seed: the named invariants, the seed's reproductions, a random cluster |
+//! | simulation | [`sim`] | in-process SCMs, Ratis, peers and their network, a faulty store, simulated datanodes of both systems |
+//! | components | [`datanode`], [`scm`], [`namenode`] | the production code the checkers run |
+//! | protocol | [`hdds`] | the Ozone types the datanode, the SCM and the simulation share |
+//! | base | [`sync`], [`clock`], [`unmodelled`] | the synchronization facade, time, and harness bookkeeping kept outside the model |
 //!
 //! ## How it is checked
 //!
@@ -20,8 +35,9 @@
 //! `std` threads, `crossbeam-channel`, `arc-swap`), `--cfg loom` (exhaustive exploration of
 //! each small race, `loom-tests/`) and `--features shuttle` (randomized and PCT schedules
 //! of multi-node runs, `shuttle-tests/` and the `soak` tool). Time comes from a
-//! [`clock::Clock`], randomness from a seed passed in. The [`scenarios`] module holds the
-//! drivers and the named invariants every checker reuses.
+//! [`clock::Clock`], randomness from a seed passed in. The [`scenarios`] hold the drivers
+//! and the named invariants every checker reuses; [`check::catalogue`] says, for every
+//! scenario and variant, whether it must hold or be caught.
 //!
 //! ## Embedding
 //!
@@ -47,11 +63,13 @@
 //! # });
 //! ```
 //!
+//! [`datanode::daemon::Datanode`] assembles a whole datanode with its threads over a
+//! volume it restarts from; its example shows it against an in-process SCM endpoint.
+//!
 //! Because the backend is picked by `cfg(loom)` and the `shuttle` feature, a downstream
 //! crate's own loom or shuttle tests put this crate into the same mode, and its scenarios
 //! ([`scenarios::term_fencing`], [`scenarios::allocation`], [`scenarios::standby`],
-//! [`scenarios::container`]) run
-//! inside them unchanged.
+//! [`scenarios::container`]) run inside them unchanged.
 
 #![warn(missing_docs)]
 

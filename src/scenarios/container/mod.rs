@@ -9,7 +9,7 @@
 //! metadata or not (HDDS-16808 keeps the data checksum on its root); reconciliation
 //! commits under the read lock only if the tree does not mark the block deleted.
 //!
-//! Real `KeyValueHandler`s over in-memory stores ([`ReplicaNode`]s of the simulation),
+//! Real `KeyValueHandler`s over in-memory stores ([`ReplicaNode`](crate::sim::replica_node::ReplicaNode)s of the simulation),
 //! peers answered in process.
 //!
 //! - [`invariants`]: what is checked on replicas.
