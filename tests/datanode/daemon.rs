@@ -2,8 +2,6 @@
 //! deleting service runs on its own thread, and a restart reloads the replicas from the
 //! volume.
 
-use std::time::Duration;
-
 use hadoop_ref::clock::ManualClock;
 use hadoop_ref::datanode::container::ContainerController;
 use hadoop_ref::datanode::container::volume::{ContainerVolume, DiskVolume};
@@ -13,21 +11,12 @@ use hadoop_ref::hdds::container::ContainerState;
 use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, ScmId};
 use hadoop_ref::sim::replica_node::write_block;
 use hadoop_ref::sim::scm_endpoint::InProcessScm;
-use hadoop_ref::sync::{Arc, thread};
+use hadoop_ref::sync::Arc;
+
+use crate::test_util::eventually;
 
 const C1: ContainerId = ContainerId(1);
 const DN: DatanodeId = DatanodeId(1);
-
-/// Polls `condition` up to `attempts` times, sleeping a millisecond between tries.
-fn eventually(attempts: u32, mut condition: impl FnMut() -> bool) -> bool {
-    (0..attempts).any(|_| {
-        let met = condition();
-        if !met {
-            thread::sleep(Duration::from_millis(1));
-        }
-        met
-    })
-}
 
 /// A datanode over a disk volume in `dir` holding c1 (CLOSED, blocks 1 and 2), talking to
 /// one SCM that leads at term 1; every loop paced at 1 ms.

@@ -1,5 +1,5 @@
 //! The datanode's threads (HDDS-17268) without a checker: the production driver
-//! (`DatanodeStateMachine`: one heartbeat thread per SCM and the command processor) drops
+//! (`Datanode`: one heartbeat thread per SCM and the command processor) drops
 //! a deposed leader's force delete after a restart, runs the current leader's commands,
 //! and stops cleanly.
 
@@ -9,20 +9,10 @@ use hadoop_ref::hdds::command::CommandKind;
 use hadoop_ref::hdds::container::ContainerState;
 use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, ScmId};
 use hadoop_ref::sim::scm_endpoint::InProcessScm;
-use hadoop_ref::sync::thread;
+
+use crate::test_util::eventually;
 
 use crate::test_util::term_fencing::{START_MS, fast_heartbeat_config, volume_with_container_1};
-
-/// Polls `condition` up to `attempts` times, sleeping a millisecond between tries.
-fn eventually(attempts: u32, mut condition: impl FnMut() -> bool) -> bool {
-    (0..attempts).any(|_| {
-        let met = condition();
-        if !met {
-            thread::sleep(std::time::Duration::from_millis(1));
-        }
-        met
-    })
-}
 
 #[test]
 fn daemon_drops_stale_leader_force_delete_after_restart() {
