@@ -11,7 +11,6 @@ use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, ScmId};
 use hadoop_ref::sim::scm_endpoint::InProcessScm;
 
 use crate::test_util::eventually;
-
 use crate::test_util::term_fencing::{START_MS, fast_heartbeat_config, volume_with_container_1};
 
 #[test]
