@@ -128,7 +128,7 @@ fn repair(c: &mut Criterion) {
                     |local| {
                         let report = local
                             .handler
-                            .reconcile_container_internal(CONTAINER, &[peer.peer()])
+                            .reconcile_without_scan(CONTAINER, &[peer.peer()])
                             .expect("reconciliation runs");
                         assert_eq!(report.committed().len() as u64, n);
                     },

@@ -52,6 +52,7 @@ fn close(id: u64, term: i64) -> ScmCommand {
         term,
         CommandKind::CloseContainer {
             container: ContainerId(1),
+            force: false,
         },
     )
 }

@@ -11,7 +11,7 @@ use hadoop_ref::scenarios::term_fencing::{
 
 #[test]
 fn locked_term_update_keeps_highest_term() {
-    let exploration = explore("mc5/Fixed", || {
+    let exploration = explore("concurrent-leader-heartbeats/Fixed", || {
         concurrent_leader_heartbeats_keep_the_highest_term(StateContextBehavior::Fixed)
     });
     assert_holds(&exploration);
@@ -19,7 +19,7 @@ fn locked_term_update_keeps_highest_term() {
 
 #[test]
 fn await_leader_term_keeps_highest_term() {
-    let exploration = explore("mc5/AwaitLeaderTerm", || {
+    let exploration = explore("concurrent-leader-heartbeats/AwaitLeaderTerm", || {
         concurrent_leader_heartbeats_keep_the_highest_term(StateContextBehavior::AwaitLeaderTerm)
     });
     assert_holds(&exploration);
@@ -27,10 +27,13 @@ fn await_leader_term_keeps_highest_term() {
 
 #[test]
 fn unlocked_check_then_set_loses_higher_term() {
-    let exploration = explore("mc5/LegacyUnlockedTermUpdate", || {
-        concurrent_leader_heartbeats_keep_the_highest_term(
-            StateContextBehavior::LegacyUnlockedTermUpdate,
-        )
-    });
+    let exploration = explore(
+        "concurrent-leader-heartbeats/LegacyUnlockedTermUpdate",
+        || {
+            concurrent_leader_heartbeats_keep_the_highest_term(
+                StateContextBehavior::LegacyUnlockedTermUpdate,
+            )
+        },
+    );
     assert_caught(&exploration, SEED_KEY);
 }

@@ -11,7 +11,7 @@ use hadoop_ref::scm::ScmBehavior;
 
 #[test]
 fn allocation_waits_for_rebuild_behind_gate() {
-    let exploration = explore("gate/Fixed", || {
+    let exploration = explore("allocation-waits-for-rebuild/Fixed", || {
         allocation::allocation_waits_for_the_rebuild(ScmBehavior::Fixed)
     });
     assert_holds(&exploration);
@@ -19,15 +19,16 @@ fn allocation_waits_for_rebuild_behind_gate() {
 
 #[test]
 fn allocation_racing_ungated_rebuild_over_grants() {
-    let exploration = explore("gate/LegacyRebuildWithoutGate", || {
-        allocation::allocation_waits_for_the_rebuild(ScmBehavior::LegacyRebuildWithoutGate)
-    });
+    let exploration = explore(
+        "allocation-waits-for-rebuild/LegacyRebuildWithoutGate",
+        || allocation::allocation_waits_for_the_rebuild(ScmBehavior::LegacyRebuildWithoutGate),
+    );
     assert_caught(&exploration, SEED_KEY);
 }
 
 #[test]
 fn space_check_sees_created_container_as_committed_or_pending() {
-    let exploration = explore("report-order/Fixed", || {
+    let exploration = explore("space-check-sees-created-container/Fixed", || {
         allocation::space_check_sees_created_container(ScmBehavior::Fixed)
     });
     assert_holds(&exploration);
@@ -35,7 +36,7 @@ fn space_check_sees_created_container_as_committed_or_pending() {
 
 #[test]
 fn rebuild_sees_allocation_committed_across_reelection() {
-    let exploration = explore("reelection/Fixed", || {
+    let exploration = explore("rebuild-across-reelection/Fixed", || {
         allocation::rebuild_sees_allocation_committed_across_reelection(ScmBehavior::Fixed)
     });
     assert_holds(&exploration);

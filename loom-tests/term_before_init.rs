@@ -11,7 +11,7 @@ use hadoop_ref::scenarios::term_fencing::{
 
 #[test]
 fn heartbeat_term_seen_before_init_fences_stale_command() {
-    let exploration = explore("mc4-believes/Fixed", || {
+    let exploration = explore("stale-leader-believing/Fixed", || {
         heartbeat_term_fences_stale_leader_command(
             StateContextBehavior::Fixed,
             OldLeader::StillBelievesItLeads,
@@ -23,19 +23,22 @@ fn heartbeat_term_seen_before_init_fences_stale_command() {
 
 #[test]
 fn heartbeat_term_discarded_before_init_runs_stale_command() {
-    let exploration = explore("mc4-believes/LegacyIgnoreHeartbeatTermBeforeInit", || {
-        heartbeat_term_fences_stale_leader_command(
-            StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit,
-            OldLeader::StillBelievesItLeads,
-            1,
-        )
-    });
+    let exploration = explore(
+        "stale-leader-believing/LegacyIgnoreHeartbeatTermBeforeInit",
+        || {
+            heartbeat_term_fences_stale_leader_command(
+                StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit,
+                OldLeader::StillBelievesItLeads,
+                1,
+            )
+        },
+    );
     assert_caught(&exploration, SEED_KEY);
 }
 
 #[test]
 fn stepped_down_leader_command_fenced_by_heartbeat_term() {
-    let exploration = explore("mc4-follower/Fixed", || {
+    let exploration = explore("stale-leader-stepped-down/Fixed", || {
         heartbeat_term_fences_stale_leader_command(
             StateContextBehavior::Fixed,
             OldLeader::SteppedDownHoldingCommand,
@@ -47,7 +50,7 @@ fn stepped_down_leader_command_fenced_by_heartbeat_term() {
 
 #[test]
 fn awaiting_leader_term_closes_residual_window() {
-    let exploration = explore("mc4-residual/AwaitLeaderTerm", || {
+    let exploration = explore("deposed-leader-after-restart/AwaitLeaderTerm", || {
         deposed_leader_command_never_runs_after_restart(StateContextBehavior::AwaitLeaderTerm, 1)
     });
     assert_holds(&exploration);
@@ -58,7 +61,7 @@ fn fixed_rule_leaves_residual_window_open() {
     // The seed's patch narrows the window but does not close it: `initTermOfLeaderSCM`
     // needs only a majority of endpoints in HEARTBEAT and a queued command, so init before
     // the new leader's first response takes the deposed leader's term.
-    let exploration = explore("mc4-residual/Fixed", || {
+    let exploration = explore("deposed-leader-after-restart/Fixed", || {
         deposed_leader_command_never_runs_after_restart(StateContextBehavior::Fixed, 1)
     });
     assert_caught(&exploration, SEED_KEY);

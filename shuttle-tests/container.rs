@@ -24,10 +24,10 @@ shuttle_tests! {
     legacy_missing_data_file_is_caught: "block_deleted_during_reconciliation" / "Legacy", RANDOM;
     fixed_partial_repair_commits_nothing_of_a_deleted_block: "block_deleted_during_partial_reconciliation" / "Fixed", RANDOM;
     legacy_missing_chunk_is_caught: "block_deleted_during_partial_reconciliation" / "Legacy", RANDOM;
-    cluster_fixed_holds_random: "container_cluster" / "Fixed", RANDOM;
-    cluster_fixed_holds_pct: "container_cluster" / "Fixed", PCT3;
-    cluster_legacy_caught_random: "container_cluster" / "Legacy", RANDOM;
-    cluster_legacy_caught_pct: "container_cluster" / "Legacy", PCT3;
+    cluster_fixed_holds_random: "deletes_and_repairs_keep_replicas_consistent" / "Fixed", RANDOM;
+    cluster_fixed_holds_pct: "deletes_and_repairs_keep_replicas_consistent" / "Fixed", PCT3;
+    cluster_legacy_caught_random: "deletes_and_repairs_keep_replicas_consistent" / "Legacy", RANDOM;
+    cluster_legacy_caught_pct: "deletes_and_repairs_keep_replicas_consistent" / "Legacy", PCT3;
     concurrent_reconciliations_holds_random: "concurrent_reconciliations" / "Fixed", RANDOM;
     concurrent_reconciliations_holds_pct: "concurrent_reconciliations" / "Fixed", PCT3;
     unguarded_reconciliations_hold_random: "concurrent_reconciliations_unguarded" / "Fixed", RANDOM;

@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use hadoop_ref::check::catalogue::{self, Expectation};
-use hadoop_ref::check::shuttle::replay_file;
+use hadoop_ref::check::shuttle::{ReplayOutcome, replay_file};
 use hadoop_ref::scenarios::{allocation, container, standby, term_fencing};
 
 /// The seed keys a violation of a catalogue scenario names.
@@ -32,14 +32,17 @@ fn committed_schedules_reproduce_their_violation() {
     files.sort();
     assert!(!files.is_empty(), "no schedule files in {}", dir.display());
     for file in &files {
-        let failure = replay_file(file)
-            .unwrap_or_else(|e| panic!("{e}"))
-            .unwrap_or_else(|| {
-                panic!(
-                    "{} replays clean: the schedule is stale (see this file's docs)",
-                    file.display()
-                )
-            });
+        let failure = match replay_file(file).unwrap_or_else(|e| panic!("{e}")) {
+            ReplayOutcome::Violation(violation) => violation,
+            ReplayOutcome::Clean => panic!(
+                "{} replays clean: the schedule is stale (see this file's docs)",
+                file.display()
+            ),
+            ReplayOutcome::OtherFailure(message) => panic!(
+                "{} does not replay (stale, see this file's docs): {message}",
+                file.display()
+            ),
+        };
         assert!(
             SEED_KEYS
                 .iter()

@@ -25,11 +25,11 @@ shuttle_tests! {
     rbw_race_whole_message_queue_caught_random: "rbw_report_races_completion" / "LegacyWholeMessageQueue", RANDOM;
     rbw_race_whole_message_queue_caught_pct: "rbw_report_races_completion" / "LegacyWholeMessageQueue", PCT3;
     rbw_race_no_purge_caught_pct: "rbw_report_races_completion" / "LegacyNoStaleEntryPurge", PCT3;
-    cluster_fixed_holds_random: "standby_cluster" / "Fixed", RANDOM;
-    cluster_fixed_holds_pct: "standby_cluster" / "Fixed", PCT3;
-    cluster_whole_message_queue_caught_random: "standby_cluster" / "LegacyWholeMessageQueue", RANDOM;
-    cluster_whole_message_queue_caught_pct: "standby_cluster" / "LegacyWholeMessageQueue", PCT3;
-    cluster_early_drain_caught_pct: "standby_cluster" / "LegacyEarlyDrain", PCT3;
+    cluster_fixed_holds_random: "failovers_lose_no_replica_and_keep_counts" / "Fixed", RANDOM;
+    cluster_fixed_holds_pct: "failovers_lose_no_replica_and_keep_counts" / "Fixed", PCT3;
+    cluster_whole_message_queue_caught_random: "failovers_lose_no_replica_and_keep_counts" / "LegacyWholeMessageQueue", RANDOM;
+    cluster_whole_message_queue_caught_pct: "failovers_lose_no_replica_and_keep_counts" / "LegacyWholeMessageQueue", PCT3;
+    cluster_early_drain_caught_pct: "failovers_lose_no_replica_and_keep_counts" / "LegacyEarlyDrain", PCT3;
 }
 
 #[test]

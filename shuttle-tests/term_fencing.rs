@@ -4,7 +4,7 @@
 //! catch the unlocked update in the cluster scenario: the lost update must land between
 //! two specific steps and then be acted on before the next heartbeat repairs it, deeper
 //! than PCT's depth 3 reaches in 20 000 schedules (random finds it in hundreds to a few
-//! thousand; the seed's MC5, `concurrent_leader_heartbeats_keep_highest_term`, holds the
+//! thousand; the seed's MC5, `concurrent_leader_heartbeats_keep_the_highest_term`, holds the
 //! PCT check of that race). The seed's MC4 is the two `heartbeat_term_fences_*` scenarios
 //! and `deposed_leader_command_after_restart`. Scheduler seeds are fixed, so a run is
 //! reproducible; a failing schedule is written under `target/shuttle-schedules/` for
@@ -32,18 +32,18 @@ shuttle_tests! {
     residual_window_closed_by_await_pct: "deposed_leader_command_after_restart" / "AwaitLeaderTerm", PCT3;
     residual_window_open_in_fixed_random: "deposed_leader_command_after_restart" / "Fixed", RANDOM;
     residual_window_open_in_legacy_random: "deposed_leader_command_after_restart" / "LegacyIgnoreHeartbeatTermBeforeInit", RANDOM;
-    locked_term_update_keeps_highest_term_random: "concurrent_leader_heartbeats_keep_highest_term" / "Fixed", RANDOM;
-    locked_term_update_keeps_highest_term_pct: "concurrent_leader_heartbeats_keep_highest_term" / "Fixed", PCT3;
-    await_leader_term_keeps_highest_term_pct: "concurrent_leader_heartbeats_keep_highest_term" / "AwaitLeaderTerm", PCT3;
-    unlocked_term_update_caught_random: "concurrent_leader_heartbeats_keep_highest_term" / "LegacyUnlockedTermUpdate", RANDOM;
-    unlocked_term_update_caught_pct: "concurrent_leader_heartbeats_keep_highest_term" / "LegacyUnlockedTermUpdate", PCT3;
-    cluster_fixed_holds_random: "fencing_cluster" / "Fixed", RANDOM;
-    cluster_fixed_holds_pct: "fencing_cluster" / "Fixed", PCT3;
-    cluster_await_holds_random: "fencing_cluster" / "AwaitLeaderTerm", RANDOM;
-    cluster_await_holds_pct: "fencing_cluster" / "AwaitLeaderTerm", PCT3;
-    cluster_ignore_before_init_caught_random: "fencing_cluster" / "LegacyIgnoreHeartbeatTermBeforeInit", RANDOM;
-    cluster_ignore_before_init_caught_pct: "fencing_cluster" / "LegacyIgnoreHeartbeatTermBeforeInit", PCT3;
-    cluster_unlocked_update_caught_random: "fencing_cluster" / "LegacyUnlockedTermUpdate", RANDOM;
+    locked_term_update_keeps_highest_term_random: "concurrent_leader_heartbeats_keep_the_highest_term" / "Fixed", RANDOM;
+    locked_term_update_keeps_highest_term_pct: "concurrent_leader_heartbeats_keep_the_highest_term" / "Fixed", PCT3;
+    await_leader_term_keeps_highest_term_pct: "concurrent_leader_heartbeats_keep_the_highest_term" / "AwaitLeaderTerm", PCT3;
+    unlocked_term_update_caught_random: "concurrent_leader_heartbeats_keep_the_highest_term" / "LegacyUnlockedTermUpdate", RANDOM;
+    unlocked_term_update_caught_pct: "concurrent_leader_heartbeats_keep_the_highest_term" / "LegacyUnlockedTermUpdate", PCT3;
+    cluster_fixed_holds_random: "leader_transfers_never_run_a_stale_command" / "Fixed", RANDOM;
+    cluster_fixed_holds_pct: "leader_transfers_never_run_a_stale_command" / "Fixed", PCT3;
+    cluster_await_holds_random: "leader_transfers_never_run_a_stale_command" / "AwaitLeaderTerm", RANDOM;
+    cluster_await_holds_pct: "leader_transfers_never_run_a_stale_command" / "AwaitLeaderTerm", PCT3;
+    cluster_ignore_before_init_caught_random: "leader_transfers_never_run_a_stale_command" / "LegacyIgnoreHeartbeatTermBeforeInit", RANDOM;
+    cluster_ignore_before_init_caught_pct: "leader_transfers_never_run_a_stale_command" / "LegacyIgnoreHeartbeatTermBeforeInit", PCT3;
+    cluster_unlocked_update_caught_random: "leader_transfers_never_run_a_stale_command" / "LegacyUnlockedTermUpdate", RANDOM;
 }
 
 #[test]

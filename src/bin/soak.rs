@@ -7,7 +7,7 @@
 //! ```text
 //! cargo soak                              # every case, random + PCT, 20 000 schedules each
 //! cargo soak run --time 600 --filter leader_heartbeats  # ten minutes over the matching cases
-//! cargo soak replay soak-failures/concurrent_leader_heartbeats_keep_highest_term.LegacyUnlockedTermUpdate.random.schedule
+//! cargo soak replay soak-failures/concurrent_leader_heartbeats_keep_the_highest_term.LegacyUnlockedTermUpdate.random.schedule
 //! cargo soak list
 //! ```
 
@@ -16,7 +16,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use hadoop_ref::check::catalogue::{self, Case, Expectation};
-use hadoop_ref::check::shuttle::{RunResult, RunSpec, SchedulerKind, replay_file, run_case};
+use hadoop_ref::check::shuttle::{
+    ReplayOutcome, RunResult, RunSpec, SchedulerKind, replay_file, run_case,
+};
 use hadoop_ref::scenarios::rng::SeededRng;
 use hadoop_ref::unmodelled::Stopwatch;
 
@@ -176,13 +178,20 @@ fn main() -> ExitCode {
 
 fn replay(file: &std::path::Path) -> ExitCode {
     match replay_file(file) {
-        Ok(Some(failure)) => {
-            println!("replayed {}: fails again: {failure}", file.display());
+        Ok(ReplayOutcome::Violation(violation)) => {
+            println!("replayed {}: fails again: {violation}", file.display());
             ExitCode::FAILURE
         }
-        Ok(None) => {
+        Ok(ReplayOutcome::Clean) => {
             println!("replayed {}: the schedule runs clean now", file.display());
             ExitCode::SUCCESS
+        }
+        Ok(ReplayOutcome::OtherFailure(message)) => {
+            eprintln!(
+                "soak: {} does not replay as a violation (a stale schedule, or a panic): {message}",
+                file.display()
+            );
+            ExitCode::from(2)
         }
         Err(error) => {
             eprintln!("soak: {error}");

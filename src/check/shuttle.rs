@@ -214,9 +214,29 @@ pub enum ReplayError {
     },
 }
 
-/// Replays a schedule file written by [`run_case`]. `Ok(Some(message))` is the failure it
-/// reproduced; `Ok(None)` means the schedule ran without failing (the code changed).
-pub fn replay_file(path: &Path) -> Result<Option<String>, ReplayError> {
+/// What replaying a schedule did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReplayOutcome {
+    /// The schedule broke an invariant again: the violation's message.
+    Violation(String),
+    /// The run failed another way: the schedule no longer fits the code (shuttle finds a
+    /// scheduling point that is not where the file says: the code moved its scheduling
+    /// points since the file was written), or a scenario thread panicked.
+    OtherFailure(String),
+    /// The schedule ran to its end and every invariant held.
+    Clean,
+}
+
+/// Whether a failure message is a [`Violation`](crate::scenarios::Violation)'s
+/// (`<seed>: property `<name>` violated: <detail>`).
+fn is_violation(message: &str) -> bool {
+    message
+        .split_once(": property `")
+        .is_some_and(|(seed, rest)| !seed.contains(' ') && rest.contains("` violated: "))
+}
+
+/// Replays a schedule file written by [`run_case`].
+pub fn replay_file(path: &Path) -> Result<ReplayOutcome, ReplayError> {
     let text = fs::read_to_string(path).map_err(|source| ReplayError::Io {
         path: path.to_owned(),
         source,
@@ -265,5 +285,10 @@ pub fn replay_file(path: &Path) -> Result<Option<String>, ReplayError> {
             .map(|payload| panic_message(payload.as_ref()))
         })
     });
-    Ok(outcome.unwrap_or_else(|payload| Some(panic_message(payload.as_ref()))))
+    let failure = outcome.unwrap_or_else(|payload| Some(panic_message(payload.as_ref())));
+    Ok(match failure {
+        None => ReplayOutcome::Clean,
+        Some(message) if is_violation(&message) => ReplayOutcome::Violation(message),
+        Some(message) => ReplayOutcome::OtherFailure(message),
+    })
 }

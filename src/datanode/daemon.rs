@@ -40,7 +40,7 @@
 //! )?;
 //! dn.start()?;
 //! dn.restart()?; // the replica is found again in the volume
-//! assert_eq!(dn.controller().container_report().len(), 1);
+//! assert_eq!(dn.replicas().container_report().len(), 1);
 //! dn.stop();
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! # });
@@ -51,7 +51,7 @@
 use std::time::Duration;
 
 use super::container::config::ContainerConfig;
-use super::container::controller::ContainerController;
+use super::container::controller::shared_controller;
 use super::container::handler::KeyValueHandler;
 use super::container::reconcile::PeerDirectory;
 use super::container::volume::ContainerVolume;
@@ -64,7 +64,7 @@ use crate::hdds::heartbeat::ScmEndpoint;
 use crate::hdds::ids::DatanodeId;
 use crate::sync::atomic::{AtomicU64, Ordering};
 use crate::sync::channel::{self, Receiver, Sender};
-use crate::sync::{Arc, Mutex, arc_from_box, stop_requested, thread};
+use crate::sync::{Arc, Mutex, stop_requested, thread};
 
 /// Settings of a [`Datanode`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -178,8 +178,7 @@ impl Datanode {
             handler = handler.with_peers(peers);
         }
         let handler = Arc::new(handler);
-        let controller =
-            arc_from_box(Box::new(Arc::clone(&handler)) as Box<dyn ContainerController>);
+        let controller = shared_controller(&handler);
         let dispatcher = Arc::new(CommandDispatcher::new(
             Arc::clone(&context),
             controller,
@@ -207,8 +206,8 @@ impl Datanode {
         &self.context
     }
 
-    /// The replicas, as the command handlers and peers reach them.
-    pub fn controller(&self) -> &Arc<KeyValueHandler> {
+    /// The replicas (`KeyValueHandler`), as the command handlers and peers reach them.
+    pub fn replicas(&self) -> &Arc<KeyValueHandler> {
         &self.handler
     }
 

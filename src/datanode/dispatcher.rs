@@ -145,7 +145,9 @@ impl CommandDispatcher {
             CommandKind::DeleteContainer { container, force } => {
                 controller.delete_container(*container, *force)?;
             }
-            CommandKind::CloseContainer { container } => controller.close_container(*container)?,
+            CommandKind::CloseContainer { container, force } => {
+                controller.close_container(*container, *force)?;
+            }
             CommandKind::ReplicateContainer { container, sources } => {
                 controller.replicate_container(*container, sources)?;
             }

@@ -35,6 +35,8 @@ pub enum CommandKind {
     CloseContainer {
         /// The container.
         container: ContainerId,
+        /// Also close a QUASI_CLOSED replica (the command's `force` flag).
+        force: bool,
     },
     /// Copy a closed replica from one of `sources` (`ReplicateContainerCommand`).
     ReplicateContainer {

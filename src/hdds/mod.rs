@@ -11,6 +11,12 @@
 //! - [`command`]: `ScmCommand`, its kinds and `DeletedBlocksTransaction`.
 //! - [`heartbeat`]: the heartbeat request and response, and the `ScmEndpoint` boundary.
 //! - [`report`]: the storage report of a volume.
+//!
+//! Not modelled yet: the heartbeat carries no node or container report. The datanode
+//! builds its container report ([`ContainerReplicaReport`](container::ContainerReplicaReport)
+//! entries, `ContainerController::container_report`) and the SCM processes reports, but
+//! the scenarios hand them over directly; incremental container reports (ICRs) are not
+//! sent at all.
 
 pub mod command;
 pub mod container;

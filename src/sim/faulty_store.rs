@@ -3,6 +3,11 @@
 //! once after it succeeded: a failed unlink, a failed tree write, a deletion that lands
 //! right after a repair finished its writes.
 //!
+//! Its rules sit behind a facade lock, taken up to twice per call: under loom or shuttle
+//! each call adds scheduling points. It serves deterministic tests; a checker scenario that
+//! needs a fault at a point of its schedule uses a [`ScriptedPeer`](super::peers::ScriptedPeer)
+//! hook instead.
+//!
 //! ```
 //! # hadoop_ref::sync::run_example(|| {
 //! use hadoop_ref::datanode::container::store::{ContainerStore, MemoryStore};

@@ -11,6 +11,7 @@
 
 use crate::clock::Clock;
 use crate::datanode::DatanodeError;
+use crate::datanode::container::controller::shared_controller;
 use crate::datanode::container::handler::KeyValueHandler;
 use crate::datanode::dispatcher::{CommandDispatcher, CommandReport};
 use crate::datanode::heartbeat::{HeartbeatEndpointTask, TaskOutcome};
@@ -19,7 +20,7 @@ use crate::hdds::container::ContainerState;
 use crate::hdds::heartbeat::ScmEndpoint;
 use crate::hdds::ids::{ContainerId, DatanodeId, ScmId};
 use crate::hdds::term::Term;
-use crate::sim::replicas::{controller_of, replicas_in_state};
+use crate::sim::replicas::replicas_in_state;
 use crate::sim::scm_endpoint::InProcessScm;
 use crate::sync::{Arc, RwLock};
 use crate::unmodelled::HighWater;
@@ -46,6 +47,8 @@ pub struct FencingDatanode {
     pub context: Arc<StateContext>,
     /// The replicas the commands act on.
     pub replicas: Arc<KeyValueHandler>,
+    /// The containers it held a replica of when it was created.
+    pub initial_containers: Vec<ContainerId>,
     /// The command processor.
     pub dispatcher: CommandDispatcher,
     /// One heartbeat task per SCM, in the order of the SCMs given.
@@ -73,7 +76,7 @@ impl FencingDatanode {
             Arc::clone(&clock),
         )?);
         let replicas = replicas_in_state(id, containers, ContainerState::Closed)?;
-        let controller = controller_of(&replicas);
+        let controller = shared_controller(&replicas);
         let scm_endpoints: Vec<Arc<dyn ScmEndpoint>> =
             scms.iter().map(InProcessScm::endpoint).collect();
         let tasks = HeartbeatEndpointTask::for_all_endpoints(id, &context, &scm_endpoints)?;
@@ -81,6 +84,7 @@ impl FencingDatanode {
             id,
             dispatcher: CommandDispatcher::new(Arc::clone(&context), controller, clock),
             replicas,
+            initial_containers: containers.to_vec(),
             context,
             tasks,
             heard: HighWater::new(),
@@ -93,9 +97,11 @@ impl FencingDatanode {
         let task = self
             .tasks
             .get(index)
-            .ok_or_else(|| DatanodeError::ScmUnreachable {
-                scm: ScmId(index as u64),
-                reason: "no such endpoint".into(),
+            .ok_or_else(|| DatanodeError::InvalidConfig {
+                reason: format!(
+                    "no endpoint number {index}: the datanode has {}",
+                    self.tasks.len()
+                ),
             })?;
         let outcome = task.run_once()?;
         if let TaskOutcome::Heartbeat(summary) = &outcome {

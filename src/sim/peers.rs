@@ -10,6 +10,7 @@ use crate::datanode::container::error::{ContainerError, PeerError};
 use crate::datanode::container::handler::KeyValueHandler;
 use crate::datanode::container::reconcile::{PeerDatanode, PeerDirectory};
 use crate::datanode::container::store::{BlockData, ChunkInfo};
+use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
 use crate::sync::{Arc, Mutex, RwLock, arc_from_box};
 
@@ -41,6 +42,13 @@ impl InProcessPeer {
 impl PeerDatanode for InProcessPeer {
     fn id(&self) -> DatanodeId {
         self.handler.datanode()
+    }
+
+    fn container_state(&self, container: ContainerId) -> Result<ContainerState, PeerError> {
+        self.handler
+            .container(container)
+            .map(|replica| replica.state())
+            .map_err(|e| self.refused(e))
     }
 
     fn checksum_info(&self, container: ContainerId) -> Result<Option<Vec<u8>>, PeerError> {
@@ -99,6 +107,13 @@ impl PeerNetwork {
             .write()
             .handlers
             .insert(handler.datanode(), Arc::clone(handler));
+    }
+
+    /// Takes `datanode` out of the network. A registered handler holds the network (its
+    /// peer directory) and the network holds the handler, so a datanode that goes away for
+    /// good is unregistered, or both live as long as the network.
+    pub fn unregister(&self, datanode: DatanodeId) {
+        self.state.write().handlers.remove(&datanode);
     }
 
     /// Cuts the link between `a` and `b` (both ways).
@@ -215,6 +230,10 @@ impl ScriptedPeer {
 impl PeerDatanode for ScriptedPeer {
     fn id(&self) -> DatanodeId {
         self.inner.id()
+    }
+
+    fn container_state(&self, container: ContainerId) -> Result<ContainerState, PeerError> {
+        self.inner.container_state(container)
     }
 
     fn checksum_info(&self, container: ContainerId) -> Result<Option<Vec<u8>>, PeerError> {

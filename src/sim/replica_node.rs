@@ -139,7 +139,7 @@ impl ReplicaNode {
         Self::with_store(datanode, config, store, blocks)
     }
 
-    /// The in-memory store, for fault injection; `None` for another store.
+    /// The in-memory store, to inspect or corrupt it; `None` for another store.
     pub fn memory(&self) -> Option<&MemoryStore> {
         self.memory.as_ref()
     }
@@ -182,7 +182,7 @@ impl ReplicaNode {
     /// Reconciliation with `peers`, then the scan it triggers.
     pub fn reconcile(&self, peers: &[&ReplicaNode]) -> Result<Option<ScanReport>, ContainerError> {
         let peers: Vec<Arc<dyn PeerDatanode>> = peers.iter().map(|p| p.peer()).collect();
-        let (result, scan) = self.handler.reconcile_container(CONTAINER, &peers);
+        let (result, scan) = self.handler.reconcile_with(CONTAINER, &peers);
         result?;
         scan.transpose()
     }

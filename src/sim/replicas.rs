@@ -1,15 +1,13 @@
 //! Replicas set up for a scenario or a test: a datanode's [`KeyValueHandler`] holding
-//! given containers in memory, and the same handler as the [`ContainerController`] a
-//! [`CommandDispatcher`](crate::datanode::dispatcher::CommandDispatcher) takes.
+//! given containers in memory.
 
 use crate::datanode::container::config::{ContainerBehavior, ContainerConfig};
-use crate::datanode::container::controller::ContainerController;
 use crate::datanode::container::error::ContainerError;
 use crate::datanode::container::handler::KeyValueHandler;
 use crate::datanode::container::store::MemoryStore;
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, DatanodeId};
-use crate::sync::{Arc, arc_from_box};
+use crate::sync::Arc;
 
 /// The fixed replicas of `datanode`: each of `containers` in `state`, empty, in memory.
 pub fn replicas_in_state(
@@ -22,9 +20,4 @@ pub fn replicas_in_state(
         handler.add_container(container, MemoryStore::new(state).shared())?;
     }
     Ok(Arc::new(handler))
-}
-
-/// `handler` as the controller a dispatcher takes, still shared with the caller.
-pub fn controller_of(handler: &Arc<KeyValueHandler>) -> Arc<dyn ContainerController> {
-    arc_from_box(Box::new(Arc::clone(handler)) as Box<dyn ContainerController>)
 }

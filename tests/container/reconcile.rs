@@ -65,7 +65,7 @@ fn a_peer_error_mid_block_fails_the_fixed_block_cleanly() {
         let peer = ScriptedPeer::failing(dn2.peer(), 1, PeerFailure::Once);
         let report = dn1
             .handler
-            .reconcile_container_internal(CONTAINER, &[peer])
+            .reconcile_without_scan(CONTAINER, &[peer])
             .unwrap();
         let outcome = &report.rounds[0].blocks[&BLOCK_X];
         assert_eq!(
@@ -96,7 +96,7 @@ fn a_short_read_from_the_peer_fails_the_fixed_block_cleanly() {
         .unwrap();
     let report = dn1
         .handler
-        .reconcile_container_internal(CONTAINER, &[dn2.peer()])
+        .reconcile_without_scan(CONTAINER, &[dn2.peer()])
         .unwrap();
     assert!(matches!(
         report.rounds[0].blocks[&BLOCK_X],
@@ -141,7 +141,7 @@ fn a_deletion_seen_on_the_peer_is_adopted_instead_of_copied() {
     dn2.delete_blocks().unwrap();
     let report = dn1
         .handler
-        .reconcile_container_internal(CONTAINER, &[dn2.peer()])
+        .reconcile_without_scan(CONTAINER, &[dn2.peer()])
         .unwrap();
     assert!(report.rounds[0].blocks.is_empty());
     assert_eq!(report.rounds[0].adopted_deleted, vec![BLOCK_X]);
@@ -179,7 +179,7 @@ fn a_replica_whose_last_block_goes_by_a_peer_deletion_is_marked_empty() {
     assert!(!dn1.container().unwrap().is_empty());
     let report = dn1
         .handler
-        .reconcile_container_internal(CONTAINER, &[dn2.peer()])
+        .reconcile_without_scan(CONTAINER, &[dn2.peer()])
         .unwrap();
     assert_eq!(report.rounds[0].applied_peer_deletions, vec![BLOCK_X]);
     assert!(dn1.container().unwrap().is_empty());

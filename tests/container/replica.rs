@@ -4,6 +4,7 @@
 
 use hadoop_ref::clock::ManualClock;
 use hadoop_ref::datanode::DatanodeError;
+use hadoop_ref::datanode::container::controller::shared_controller;
 use hadoop_ref::datanode::container::deletion::TransactionStored;
 use hadoop_ref::datanode::container::handler::KeyValueHandler;
 use hadoop_ref::datanode::container::store::{ContainerStore, MemoryStore, StoreError};
@@ -18,7 +19,6 @@ use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, ScmId};
 use hadoop_ref::scenarios::container::BLOCK_X;
 use hadoop_ref::sim::faulty_store::StoreOp;
 use hadoop_ref::sim::replica_node::{CONTAINER, ReplicaNode, transaction, write_block};
-use hadoop_ref::sim::replicas::controller_of;
 use hadoop_ref::sync::Arc;
 
 use crate::test_util::container::{faulty_node, node};
@@ -95,7 +95,7 @@ fn reconciliation_refuses_an_open_replica() {
     handler.add_container(CONTAINER, store.shared()).unwrap();
     let peer = node(2, ContainerBehavior::Fixed, &[(1, 1)]);
     assert!(matches!(
-        handler.reconcile_container_internal(CONTAINER, &[peer.peer()]),
+        handler.reconcile_without_scan(CONTAINER, &[peer.peer()]),
         Err(ContainerError::InvalidState { .. })
     ));
     assert!(matches!(
@@ -272,7 +272,7 @@ fn delete_blocks_commands_reach_the_replicas() {
     );
     let dispatcher = CommandDispatcher::new(
         context,
-        controller_of(&dn.handler),
+        shared_controller(&dn.handler),
         ManualClock::new(0).shared(),
     );
     let dispatch = |id, tx| {

@@ -4,9 +4,9 @@
 use hadoop_ref::datanode::container::ContainerBehavior;
 use hadoop_ref::scenarios::container::{
     ContainerClusterShape, SEED_KEY, block_deleted_during_reconciliation_is_not_committed,
-    concurrent_reconciliations, container_cluster, delete_during_repair, delete_mid_reconcile,
-    delete_then_reconcile, deleted_block_is_not_restored_by_reconciliation,
-    deleted_block_restored_as_reported, metadata_without_file_as_reported,
+    concurrent_reconciliations, delete_during_repair, delete_mid_reconcile, delete_then_reconcile,
+    deleted_block_is_not_restored_by_reconciliation, deleted_block_restored_as_reported,
+    deletes_and_repairs_keep_replicas_consistent, metadata_without_file_as_reported,
 };
 
 /// The seed's MC2 shows the restored block on the legacy code.
@@ -74,7 +74,7 @@ fn delete_during_repair_sequentially_holds_on_fixed() {
 #[test]
 fn cluster_holds_on_fixed_for_many_seeds() {
     for seed in 0..200 {
-        container_cluster(
+        deletes_and_repairs_keep_replicas_consistent(
             ContainerBehavior::Fixed,
             seed,
             ContainerClusterShape::default(),

@@ -14,6 +14,7 @@ use hadoop_ref::sim::scm_endpoint::InProcessScm;
 use hadoop_ref::sync::Arc;
 
 use crate::test_util::eventually;
+use crate::test_util::term_fencing::fast_heartbeat_config;
 
 const C1: ContainerId = ContainerId(1);
 const DN: DatanodeId = DatanodeId(1);
@@ -23,16 +24,15 @@ const DN: DatanodeId = DatanodeId(1);
 fn datanode_on_disk(dir: &std::path::Path, scm: &InProcessScm) -> Datanode {
     let volume = DiskVolume::open(dir).unwrap();
     if volume.containers().unwrap().is_empty() {
-        let store = volume.create(C1, ContainerState::Closed).unwrap();
+        let store = volume.stage(C1, ContainerState::Closed).unwrap();
         for block in [1, 2] {
             write_block(&*store, block, 2).unwrap();
         }
+        volume.publish(C1).unwrap();
     }
     let config = DatanodeConfig {
-        heartbeat_interval_ms: 1,
-        initial_heartbeat_interval_ms: 1,
         block_deleting_interval_ms: 1,
-        ..DatanodeConfig::default()
+        ..fast_heartbeat_config()
     };
     Datanode::new(
         DN,
@@ -58,12 +58,12 @@ fn a_datanode_restarts_from_its_disk_volume() {
     let dn = datanode_on_disk(dir.path(), &scm);
     dn.start().unwrap();
     dn.restart().unwrap();
-    assert_eq!(dn.controller().container_report()[0].block_count, 2);
+    assert_eq!(dn.replicas().container_report()[0].block_count, 2);
     dn.stop();
     drop(dn);
     // A new process over the same directory finds the same replica.
     let again = datanode_on_disk(dir.path(), &scm);
-    let report = again.controller().container_report();
+    let report = again.replicas().container_report();
     assert_eq!((report[0].container, report[0].block_count), (C1, 2));
 }
 
@@ -86,7 +86,7 @@ fn delete_blocks_from_the_leader_are_executed_by_the_deleting_service_thread() {
     )
     .unwrap();
     dn.start().unwrap();
-    let replica = dn.controller().container(C1).unwrap();
+    let replica = dn.replicas().container(C1).unwrap();
     assert!(
         eventually(5_000, || matches!(replica.store().get_block(1), Ok(None))),
         "the deleting service deletes block 1"
@@ -110,6 +110,6 @@ fn a_force_delete_from_the_leader_removes_the_replica_directory() {
     dn.start().unwrap();
     assert!(eventually(5_000, || dn.stats().executed() == 1));
     dn.stop();
-    assert!(dn.controller().container(C1).is_err());
+    assert!(dn.replicas().container(C1).is_err());
     assert!(!dir.path().join("1").exists());
 }

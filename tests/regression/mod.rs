@@ -130,11 +130,11 @@ mod container {
         let peer = {
             let (dn1, dn2, nested) = (dn1.clone(), dn2.clone(), Arc::clone(&nested));
             ScriptedPeer::hooked(dn2.peer(), 1, PeerFailure::Once, move || {
-                let (result, _scan) = dn1.handler.reconcile_container(CONTAINER, &[dn2.peer()]);
+                let (result, _scan) = dn1.handler.reconcile_with(CONTAINER, &[dn2.peer()]);
                 *nested.lock() = Some(result);
             })
         };
-        let (result, scan) = dn1.handler.reconcile_container(CONTAINER, &[peer]);
+        let (result, scan) = dn1.handler.reconcile_with(CONTAINER, &[peer]);
         assert!(matches!(
             result.unwrap().rounds[0].blocks[&BLOCK_X],
             BlockRepair::Failed(ContainerError::Peer(_))
@@ -194,7 +194,7 @@ mod container {
                 faults.clear();
             });
         }
-        let (result, scan) = dn1.handler.reconcile_container(CONTAINER, &[dn2.peer()]);
+        let (result, scan) = dn1.handler.reconcile_with(CONTAINER, &[dn2.peer()]);
         no_metadata_without_file(&dn1).unwrap();
         replica_healthy(&dn1).unwrap();
         assert!(matches!(
@@ -227,7 +227,7 @@ mod container {
         });
         let report = dn1
             .handler
-            .reconcile_container_internal(CONTAINER, &[dn2.peer()])
+            .reconcile_without_scan(CONTAINER, &[dn2.peer()])
             .unwrap();
         assert_eq!(report.peer_failures.len(), 1, "{report:?}");
         if !dn1.has_metadata(BLOCK_X) {

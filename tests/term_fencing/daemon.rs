@@ -58,7 +58,7 @@ fn daemon_drops_stale_leader_force_delete_after_restart() {
     );
     dn.stop();
     assert!(
-        dn.controller().container(ContainerId(1)).is_ok() && volume.store(ContainerId(1)).is_some(),
+        dn.replicas().container(ContainerId(1)).is_ok() && volume.store(ContainerId(1)).is_some(),
         "the stale delete was dropped"
     );
     assert_eq!(dn.context().term_of_leader(), Some(2));
@@ -85,6 +85,7 @@ fn daemon_runs_current_leader_commands_and_stops_cleanly() {
         DatanodeId(1),
         CommandKind::CloseContainer {
             container: ContainerId(1),
+            force: false,
         },
         0,
     )
@@ -93,7 +94,7 @@ fn daemon_runs_current_leader_commands_and_stops_cleanly() {
     dn.stop();
     dn.stop();
     assert_eq!(
-        dn.controller().container(ContainerId(1)).unwrap().state(),
+        dn.replicas().container(ContainerId(1)).unwrap().state(),
         ContainerState::Closed
     );
 }

@@ -6,11 +6,12 @@
 
 use hadoop_ref::clock::ManualClock;
 use hadoop_ref::datanode::DatanodeError;
+use hadoop_ref::datanode::container::controller::shared_controller;
 use hadoop_ref::datanode::container::handler::KeyValueHandler;
 use hadoop_ref::datanode::container::store::MemoryStore;
 use hadoop_ref::datanode::container::volume::MemoryVolume;
 use hadoop_ref::datanode::container::{
-    ContainerBehavior, ContainerConfig, ContainerController, ContainerError, PeerError,
+    ContainerBehavior, ContainerConfig, ContainerController, ContainerError,
 };
 use hadoop_ref::datanode::dispatcher::{CommandDispatcher, CommandOutcome};
 use hadoop_ref::datanode::state_context::{
@@ -21,7 +22,7 @@ use hadoop_ref::hdds::container::ContainerState;
 use hadoop_ref::hdds::ids::{ContainerId, DatanodeId};
 use hadoop_ref::sim::peers::PeerNetwork;
 use hadoop_ref::sim::replica_node::write_block;
-use hadoop_ref::sim::replicas::{controller_of, replicas_in_state};
+use hadoop_ref::sim::replicas::replicas_in_state;
 use hadoop_ref::sync::Arc;
 
 use crate::test_util::term_fencing::{START_MS, force_delete, single_scm_context};
@@ -60,7 +61,7 @@ fn replicas(behavior: StateContextBehavior) -> Replicas {
         .unwrap(),
     );
     Replicas {
-        dispatcher: CommandDispatcher::new(context, controller_of(&handler), clock.shared()),
+        dispatcher: CommandDispatcher::new(context, shared_controller(&handler), clock.shared()),
         handler,
         volume,
         clock,
@@ -191,6 +192,7 @@ fn handlers_close_and_store_delete_transactions_on_the_replicas() {
     let commands = [
         CommandKind::CloseContainer {
             container: ContainerId(2),
+            force: false,
         },
         CommandKind::ReplicateContainer {
             container: ContainerId(4),
@@ -212,18 +214,12 @@ fn handlers_close_and_store_delete_transactions_on_the_replicas() {
         .map(|r| r.outcome)
         .collect();
     assert_eq!(outcomes[0], CommandOutcome::Executed);
-    assert!(
-        matches!(
-            &outcomes[1],
-            CommandOutcome::Failed(DatanodeError::Container(ContainerError::Peer(
-                PeerError::Unreachable {
-                    peer: DatanodeId(7),
-                    ..
-                }
-            )))
-        ),
-        "no route to the source: {:?}",
-        outcomes[1]
+    assert_eq!(
+        outcomes[1],
+        CommandOutcome::Failed(DatanodeError::Container(ContainerError::NoPeerDirectory {
+            peer: DatanodeId(7)
+        })),
+        "a datanode without a peer directory cannot reach the source"
     );
     assert_eq!(outcomes[2], CommandOutcome::Executed);
     assert_eq!(
@@ -271,7 +267,7 @@ fn peered_pair() -> (Replicas, Arc<KeyValueHandler>) {
     network.register(&dn1.handler);
     dn1.dispatcher = CommandDispatcher::new(
         Arc::clone(dn1.dispatcher.context()),
-        controller_of(&dn1.handler),
+        shared_controller(&dn1.handler),
         dn1.clock.shared(),
     );
     (dn1, dn7)

@@ -186,6 +186,7 @@ fn follower_hands_out_queued_commands_without_a_term() {
         DatanodeId(1),
         CommandKind::CloseContainer {
             container: ContainerId(1),
+            force: false,
         },
         0,
     )

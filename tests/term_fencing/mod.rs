@@ -4,5 +4,6 @@
 mod daemon;
 mod handlers;
 mod heartbeat_task;
+mod invariants;
 mod state_context;
 mod state_context_model;

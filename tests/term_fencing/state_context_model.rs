@@ -10,6 +10,7 @@ use proptest::test_runner::FileFailurePersistence;
 
 use hadoop_ref::clock::ManualClock;
 use hadoop_ref::datanode::DatanodeError;
+use hadoop_ref::datanode::container::controller::shared_controller;
 use hadoop_ref::datanode::dispatcher::CommandDispatcher;
 use hadoop_ref::datanode::state_context::{
     EndpointState, StateContext, StateContextBehavior, StateContextConfig, TermObservation,
@@ -22,7 +23,7 @@ use hadoop_ref::scenarios::term_fencing::{
     no_command_below_heard_term, term_covers_heard_terms, term_never_decreases,
 };
 use hadoop_ref::sim::fencing_datanode::Observed;
-use hadoop_ref::sim::replicas::{controller_of, replicas_in_state};
+use hadoop_ref::sim::replicas::replicas_in_state;
 use hadoop_ref::sync::Arc;
 
 const LIMIT: usize = 4;
@@ -158,7 +159,7 @@ impl Harness {
             replicas_in_state(DatanodeId(1), &[ContainerId(1)], ContainerState::Closed).unwrap();
         let dispatcher = CommandDispatcher::new(
             Arc::clone(&context),
-            controller_of(&replicas),
+            shared_controller(&replicas),
             clock.shared(),
         );
         let model = Model {
@@ -221,6 +222,7 @@ impl Harness {
     fn add(&mut self, id: u64, term: Term) -> Result<(), TestCaseError> {
         let kind = CommandKind::CloseContainer {
             container: ContainerId(1),
+            force: false,
         };
         let result = self
             .context

@@ -6,6 +6,7 @@ use hadoop_ref::sync::thread;
 
 pub mod allocation;
 pub mod container;
+pub mod datanode;
 pub mod standby;
 pub mod term_fencing;
 

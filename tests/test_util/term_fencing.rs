@@ -67,6 +67,7 @@ pub fn close_command(id: u64, term: Term) -> ScmCommand {
         term,
         CommandKind::CloseContainer {
             container: ContainerId(id),
+            force: false,
         },
     )
 }

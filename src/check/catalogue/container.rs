@@ -4,13 +4,22 @@ use crate::check::catalogue::case::Case;
 use crate::datanode::container::ContainerBehavior;
 use crate::scenarios::container::{
     ContainerClusterShape, block_deleted_during_reconciliation_is_not_committed,
-    concurrent_reconciliations, container_cluster, delete_during_partial_repair,
-    delete_during_repair, deleted_block_is_not_restored_by_reconciliation,
+    concurrent_reconciliations, delete_during_partial_repair, delete_during_repair,
+    deleted_block_is_not_restored_by_reconciliation, deletes_and_repairs_keep_replicas_consistent,
 };
 
 /// The container reconciliation against block deletion scenarios (HDDS-16811).
 pub fn container() -> Vec<Case> {
     let mut cases = Vec::new();
+    repair_races(&mut cases);
+    seed_reproductions(&mut cases);
+    random_cluster(&mut cases);
+    concurrent_reconciliation_cases(&mut cases);
+    cases
+}
+
+/// A deletion racing the repair of a block, small enough for loom.
+fn repair_races(cases: &mut Vec<Case>) {
     cases!(
         cases,
         "delete_during_repair",
@@ -25,6 +34,12 @@ pub fn container() -> Vec<Case> {
         |behavior, _seed| delete_during_partial_repair(behavior),
         [(Fixed, Holds), (Legacy, Caught)]
     );
+}
+
+/// The seed's reproductions, MC2 then MC3 and its MISSING_CHUNK variant: each a fixed
+/// sequence of steps on no thread, so one execution says all.
+fn seed_reproductions(cases: &mut Vec<Case>) {
+    let first = cases.len();
     cases!(
         cases,
         "deleted_block_not_restored",
@@ -46,16 +61,30 @@ pub fn container() -> Vec<Case> {
         |behavior, _seed| block_deleted_during_reconciliation_is_not_committed(behavior, true),
         [(Fixed, Holds), (Legacy, Caught)]
     );
+    for case in &mut cases[first..] {
+        case.sequential = true;
+    }
+}
+
+/// Three replicas under random deletions, repairs and scans.
+fn random_cluster(cases: &mut Vec<Case>) {
     cases!(
         cases,
-        "container_cluster",
+        "deletes_and_repairs_keep_replicas_consistent",
         ContainerBehavior,
-        |behavior, seed| container_cluster(behavior, seed, ContainerClusterShape::default()),
+        |behavior, seed| deletes_and_repairs_keep_replicas_consistent(
+            behavior,
+            seed,
+            ContainerClusterShape::default()
+        ),
         [(Fixed, Holds), (Legacy, Caught)]
     );
-    // Two reconciliations of one container, one whose peer fails mid-block: through the
-    // handler (one at a time) and around it (the cleanup never cuts below what is
-    // committed). Only the fixed behavior has that cleanup, so it is the only variant.
+}
+
+/// Two reconciliations of one container, one whose peer fails mid-block: through the
+/// handler (one at a time) and around it (the cleanup never cuts below what is
+/// committed). Only the fixed behavior has that cleanup, so it is the only variant.
+fn concurrent_reconciliation_cases(cases: &mut Vec<Case>) {
     cases!(
         cases,
         "concurrent_reconciliations",
@@ -70,16 +99,4 @@ pub fn container() -> Vec<Case> {
         |behavior, _seed| concurrent_reconciliations(behavior, false),
         [(Fixed, Holds)]
     );
-    for case in &mut cases {
-        case.sequential = SEQUENTIAL.contains(&case.scenario);
-    }
-    cases
 }
-
-/// The scenarios that spawn no thread: the seed's reproductions, MC2 then MC3 and its
-/// MISSING_CHUNK variant, each a fixed sequence of steps.
-const SEQUENTIAL: [&str; 3] = [
-    "deleted_block_not_restored",
-    "block_deleted_during_reconciliation",
-    "block_deleted_during_partial_reconciliation",
-];

@@ -5,9 +5,9 @@
 use crate::check::catalogue::case::Case;
 use crate::datanode::state_context::StateContextBehavior;
 use crate::scenarios::term_fencing::{
-    FencingClusterShape, OldLeader, cluster_with_leader_transfers,
-    concurrent_leader_heartbeats_keep_the_highest_term,
+    FencingClusterShape, OldLeader, concurrent_leader_heartbeats_keep_the_highest_term,
     deposed_leader_command_never_runs_after_restart, heartbeat_term_fences_stale_leader_command,
+    leader_transfers_never_run_a_stale_command,
 };
 
 /// Heartbeat rounds per thread in the stale-leader scenarios (the seed's MC4) under shuttle.
@@ -84,7 +84,7 @@ fn deposed_leader_command_after_restart(cases: &mut Vec<Case>) {
 fn concurrent_leader_heartbeats(cases: &mut Vec<Case>) {
     cases!(
         cases,
-        "concurrent_leader_heartbeats_keep_highest_term",
+        "concurrent_leader_heartbeats_keep_the_highest_term",
         StateContextBehavior,
         |behavior, _seed| concurrent_leader_heartbeats_keep_the_highest_term(behavior),
         [
@@ -100,9 +100,9 @@ fn fencing_cluster(cases: &mut Vec<Case>) {
     let first = cases.len();
     cases!(
         cases,
-        "fencing_cluster",
+        "leader_transfers_never_run_a_stale_command",
         StateContextBehavior,
-        |behavior, seed| cluster_with_leader_transfers(
+        |behavior, seed| leader_transfers_never_run_a_stale_command(
             behavior,
             seed,
             FencingClusterShape::default()

@@ -3,14 +3,15 @@
 //! container command to this trait, and [`KeyValueHandler`] implements it over the real
 //! [`KeyValueContainer`](super::replica::KeyValueContainer)s.
 //!
-//! **Why it matters (HDDS-17268).** The harm of a stale SCM leader's command is what it
-//! does to a replica: a force delete removes a healthy replica's data. Every command here
-//! acts on the real replica, so the fencing scenarios judge real deletions.
+//! **The race (HDDS-17268).** A command of a deposed SCM leader that gets past the term
+//! fences acts on a replica: a force delete removes a healthy replica's data.
+//! **The fix** is in the fences (`StateContext` and the dispatcher); here every command
+//! acts on the real replica, so what a fence lets through has its real effect, and the
+//! fencing scenarios judge the replicas themselves.
 //!
-//! Deletion follows `KeyValueHandler.deleteInternal`: under the container's write lock, a
-//! non-force delete refuses an OPEN replica (`DELETE_ON_OPEN_CONTAINER`) and one with
-//! blocks (`DELETE_ON_NON_EMPTY_CONTAINER`); the replica is marked DELETED, leaves the set,
-//! and its storage is removed from the volume.
+//! What each handler does follows Ozone's: a missing replica is an error here where Ozone
+//! logs it and returns (`ContainerController.deleteContainer`, `reconcileContainer`), so
+//! that the dispatcher's report says what happened.
 
 use std::fmt;
 
@@ -18,9 +19,9 @@ use super::deletion::TransactionStored;
 use super::error::ContainerError;
 use super::handler::KeyValueHandler;
 use crate::hdds::command::DeletedBlocksTransaction;
-use crate::hdds::container::{ContainerReplicaReport, ContainerState};
+use crate::hdds::container::ContainerReplicaReport;
 use crate::hdds::ids::{ContainerId, DatanodeId};
-use crate::sync::Arc;
+use crate::sync::{Arc, arc_from_box};
 
 /// The operations SCM commands run on a datanode's replicas (`ContainerController`).
 pub trait ContainerController: Send + Sync + fmt::Debug {
@@ -33,17 +34,18 @@ pub trait ContainerController: Send + Sync + fmt::Debug {
     /// `DeleteContainerCommandHandler`: deletes a replica; `force` skips the OPEN and
     /// non-empty checks.
     fn delete_container(&self, container: ContainerId, force: bool) -> Result<(), ContainerError>;
-    /// `CloseContainerCommandHandler`: closes an OPEN, CLOSING or QUASI_CLOSED replica;
-    /// a CLOSED one, or one that cannot close (UNHEALTHY, DELETED), is left as it is.
-    fn close_container(&self, container: ContainerId) -> Result<(), ContainerError>;
+    /// `CloseContainerCommandHandler`: closes an OPEN or CLOSING replica, and a
+    /// QUASI_CLOSED one only when `force`; leaves the others as they are.
+    fn close_container(&self, container: ContainerId, force: bool) -> Result<(), ContainerError>;
     /// `ReplicateContainerCommandHandler`: creates the replica here as a copy of the one on
-    /// the first of `sources` that answers.
+    /// the first of `sources` that holds a closed replica.
     fn replicate_container(
         &self,
         container: ContainerId,
         sources: &[DatanodeId],
     ) -> Result<(), ContainerError>;
-    /// `ReconcileContainerCommandHandler`: reconciles the replica with `peers`, then scans it.
+    /// `ReconcileContainerCommandHandler`: reconciles the replica with `peers`, then scans
+    /// it. Fails when every peer failed.
     fn reconcile_container(
         &self,
         container: ContainerId,
@@ -51,6 +53,11 @@ pub trait ContainerController: Send + Sync + fmt::Debug {
     ) -> Result<(), ContainerError>;
     /// The container report: one entry per replica here, in id order.
     fn container_report(&self) -> Vec<ContainerReplicaReport>;
+}
+
+/// `handler` as the controller a dispatcher takes, still shared with the caller.
+pub fn shared_controller(handler: &Arc<KeyValueHandler>) -> Arc<dyn ContainerController> {
+    arc_from_box(Box::new(Arc::clone(handler)) as Box<dyn ContainerController>)
 }
 
 impl ContainerController for KeyValueHandler {
@@ -62,24 +69,11 @@ impl ContainerController for KeyValueHandler {
     }
 
     fn delete_container(&self, container: ContainerId, force: bool) -> Result<(), ContainerError> {
-        self.delete_container_replica(container, force)
+        self.delete_replica(container, force)
     }
 
-    fn close_container(&self, container: ContainerId) -> Result<(), ContainerError> {
-        let replica = self.container(container)?;
-        match replica.state() {
-            ContainerState::Open | ContainerState::Recovering => {
-                replica.transition(ContainerState::Closing)?;
-                replica.transition(ContainerState::Closed)
-            }
-            ContainerState::Closing | ContainerState::QuasiClosed => {
-                replica.transition(ContainerState::Closed)
-            }
-            ContainerState::Closed
-            | ContainerState::Unhealthy
-            | ContainerState::Invalid
-            | ContainerState::Deleted => Ok(()),
-        }
+    fn close_container(&self, container: ContainerId, force: bool) -> Result<(), ContainerError> {
+        self.container(container)?.close(force).map(|_| ())
     }
 
     fn replicate_container(
@@ -87,7 +81,7 @@ impl ContainerController for KeyValueHandler {
         container: ContainerId,
         sources: &[DatanodeId],
     ) -> Result<(), ContainerError> {
-        self.import_container(container, sources)
+        self.import_replica(container, sources)
     }
 
     fn reconcile_container(
@@ -96,12 +90,17 @@ impl ContainerController for KeyValueHandler {
         peers: &[DatanodeId],
     ) -> Result<(), ContainerError> {
         let peers = self.resolve_peers(peers)?;
-        let (result, _scan) = KeyValueHandler::reconcile_container(self, container, &peers);
-        result.map(|_| ())
+        let (result, _scan) = self.reconcile_with(container, &peers);
+        let mut report = result?;
+        if report.rounds.is_empty() && !report.peer_failures.is_empty() {
+            return Err(report.peer_failures.remove(0).1);
+        }
+        Ok(())
     }
 
     fn container_report(&self) -> Vec<ContainerReplicaReport> {
-        self.container_reports()
+        let replicas: Vec<_> = self.containers.read().values().cloned().collect();
+        replicas.iter().filter_map(|c| c.report().ok()).collect()
     }
 }
 
@@ -119,8 +118,8 @@ impl<T: ContainerController + ?Sized> ContainerController for Arc<T> {
         (**self).delete_container(container, force)
     }
 
-    fn close_container(&self, container: ContainerId) -> Result<(), ContainerError> {
-        (**self).close_container(container)
+    fn close_container(&self, container: ContainerId, force: bool) -> Result<(), ContainerError> {
+        (**self).close_container(container, force)
     }
 
     fn replicate_container(

@@ -37,7 +37,8 @@ pub struct DiskStore {
     metadata: Mutex<Metadata>,
 }
 
-fn io_error(what: &Path, error: &std::io::Error) -> StoreError {
+/// An operating-system failure on `what`.
+pub(super) fn io_error(what: &Path, error: &std::io::Error) -> StoreError {
     StoreError::Io {
         what: what.display().to_string(),
         reason: error.to_string(),
@@ -72,6 +73,22 @@ impl DiskStore {
             Err(e) => return Err(io_error(&db, &e)),
         }
         Ok(store)
+    }
+
+    /// Opens the replica kept in `root`, which must hold its database: a directory without
+    /// one is [`StoreError::NoDatabase`], not an empty replica.
+    pub fn open_existing(
+        root: impl Into<PathBuf>,
+        container: ContainerId,
+    ) -> Result<Self, StoreError> {
+        let root = root.into();
+        let db = root.join("metadata").join(DB_FILE);
+        if !db.is_file() {
+            return Err(StoreError::NoDatabase {
+                path: db.display().to_string(),
+            });
+        }
+        Self::open(root, container, ContainerState::Invalid)
     }
 
     /// Wraps the store as the `Arc<dyn ContainerStore>` a replica takes.

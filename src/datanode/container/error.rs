@@ -2,6 +2,7 @@
 
 use super::merkle::{ContainerIdMismatch, TreeDecodeError};
 use super::store::StoreError;
+use super::volume::VolumeError;
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
 
@@ -214,18 +215,14 @@ pub enum ContainerError {
         #[source]
         source: StoreError,
     },
-    /// The volume holding the replicas failed.
-    #[error("volume: {source}")]
-    Volume {
-        /// The failure.
-        #[source]
-        source: StoreError,
-    },
-    /// A configuration value out of its range.
-    #[error("invalid configuration: {reason}")]
-    InvalidConfig {
-        /// Which value and why.
-        reason: String,
+    /// The volume holding the replicas refused or failed.
+    #[error(transparent)]
+    Volume(#[from] VolumeError),
+    /// A command names peers, but this datanode has no way to reach peers.
+    #[error("no peer directory: cannot reach {peer}")]
+    NoPeerDirectory {
+        /// The first peer named.
+        peer: DatanodeId,
     },
 }
 

@@ -19,28 +19,31 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::config::ContainerConfig;
 use super::deletion::{self, BlockDeletingService, DeletionRound, TransactionStored};
-use super::error::{ContainerError, PeerError};
+use super::error::ContainerError;
 use super::merkle;
 use super::reconcile::{self, PeerDatanode, PeerDirectory, ReconcileReport};
 use super::replica::KeyValueContainer;
 use super::scanner::{OnDemandContainerScanner, ScanReport};
-use super::store::{BlockData, ChunkInfo, ContainerStore};
+use super::store::{BlockData, ChunkInfo};
 use super::volume::{ContainerVolume, MemoryVolume};
 use crate::hdds::command::DeletedBlocksTransaction;
-use crate::hdds::container::{ContainerReplicaReport, ContainerState};
+
 use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
-use crate::sync::{Arc, Mutex, RwLock, arc_from_box};
+use crate::sync::{Arc, Mutex, RwLock};
 
 /// The container replicas of one datanode with its block deleting service and scanner.
 #[derive(Debug)]
 pub struct KeyValueHandler {
-    datanode: DatanodeId,
-    config: ContainerConfig,
+    pub(super) datanode: DatanodeId,
+    pub(super) config: ContainerConfig,
     /// Where the replicas' storages live; a restart reloads from it.
-    volume: Arc<dyn ContainerVolume>,
+    pub(super) volume: Arc<dyn ContainerVolume>,
     /// How peers are reached by id (reconcile and replicate commands name datanodes).
-    peers: Option<Arc<dyn PeerDirectory>>,
-    containers: RwLock<BTreeMap<ContainerId, Arc<KeyValueContainer>>>,
+    pub(super) peers: Option<Arc<dyn PeerDirectory>>,
+    /// The replicas (`ContainerSet`). Lock order: a replica's own lock before this one.
+    pub(super) containers: RwLock<BTreeMap<ContainerId, Arc<KeyValueContainer>>>,
+    /// Replicas the last (re)start found in the volume but could not load.
+    pub(super) load_failures: Mutex<Vec<(ContainerId, ContainerError)>>,
     /// Containers with a reconciliation in flight (the supervisor's in-flight set).
     reconciling: Mutex<BTreeSet<ContainerId>>,
     deleting: BlockDeletingService,
@@ -51,22 +54,19 @@ impl KeyValueHandler {
     /// A datanode without replicas, over an empty [`MemoryVolume`] of its own. Replicas
     /// come from [`add_container`](Self::add_container).
     pub fn new(datanode: DatanodeId, config: ContainerConfig) -> Self {
-        Self::with_volume(
-            datanode,
-            config,
-            arc_from_box(Box::new(MemoryVolume::new()) as Box<dyn ContainerVolume>),
-        )
+        Self::with_volume(datanode, config, MemoryVolume::new().shared())
     }
 
-    /// A datanode over `volume`, with every replica the volume holds loaded
-    /// (`ContainerReader`).
+    /// A datanode over `volume`, with the replicas the volume holds loaded
+    /// (`ContainerReader`); see [`restart`](Self::restart) for what a replica that does not
+    /// load does.
     pub fn open(
         datanode: DatanodeId,
         config: ContainerConfig,
         volume: Arc<dyn ContainerVolume>,
     ) -> Result<Self, ContainerError> {
         let handler = Self::with_volume(datanode, config, volume);
-        handler.load_volume()?;
+        handler.restart()?;
         Ok(handler)
     }
 
@@ -81,6 +81,7 @@ impl KeyValueHandler {
             volume,
             peers: None,
             containers: RwLock::new(BTreeMap::new()),
+            load_failures: Mutex::new(Vec::new()),
             reconciling: Mutex::new(BTreeSet::new()),
             deleting: BlockDeletingService {
                 block_limit_per_interval: config.block_deleting_limit_per_interval,
@@ -103,46 +104,6 @@ impl KeyValueHandler {
     /// Its configuration.
     pub fn config(&self) -> &ContainerConfig {
         &self.config
-    }
-
-    /// Its volume.
-    pub fn volume(&self) -> &Arc<dyn ContainerVolume> {
-        &self.volume
-    }
-
-    /// Forgets every replica in memory and loads them again from the volume, as a
-    /// restarted datanode does. Replicas added with [`add_container`](Self::add_container)
-    /// from a store outside the volume are not found again. Call it with no operation in
-    /// flight (the datanode's threads stopped).
-    pub fn restart(&self) -> Result<(), ContainerError> {
-        self.containers.write().clear();
-        self.load_volume()
-    }
-
-    fn load_volume(&self) -> Result<(), ContainerError> {
-        let stores = self
-            .volume
-            .containers()
-            .map_err(|source| ContainerError::Volume { source })?;
-        for (id, store) in stores {
-            self.add_container(id, store)?;
-        }
-        Ok(())
-    }
-
-    /// Loads the replica of `id` kept in `store` and adds it.
-    pub fn add_container(
-        &self,
-        id: ContainerId,
-        store: Arc<dyn ContainerStore>,
-    ) -> Result<Arc<KeyValueContainer>, ContainerError> {
-        let mut containers = self.containers.write();
-        if containers.contains_key(&id) {
-            return Err(ContainerError::ContainerExists { container: id });
-        }
-        let container = Arc::new(KeyValueContainer::load(id, self.config, store)?);
-        containers.insert(id, Arc::clone(&container));
-        Ok(container)
     }
 
     /// The replica of `id`.
@@ -201,7 +162,7 @@ impl KeyValueHandler {
     /// (`None` when a scan of the replica was already in flight). A request while a
     /// reconciliation of the same container runs is refused with
     /// [`ContainerError::ReconciliationInProgress`] and starts no scan (the task is dropped).
-    pub fn reconcile_container(
+    pub fn reconcile_with(
         &self,
         id: ContainerId,
         peers: &[Arc<dyn PeerDatanode>],
@@ -223,9 +184,9 @@ impl KeyValueHandler {
     }
 
     /// Reconciliation without the scan that ends it (`reconcileContainerInternal`), refused
-    /// like [`reconcile_container`](Self::reconcile_container) while another one of the
+    /// like [`reconcile_with`](Self::reconcile_with) while another one of the
     /// same container runs.
-    pub fn reconcile_container_internal(
+    pub fn reconcile_without_scan(
         &self,
         id: ContainerId,
         peers: &[Arc<dyn PeerDatanode>],
@@ -293,113 +254,6 @@ impl KeyValueHandler {
                 offset: chunk.offset,
                 length: chunk.length,
             })
-    }
-
-    /// `KeyValueHandler.deleteInternal`: under the replica's write lock, refuses (unless
-    /// `force`) an OPEN replica or one with blocks, marks it DELETED, removes it from the
-    /// set, then removes its storage from the volume.
-    pub fn delete_container_replica(
-        &self,
-        id: ContainerId,
-        force: bool,
-    ) -> Result<(), ContainerError> {
-        let container = self.container(id)?;
-        {
-            let write = container.write_lock();
-            let state = container.state();
-            if state == ContainerState::Deleted {
-                // A concurrent delete got here first.
-                return Err(ContainerError::UnknownContainer { container: id });
-            }
-            if !force {
-                if state == ContainerState::Open {
-                    return Err(ContainerError::DeleteOnOpenContainer { container: id });
-                }
-                let blocks = container
-                    .store()
-                    .summary()
-                    .map_err(ContainerError::store(id))?
-                    .block_count;
-                if blocks > 0 {
-                    return Err(ContainerError::DeleteOnNonEmptyContainer {
-                        container: id,
-                        blocks,
-                    });
-                }
-            }
-            container.mark_deleted(&write);
-            self.containers.write().remove(&id);
-        }
-        self.volume
-            .remove(id)
-            .map_err(|source| ContainerError::Volume { source })
-    }
-
-    /// The peers named by `ids` that the peer directory knows, in order; an error when
-    /// none of a non-empty list is known.
-    pub fn resolve_peers(
-        &self,
-        ids: &[DatanodeId],
-    ) -> Result<Vec<Arc<dyn PeerDatanode>>, ContainerError> {
-        let resolved: Vec<_> = ids
-            .iter()
-            .filter_map(|id| self.peers.as_ref()?.peer(*id))
-            .collect();
-        match ids.first() {
-            Some(&peer) if resolved.is_empty() => {
-                Err(ContainerError::Peer(PeerError::Unreachable {
-                    peer,
-                    reason: "no route to the peer from this datanode".into(),
-                }))
-            }
-            _ => Ok(resolved),
-        }
-    }
-
-    /// Replication (`DownloadAndImportReplicator`, simplified): creates a CLOSED replica
-    /// in the volume and fills it by reconciling with the first source whose tree
-    /// answers. On failure nothing is left behind.
-    pub fn import_container(
-        &self,
-        id: ContainerId,
-        sources: &[DatanodeId],
-    ) -> Result<(), ContainerError> {
-        if self.containers.read().contains_key(&id) {
-            return Err(ContainerError::ContainerExists { container: id });
-        }
-        let source = self
-            .resolve_peers(sources)?
-            .into_iter()
-            .find(|peer| matches!(peer.checksum_info(id), Ok(Some(_))))
-            .ok_or_else(|| ContainerError::NoReplicationSource {
-                container: id,
-                sources: sources.to_vec(),
-            })?;
-        let store = self
-            .volume
-            .create(id, ContainerState::Closed)
-            .map_err(|source| ContainerError::Volume { source })?;
-        let imported = self
-            .add_container(id, store)
-            .and_then(|_| self.reconcile_container_internal(id, &[source]));
-        match imported {
-            Ok(report) if report.peer_failures.is_empty() => Ok(()),
-            outcome => {
-                self.containers.write().remove(&id);
-                // Best effort: the import failed either way, and that is the error to report.
-                let _ = self.volume.remove(id);
-                Err(match outcome {
-                    Err(error) => error,
-                    Ok(mut report) => report.peer_failures.remove(0).1,
-                })
-            }
-        }
-    }
-
-    /// One entry of the container report per replica, in id order.
-    pub fn container_reports(&self) -> Vec<ContainerReplicaReport> {
-        let containers: Vec<_> = self.containers.read().values().cloned().collect();
-        containers.iter().filter_map(|c| c.report().ok()).collect()
     }
 }
 

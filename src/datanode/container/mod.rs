@@ -8,15 +8,22 @@
 //! the tree, metadata or not; reconciliation finishes its chunk writes, then commits under
 //! the read lock only if the tree does not mark the block deleted.
 //!
+//! - [`config`]: the replica's behavior (the seed's patch or the legacy code) and the
+//!   switches of this crate's additions; [`error`]: what a replica and its peers refuse.
 //! - [`merkle`]: the checksum tree, its diff and the tree file encoding.
 //! - [`store`]: the storage trait and its in-memory implementation; [`disk`] keeps a
-//!   replica in a directory.
+//!   replica in a directory; [`volume`] holds a datanode's replicas (memory or disk),
+//!   with staged imports and durable removals.
 //! - [`replica`]: `KeyValueContainer` (state, lock, data checksum) and the tree file
 //!   manager.
 //! - [`deletion`]: delete transactions and the block deleting service.
-//! - [`reconcile`]: reconciliation and the [`PeerDatanode`](reconcile::PeerDatanode) boundary.
+//! - [`reconcile`]: reconciliation and the [`PeerDatanode`](reconcile::PeerDatanode) and
+//!   [`PeerDirectory`](reconcile::PeerDirectory) boundaries.
 //! - [`scanner`]: the on-demand scanner.
-//! - [`handler`]: the replicas of one datanode (`KeyValueHandler`) and an in-process peer.
+//! - [`handler`]: the replicas of one datanode (`KeyValueHandler`): deletion, reconciliation,
+//!   scans and what it serves to peers; [`replica_set`]: loading, adding, deleting and
+//!   importing whole replicas.
+//! - [`controller`]: the `ContainerController` the SCM commands run through.
 //!
 //! # Example
 //!
@@ -55,7 +62,7 @@
 //! let tx = DeletedBlocksTransaction { tx_id: 1, container: c, local_ids: vec![1] };
 //! local.handle_delete_blocks(&[tx]);
 //! local.run_block_deleting_service();
-//! let (report, _scan) = local.reconcile_container(c, &[InProcessPeer::shared(&peer)]);
+//! let (report, _scan) = local.reconcile_with(c, &[InProcessPeer::shared(&peer)]);
 //! assert!(report?.committed().is_empty());
 //! assert_eq!(local_store.get_block(1)?, None);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -71,6 +78,7 @@ pub mod handler;
 pub mod merkle;
 pub mod reconcile;
 pub mod replica;
+pub mod replica_set;
 pub mod scanner;
 pub mod store;
 pub mod volume;

@@ -28,6 +28,7 @@ use super::error::{ContainerError, PeerError};
 use super::merkle::{self, ChunkMerkle, ContainerChecksumInfo, ContainerMerkleTree};
 use super::replica::KeyValueContainer;
 use super::store::{BlockData, ChunkInfo, MetadataBatch};
+use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
 use crate::sync::{Arc, RwLockReadGuard};
 
@@ -35,6 +36,9 @@ use crate::sync::{Arc, RwLockReadGuard};
 pub trait PeerDatanode: Send + Sync + fmt::Debug {
     /// The peer.
     fn id(&self) -> DatanodeId;
+    /// The state of the peer's replica of `container` (the container descriptor a
+    /// replication source sends with the data).
+    fn container_state(&self, container: ContainerId) -> Result<ContainerState, PeerError>;
     /// The peer's tree file of `container` (`getContainerChecksumInfo`); `None` if the
     /// peer has no answer for it (the peer is skipped).
     fn checksum_info(&self, container: ContainerId) -> Result<Option<Vec<u8>>, PeerError>;

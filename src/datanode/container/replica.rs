@@ -285,38 +285,78 @@ impl KeyValueContainer {
     /// Moves to `to` under the write lock, persisting the state. Allowed (the moves of
     /// `KeyValueHandler`'s close, quasi-close and mark-unhealthy paths):
     /// OPEN/RECOVERING → CLOSING; CLOSING/QUASI_CLOSED → QUASI_CLOSED; CLOSING/QUASI_CLOSED/
-    /// CLOSED → CLOSED (UNHEALTHY refused); anything but UNHEALTHY → UNHEALTHY; anything →
-    /// DELETED. A replica left without a data checksum by a close or an unhealthy marking
-    /// gets its tree built from metadata.
+    /// CLOSED → CLOSED (UNHEALTHY refused); anything but DELETED → UNHEALTHY. Nothing
+    /// leaves DELETED: a deleted replica's storage is gone. A replica left without a data
+    /// checksum by a close or an unhealthy marking gets its tree built from metadata.
     pub fn transition(&self, to: ContainerState) -> Result<(), ContainerError> {
+        let changed = {
+            let write = self.write_lock();
+            self.transition_locked(&write, to)?
+        };
+        self.after_transition(changed, to)
+    }
+
+    /// `CloseContainerCommandHandler` on this replica, decided under the write lock: an
+    /// OPEN, RECOVERING or CLOSING replica closes (through its write pipeline, which is
+    /// taken to exist: the quasi-close of a replica whose pipeline is gone is not modelled);
+    /// a QUASI_CLOSED one closes only when `force`; CLOSED, UNHEALTHY, INVALID and DELETED
+    /// replicas are left as they are. Returns the state after.
+    pub fn close(&self, force: bool) -> Result<ContainerState, ContainerError> {
         use ContainerState as S;
         let changed = {
-            let _write = self.write_lock();
-            let from = self.state();
-            let allowed = match to {
-                S::Closing => matches!(from, S::Open | S::Recovering | S::Closing),
-                S::QuasiClosed => matches!(from, S::Closing | S::QuasiClosed),
-                S::Closed => matches!(from, S::Closing | S::QuasiClosed | S::Closed),
-                S::Unhealthy => true,
-                S::Deleted => true,
-                S::Open | S::Recovering | S::Invalid => false,
-            };
-            if !allowed {
-                return Err(ContainerError::InvalidTransition {
-                    container: self.id,
-                    from,
-                    to,
-                });
+            let write = self.write_lock();
+            match self.state() {
+                S::Open | S::Recovering => {
+                    self.transition_locked(&write, S::Closing)?;
+                    self.transition_locked(&write, S::Closed)?
+                }
+                S::Closing => self.transition_locked(&write, S::Closed)?,
+                S::QuasiClosed if force => self.transition_locked(&write, S::Closed)?,
+                S::QuasiClosed | S::Closed | S::Unhealthy | S::Invalid | S::Deleted => false,
             }
-            if from != to {
-                self.storage(self.store.commit(MetadataBatch {
-                    state: Some(to),
-                    ..MetadataBatch::default()
-                }))?;
-                self.data.lock().state = to;
-            }
-            from != to
         };
+        self.after_transition(changed, S::Closed)?;
+        Ok(self.state())
+    }
+
+    /// The checked move to `to`, with the write lock held; whether the state changed.
+    fn transition_locked(
+        &self,
+        _write: &RwLockWriteGuard<'_, ()>,
+        to: ContainerState,
+    ) -> Result<bool, ContainerError> {
+        use ContainerState as S;
+        let from = self.state();
+        let allowed = match to {
+            _ if from == S::Deleted => false,
+            S::Closing => matches!(from, S::Open | S::Recovering | S::Closing),
+            S::QuasiClosed => matches!(from, S::Closing | S::QuasiClosed),
+            S::Closed => matches!(from, S::Closing | S::QuasiClosed | S::Closed),
+            S::Unhealthy => true,
+            S::Open | S::Recovering | S::Invalid | S::Deleted => false,
+        };
+        if !allowed {
+            return Err(ContainerError::InvalidTransition {
+                container: self.id,
+                from,
+                to,
+            });
+        }
+        if from != to {
+            self.storage(self.store.commit(MetadataBatch {
+                state: Some(to),
+                ..MetadataBatch::default()
+            }))?;
+            self.data.lock().state = to;
+        }
+        Ok(from != to)
+    }
+
+    /// A replica closed or marked unhealthy without a data checksum gets its tree built
+    /// from metadata, once the write lock is released (the tree write refreshes the data
+    /// checksum, which takes the replica's locks itself).
+    fn after_transition(&self, changed: bool, to: ContainerState) -> Result<(), ContainerError> {
+        use ContainerState as S;
         if changed
             && matches!(to, S::QuasiClosed | S::Closed | S::Unhealthy)
             && self.data_checksum().is_none()

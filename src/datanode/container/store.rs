@@ -158,6 +158,12 @@ pub enum StoreError {
         /// The failure.
         reason: String,
     },
+    /// A replica's directory holds no database: it is not a replica that was committed.
+    #[error("no container database at {path}")]
+    NoDatabase {
+        /// Where the database was looked for.
+        path: String,
+    },
     /// Persisted metadata that cannot be read back.
     #[error("corrupt container metadata: {reason}")]
     CorruptMetadata {

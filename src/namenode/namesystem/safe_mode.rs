@@ -28,7 +28,7 @@ impl State {
     }
 
     /// The counters set from a recount (the legacy whole-message queue, after each batch).
-    pub(super) fn recount_safe_mode(&mut self) {
+    pub(super) fn reset_safe_mode_counts_to_recount(&mut self) {
         let (total, safe) = self.count_safe_blocks();
         self.safe_mode.block_total = total;
         self.safe_mode.block_safe = safe;

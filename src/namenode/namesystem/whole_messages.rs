@@ -45,7 +45,7 @@ impl State {
             return;
         }
         if self.safe_mode.on {
-            self.recount_safe_mode();
+            self.reset_safe_mode_counts_to_recount();
         }
         self.whole_messages.sort_by_key(|(target, _)| *target);
         let ready = self

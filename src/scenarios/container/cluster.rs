@@ -59,7 +59,7 @@ const CLUSTER_NODES: usize = 3;
 /// at quiescence and after the round; after the round also [`live_blocks_present`],
 /// [`deletions_witnessed`], [`replica_healthy`] (no scan found a failure) and
 /// [`data_checksums_agree`].
-pub fn container_cluster(
+pub fn deletes_and_repairs_keep_replicas_consistent(
     behavior: ContainerBehavior,
     seed: u64,
     shape: ContainerClusterShape,

@@ -25,7 +25,7 @@ pub mod repair_races;
 pub mod reproductions;
 pub mod seed;
 
-pub use cluster::{ContainerClusterShape, container_cluster};
+pub use cluster::{ContainerClusterShape, deletes_and_repairs_keep_replicas_consistent};
 pub use invariants::{
     data_checksums_agree, deleted_blocks_not_live, deletions_witnessed, live_blocks_present,
     no_metadata_without_file, replica_healthy,

@@ -68,7 +68,7 @@ pub fn delete_during_repair_with(
         let (dn1, peer) = (dn1.clone(), dn2.peer());
         thread::spawn(move || {
             // A failed block or peer round is an outcome, not a violation.
-            let _ = dn1.handler.reconcile_container_internal(CONTAINER, &[peer]);
+            let _ = dn1.handler.reconcile_without_scan(CONTAINER, &[peer]);
             Ok(Vec::<()>::new())
         })
     };
@@ -115,9 +115,7 @@ pub fn concurrent_reconciliations(
         thread::spawn(move || {
             // Refused, failed or repaired: an outcome, not a violation.
             if guarded {
-                let _ = node
-                    .handler
-                    .reconcile_container_internal(CONTAINER, &[peer]);
+                let _ = node.handler.reconcile_without_scan(CONTAINER, &[peer]);
             } else {
                 let container = node.container().map_err(setup)?;
                 let _ = reconcile::reconcile_container(&container, &[peer]);
@@ -133,7 +131,7 @@ pub fn concurrent_reconciliations(
     join_all(vec![whole, failing])?;
     no_metadata_without_file(&dn1)?;
     dn1.handler
-        .reconcile_container_internal(CONTAINER, &[dn2.peer()])
+        .reconcile_without_scan(CONTAINER, &[dn2.peer()])
         .map_err(setup)?;
     no_metadata_without_file(&dn1)?;
     let nodes = [dn1, dn2];

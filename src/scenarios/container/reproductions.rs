@@ -225,7 +225,7 @@ pub fn delete_mid_reconcile_on(
         // The deleting pass's own outcome is checked through the replica afterwards.
         let _ = hook_target.delete_blocks();
     });
-    let (result, scan) = dn1.handler.reconcile_container(CONTAINER, &[peer]);
+    let (result, scan) = dn1.handler.reconcile_with(CONTAINER, &[peer]);
     result?;
     let scan_failures = match scan.transpose()? {
         Some(report) => report.errors.iter().map(|e| e.kind).collect(),

@@ -13,7 +13,7 @@ use crate::sim::ha_pair::{HaPair, HaPairShape};
 use crate::sim::hdfs_datanode::HdfsDataNode;
 use crate::sync::{Arc, thread};
 
-/// How big a [`standby_cluster`] run is.
+/// How big a [`failovers_lose_no_replica_and_keep_counts`] run is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StandbyClusterShape {
     /// Files the writer creates.
@@ -52,7 +52,7 @@ type Actor = thread::JoinHandle<Result<Vec<()>, Violation>>;
 /// standby's tailer, three datanodes with periodic full reports, heartbeats and late
 /// deletions, and periodic failover. The NameNodes' invariants are checked after every
 /// tailer batch and failover, and every invariant once all is quiet.
-pub fn standby_cluster(
+pub fn failovers_lose_no_replica_and_keep_counts(
     behavior: NamesystemBehavior,
     seed: u64,
     shape: StandbyClusterShape,

@@ -19,7 +19,7 @@
 //! [`no_false_corruption`], [`location_completeness`] and [`no_block_lost`]. The
 //! scenarios: the seed's scripted reproductions (the ten-step data-loss chain, the
 //! safe-mode credit, the failover catch-up and the superseded-entry schedules), the loom
-//! race [`rbw_report_races_completion`], and the random [`standby_cluster`].
+//! race [`rbw_report_races_completion`], and the random [`failovers_lose_no_replica_and_keep_counts`].
 
 mod cluster;
 mod edits;
@@ -28,7 +28,7 @@ mod rbw_race;
 mod scripted;
 mod violation;
 
-pub use cluster::{StandbyClusterShape, standby_cluster};
+pub use cluster::{StandbyClusterShape, failovers_lose_no_replica_and_keep_counts};
 pub use edits::BLOCK_LENGTH;
 pub use invariants::{
     check_namenode, check_pair_namenodes, check_pair_quiescent, check_quiescent,

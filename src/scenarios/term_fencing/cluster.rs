@@ -8,7 +8,8 @@
 //! and a heartbeat term seen before `initTermOfLeaderSCM` kept for init.
 
 use super::invariants::{
-    datanode_term_covers_heard_terms, no_command_below_heard_term, term_never_decreases,
+    datanode_term_covers_heard_terms, no_command_below_heard_term,
+    replicas_follow_dispatched_deletes, term_never_decreases,
 };
 use super::setup::{SCENARIO_START_MS, in_process_scms, setup_error};
 use crate::clock::{Clock, ManualClock};
@@ -23,7 +24,7 @@ use crate::sim::scm_endpoint::InProcessScm;
 use crate::sync::atomic::{AtomicBool, Ordering};
 use crate::sync::{Arc, RwLock, thread};
 
-/// Size of a [`cluster_with_leader_transfers`] run.
+/// Size of a [`leader_transfers_never_run_a_stale_command`] run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FencingClusterShape {
     /// Steps of the controller (transfers, commands, restarts, pauses, clock ticks).
@@ -62,7 +63,7 @@ type StepThread = thread::JoinHandle<Result<Vec<Observed>, Violation>>;
 /// Checks [`term_never_decreases`] per thread,
 /// [`term_covers_heard_terms`](super::term_covers_heard_terms) at the end and
 /// [`no_command_below_heard_term`] over every command.
-pub fn cluster_with_leader_transfers(
+pub fn leader_transfers_never_run_a_stale_command(
     behavior: StateContextBehavior,
     seed: u64,
     shape: FencingClusterShape,
@@ -109,7 +110,8 @@ pub fn cluster_with_leader_transfers(
     let mut dispatches = join_all(handles)?;
     dispatches.extend(datanode.drain());
     datanode_term_covers_heard_terms(&datanode)?;
-    no_command_below_heard_term(&dispatches)
+    no_command_below_heard_term(&dispatches)?;
+    replicas_follow_dispatched_deletes(&datanode, &dispatches)
 }
 
 /// Whether a datanode thread runs another cycle: always while the controller runs, then
@@ -280,7 +282,10 @@ impl Controller {
                 container,
                 force: true,
             },
-            1 => CommandKind::CloseContainer { container },
+            1 => CommandKind::CloseContainer {
+                container,
+                force: false,
+            },
             _ => CommandKind::ReplicateContainer {
                 container: ContainerId(100 + self.rng.below(3)),
                 sources: vec![DatanodeId(2)],

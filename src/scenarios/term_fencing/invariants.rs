@@ -6,7 +6,9 @@
 //! lost concurrent `updateTermOfLeaderSCM`, leaves the term below one the datanode already
 //! took, and `getNextCommand` then hands out a deposed leader's command.
 
+use crate::datanode::dispatcher::CommandOutcome;
 use crate::datanode::state_context::TermObservation;
+use crate::hdds::command::CommandKind;
 use crate::hdds::term::Term;
 use crate::scenarios::Violation;
 use crate::sim::fencing_datanode::{FencingDatanode, Observed};
@@ -109,4 +111,33 @@ pub fn no_command_of_leader_deposed_before_restart(
         )),
         None => Ok(()),
     }
+}
+
+/// A replica is gone exactly when a delete of it ran: what the fences let through has its
+/// real effect on the datanode's `KeyValueContainer`s, and nothing else removes a replica.
+/// Judged over the replicas the datanode started with, at quiescence.
+pub fn replicas_follow_dispatched_deletes(
+    datanode: &FencingDatanode,
+    dispatches: &[Observed],
+) -> Result<(), Violation> {
+    for &container in &datanode.initial_containers {
+        let deleted = dispatches.iter().any(|observed| {
+            matches!(
+                observed.report.dispatched.command.kind,
+                CommandKind::DeleteContainer { container: c, .. } if c == container
+            ) && observed.report.outcome == CommandOutcome::Executed
+        });
+        let present = datanode.replicas.container(container).is_ok();
+        if present == deleted {
+            return Err(violation(
+                "a replica is gone exactly when a delete of it ran",
+                format!(
+                    "{container}: replica {}, a delete of it {}",
+                    if present { "present" } else { "gone" },
+                    if deleted { "ran" } else { "never ran" }
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

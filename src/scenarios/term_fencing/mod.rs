@@ -21,7 +21,7 @@
 //!   and MC4 ([`heartbeat_term_fences_stale_leader_command`],
 //!   [`deposed_leader_command_never_runs_after_restart`]), small enough for loom;
 //! - a random cluster with leader transfers and restarts
-//!   ([`cluster_with_leader_transfers`]), for shuttle and the soak tool.
+//!   ([`leader_transfers_never_run_a_stale_command`]), for shuttle and the soak tool.
 //!
 //! A scenario is a plain function: any checker, or none, can run it.
 //!
@@ -32,10 +32,11 @@ mod invariants;
 mod reproductions;
 mod setup;
 
-pub use cluster::{FencingClusterShape, cluster_with_leader_transfers};
+pub use cluster::{FencingClusterShape, leader_transfers_never_run_a_stale_command};
 pub use invariants::{
     SEED_KEY, datanode_term_covers_heard_terms, no_command_below_heard_term,
-    no_command_of_leader_deposed_before_restart, term_covers_heard_terms, term_never_decreases,
+    no_command_of_leader_deposed_before_restart, replicas_follow_dispatched_deletes,
+    term_covers_heard_terms, term_never_decreases,
 };
 pub use reproductions::{
     OldLeader, StaleLeaderRun, concurrent_leader_heartbeats_keep_the_highest_term,

@@ -12,7 +12,7 @@
 
 use super::invariants::{
     datanode_term_covers_heard_terms, no_command_below_heard_term,
-    no_command_of_leader_deposed_before_restart, violation,
+    no_command_of_leader_deposed_before_restart, replicas_follow_dispatched_deletes, violation,
 };
 use super::setup::{SCENARIO_START_MS, in_process_scms, queue_command, setup_error};
 use crate::clock::ManualClock;
@@ -47,6 +47,7 @@ pub fn concurrent_leader_heartbeats_keep_the_highest_term(
     old.become_leader(1);
     let close_first = CommandKind::CloseContainer {
         container: containers[0],
+        force: false,
     };
     queue_command(old, dn, close_first)?;
     datanode.heartbeat(0).map_err(setup_error)?;
@@ -62,6 +63,7 @@ pub fn concurrent_leader_heartbeats_keep_the_highest_term(
     old.become_leader(2);
     let close_second = CommandKind::CloseContainer {
         container: containers[1],
+        force: false,
     };
     queue_command(old, dn, close_second)?;
     new.become_leader(3);
@@ -76,7 +78,8 @@ pub fn concurrent_leader_heartbeats_keep_the_highest_term(
     dispatches.extend(datanode.drain());
 
     datanode_term_covers_heard_terms(&datanode)?;
-    no_command_below_heard_term(&dispatches)
+    no_command_below_heard_term(&dispatches)?;
+    replicas_follow_dispatched_deletes(&datanode, &dispatches)
 }
 
 /// What the old leader does when leadership moves in [`stale_leader_command_after_restart`].
@@ -163,7 +166,8 @@ pub fn heartbeat_term_fences_stale_leader_command(
 ) -> Result<(), Violation> {
     let run = stale_leader_command_after_restart(behavior, old_leader, rounds)?;
     datanode_term_covers_heard_terms(&run.datanode)?;
-    no_command_below_heard_term(&run.dispatches)
+    no_command_below_heard_term(&run.dispatches)?;
+    replicas_follow_dispatched_deletes(&run.datanode, &run.dispatches)
 }
 
 /// The seed's MC4 ([`stale_leader_command_after_restart`]) with the old leader stepped
@@ -175,7 +179,8 @@ pub fn deposed_leader_command_never_runs_after_restart(
 ) -> Result<(), Violation> {
     let run =
         stale_leader_command_after_restart(behavior, OldLeader::SteppedDownHoldingCommand, rounds)?;
-    no_command_of_leader_deposed_before_restart(&run.dispatches, run.leader_term_floor_at_restart)
+    no_command_of_leader_deposed_before_restart(&run.dispatches, run.leader_term_floor_at_restart)?;
+    replicas_follow_dispatched_deletes(&run.datanode, &run.dispatches)
 }
 
 /// A thread running `rounds` cycles of the endpoint thread of SCM number `task`.
