@@ -157,9 +157,11 @@ fn main() -> ExitCode {
         Ok(Command::Run(options)) => run(&options),
         Ok(Command::Replay(file)) => replay(&file),
         Ok(Command::List) => {
-            for case in catalogue::all() {
+            let cases = catalogue::all();
+            let width = cases.iter().map(|c| c.scenario.len()).max().unwrap_or(0);
+            for case in cases {
                 println!(
-                    "{:<40} {:<40} {:?}",
+                    "{:<width$} {:<40} {:?}",
                     case.scenario, case.variant, case.expectation
                 );
             }
@@ -389,13 +391,20 @@ fn soak_one(
 }
 
 fn print_table(rows: &[Row]) {
+    // The scenario column is as wide as its longest name.
+    let width = rows
+        .iter()
+        .map(|r| r.case.scenario.len())
+        .max()
+        .unwrap_or(0)
+        .max("scenario".len());
     println!(
-        "\n{:<34} {:<36} {:<7} {:<7} {:>10} {:>10} {:<8} {:>11}",
+        "\n{:<width$} {:<36} {:<7} {:<7} {:>10} {:>10} {:<8} {:>11}",
         "scenario", "variant", "sched", "expect", "schedules", "sched/s", "result", "first catch"
     );
     for row in rows {
         println!(
-            "{:<34} {:<36} {:<7} {:<7} {:>10} {:>10.0} {:<8} {:>11}",
+            "{:<width$} {:<36} {:<7} {:<7} {:>10} {:>10.0} {:<8} {:>11}",
             row.case.scenario,
             row.case.variant,
             row.scheduler.label(),
