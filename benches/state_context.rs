@@ -24,7 +24,7 @@ use hadoop_ref::unmodelled::Stopwatch;
 
 const THREADS: u64 = 3;
 const BEHAVIORS: [StateContextBehavior; 2] = [
-    StateContextBehavior::Fixed,
+    StateContextBehavior::SeedPatch,
     StateContextBehavior::LegacyUnlockedTermUpdate,
 ];
 

@@ -11,16 +11,16 @@ use hadoop_ref::scenarios::term_fencing::{
 
 #[test]
 fn locked_term_update_keeps_highest_term() {
-    let exploration = explore("concurrent-leader-heartbeats/Fixed", || {
-        concurrent_leader_heartbeats_keep_the_highest_term(StateContextBehavior::Fixed)
+    let exploration = explore("concurrent-leader-heartbeats/SeedPatch", || {
+        concurrent_leader_heartbeats_keep_the_highest_term(StateContextBehavior::SeedPatch)
     });
     assert_holds(&exploration);
 }
 
 #[test]
 fn await_leader_term_keeps_highest_term() {
-    let exploration = explore("concurrent-leader-heartbeats/AwaitLeaderTerm", || {
-        concurrent_leader_heartbeats_keep_the_highest_term(StateContextBehavior::AwaitLeaderTerm)
+    let exploration = explore("concurrent-leader-heartbeats/Hardened", || {
+        concurrent_leader_heartbeats_keep_the_highest_term(StateContextBehavior::Hardened)
     });
     assert_holds(&exploration);
 }
@@ -35,5 +35,14 @@ fn unlocked_check_then_set_loses_higher_term() {
             )
         },
     );
+    assert_caught(&exploration, SEED_KEY);
+}
+
+/// The code before the patch has both defects; the unlocked update alone loses the term.
+#[test]
+fn code_before_the_patch_loses_higher_term() {
+    let exploration = explore("concurrent-leader-heartbeats/Legacy", || {
+        concurrent_leader_heartbeats_keep_the_highest_term(StateContextBehavior::Legacy)
+    });
     assert_caught(&exploration, SEED_KEY);
 }

@@ -11,9 +11,9 @@ use hadoop_ref::scenarios::term_fencing::{
 
 #[test]
 fn heartbeat_term_seen_before_init_fences_stale_command() {
-    let exploration = explore("stale-leader-believing/Fixed", || {
+    let exploration = explore("stale-leader-believing/SeedPatch", || {
         heartbeat_term_fences_stale_leader_command(
-            StateContextBehavior::Fixed,
+            StateContextBehavior::SeedPatch,
             OldLeader::StillBelievesItLeads,
             1,
         )
@@ -36,11 +36,25 @@ fn heartbeat_term_discarded_before_init_runs_stale_command() {
     assert_caught(&exploration, SEED_KEY);
 }
 
+/// The code before the patch has both defects; discarding the heartbeat term alone lets
+/// the stale command run.
+#[test]
+fn code_before_the_patch_runs_stale_command() {
+    let exploration = explore("stale-leader-believing/Legacy", || {
+        heartbeat_term_fences_stale_leader_command(
+            StateContextBehavior::Legacy,
+            OldLeader::StillBelievesItLeads,
+            1,
+        )
+    });
+    assert_caught(&exploration, SEED_KEY);
+}
+
 #[test]
 fn stepped_down_leader_command_fenced_by_heartbeat_term() {
-    let exploration = explore("stale-leader-stepped-down/Fixed", || {
+    let exploration = explore("stale-leader-stepped-down/SeedPatch", || {
         heartbeat_term_fences_stale_leader_command(
-            StateContextBehavior::Fixed,
+            StateContextBehavior::SeedPatch,
             OldLeader::SteppedDownHoldingCommand,
             1,
         )
@@ -50,8 +64,8 @@ fn stepped_down_leader_command_fenced_by_heartbeat_term() {
 
 #[test]
 fn awaiting_leader_term_closes_residual_window() {
-    let exploration = explore("deposed-leader-after-restart/AwaitLeaderTerm", || {
-        deposed_leader_command_never_runs_after_restart(StateContextBehavior::AwaitLeaderTerm, 1)
+    let exploration = explore("deposed-leader-after-restart/Hardened", || {
+        deposed_leader_command_never_runs_after_restart(StateContextBehavior::Hardened, 1)
     });
     assert_holds(&exploration);
 }
@@ -61,8 +75,8 @@ fn fixed_rule_leaves_residual_window_open() {
     // The seed's patch narrows the window but does not close it: `initTermOfLeaderSCM`
     // needs only a majority of endpoints in HEARTBEAT and a queued command, so init before
     // the new leader's first response takes the deposed leader's term.
-    let exploration = explore("deposed-leader-after-restart/Fixed", || {
-        deposed_leader_command_never_runs_after_restart(StateContextBehavior::Fixed, 1)
+    let exploration = explore("deposed-leader-after-restart/SeedPatch", || {
+        deposed_leader_command_never_runs_after_restart(StateContextBehavior::SeedPatch, 1)
     });
     assert_caught(&exploration, SEED_KEY);
 }

@@ -52,7 +52,7 @@
 //! use hadoop_ref::hdds::ids::ScmId;
 //!
 //! let context = StateContext::new(
-//!     StateContextBehavior::Fixed,
+//!     StateContextBehavior::SeedPatch,
 //!     StateContextConfig::default(),
 //!     &[(ScmId(1), false), (ScmId(2), false), (ScmId(3), false)],
 //!     SystemClock::shared(),

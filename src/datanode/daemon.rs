@@ -87,7 +87,7 @@ pub struct DatanodeConfig {
 impl Default for DatanodeConfig {
     fn default() -> Self {
         Self {
-            behavior: StateContextBehavior::Fixed,
+            behavior: StateContextBehavior::SeedPatch,
             context: StateContextConfig::default(),
             container: ContainerConfig::default(),
             heartbeat_interval_ms: 30_000,

@@ -10,8 +10,10 @@
 //! it and the highest queued command term; every term update holds the context lock; the
 //! term is mirrored in an atomic written only under that lock, for the handler threads.
 //!
-//! [`StateContextBehavior`] keeps both unpatched defects selectable, each on its own, and adds
-//! [`StateContextBehavior::AwaitLeaderTerm`], which also closes the window the patch leaves open.
+//! [`StateContextBehavior`] names the upstream code each variant equals: the seed's patch
+//! (`SeedPatch`), the code before it (`Legacy`, both defects) and each defect on its own,
+//! and `Hardened`, the patch plus this crate's wait for a leader's term, which also closes
+//! the window the patch leaves open.
 //!
 //! # Example
 //!
@@ -25,7 +27,7 @@
 //! use hadoop_ref::hdds::ids::{ContainerId, ScmId};
 //!
 //! let ctx = StateContext::new(
-//!     StateContextBehavior::Fixed,
+//!     StateContextBehavior::SeedPatch,
 //!     StateContextConfig::default(),
 //!     &[(ScmId(1), false)],
 //!     ManualClock::new(0).shared(),
@@ -55,66 +57,91 @@ use crate::hdds::term::{Term, validate_term};
 use crate::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use crate::sync::{Arc, Mutex, MutexGuard};
 
-/// Which term-fencing logic a [`StateContext`] runs.
+/// Which term-fencing logic a [`StateContext`] runs, named after the upstream code it
+/// equals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StateContextBehavior {
-    /// The patch of HDDS-17268: heartbeat terms before init are recorded and used at init;
-    /// every update holds the context lock.
+    /// The seed's attached patch (HDDS-17268): heartbeat terms before init are recorded and
+    /// used at init; every update holds the context lock; the term is volatile for the
+    /// handler threads. Nothing else.
     ///
     /// Residual window (left open by the patch, on purpose): init needs only a majority of
     /// endpoints in HEARTBEAT and a queued command, so if the first command comes from a
     /// deposed leader before any response of the new leader was processed, init takes the
     /// old term and the command runs.
-    Fixed,
-    /// Unpatched defect 1 alone: a heartbeat term received before init is discarded, so
-    /// `initTermOfLeaderSCM` takes the highest queued command term only, and a restarted
-    /// datanode can take a deposed leader's term (the seed's MC4).
-    LegacyIgnoreHeartbeatTermBeforeInit,
-    /// Unpatched defect 2 alone: once the term is set, the heartbeat path
-    /// (`updateTermOfLeaderSCM` from each endpoint thread) raises it with an unlocked
-    /// check-then-set that can lose a higher concurrent update (the seed's MC5).
-    LegacyUnlockedTermUpdate,
-    /// [`StateContextBehavior::Fixed`], and init also waits until a heartbeat response of a leader
-    /// has carried a term. This closes the residual window when the deposed leader has
-    /// stepped down (a follower sends no term, so the first term is the new leader's). It
-    /// cannot help while the deposed leader still believes it leads and answers first:
-    /// its term is a leader's term as far as any datanode can tell.
+    SeedPatch,
+    /// The seed's patch and this crate's one addition: init also waits until a heartbeat
+    /// response of a leader has carried a term. This closes the residual window when the
+    /// deposed leader has stepped down (a follower sends no term, so the first term is the
+    /// new leader's). It cannot help while the deposed leader still believes it leads and
+    /// answers first: its term is a leader's term as far as any datanode can tell.
     ///
     /// Trade-off: a cluster whose SCMs send no term (an SCM older than HDDS-7621, or no
     /// leader at all) would stop command processing, so after
     /// [`StateContextConfig::await_leader_term_bound_ms`] since the (re)start the rule falls
-    /// back to [`StateContextBehavior::Fixed`]'s. Commands wait in the queue meanwhile; a queue that
-    /// reaches its limit refuses new ones with [`DatanodeError::CommandQueueFull`].
-    AwaitLeaderTerm,
+    /// back to [`StateContextBehavior::SeedPatch`]'s. Commands wait in the queue meanwhile;
+    /// a queue that reaches its limit refuses new ones with
+    /// [`DatanodeError::CommandQueueFull`].
+    Hardened,
+    /// The code as shipped before the patch (Ozone 1.4.0 to 2.2.1), with both defects: a
+    /// heartbeat term received before init is discarded, and once the term is set the
+    /// heartbeat path raises it with an unlocked check-then-set.
+    Legacy,
+    /// The first unpatched defect alone: a heartbeat term received before init is discarded,
+    /// so `initTermOfLeaderSCM` takes the highest queued command term only, and a restarted
+    /// datanode can take a deposed leader's term (the seed's MC4).
+    LegacyIgnoreHeartbeatTermBeforeInit,
+    /// The second unpatched defect alone: once the term is set, the heartbeat path
+    /// (`updateTermOfLeaderSCM` from each endpoint thread) raises it with an unlocked
+    /// check-then-set that can lose a higher concurrent update (the seed's MC5).
+    LegacyUnlockedTermUpdate,
 }
 
 impl StateContextBehavior {
-    /// Every behavior, fixed ones first.
-    pub const ALL: [StateContextBehavior; 4] = [
-        StateContextBehavior::Fixed,
-        StateContextBehavior::AwaitLeaderTerm,
+    /// Every behavior, the patched ones first.
+    pub const ALL: [StateContextBehavior; 5] = [
+        StateContextBehavior::SeedPatch,
+        StateContextBehavior::Hardened,
+        StateContextBehavior::Legacy,
         StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit,
         StateContextBehavior::LegacyUnlockedTermUpdate,
     ];
 
-    /// Whether this is one of the unpatched defects.
+    /// Whether this runs unpatched code (one defect or both).
     pub fn is_legacy(self) -> bool {
+        !matches!(
+            self,
+            StateContextBehavior::SeedPatch | StateContextBehavior::Hardened
+        )
+    }
+
+    /// Whether a heartbeat term received before init is discarded (the first defect).
+    pub fn ignores_heartbeat_term_before_init(self) -> bool {
         matches!(
             self,
-            StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit
-                | StateContextBehavior::LegacyUnlockedTermUpdate
+            StateContextBehavior::Legacy
+                | StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit
+        )
+    }
+
+    /// Whether the heartbeat path raises a set term without the lock (the second defect).
+    pub fn updates_term_unlocked(self) -> bool {
+        matches!(
+            self,
+            StateContextBehavior::Legacy | StateContextBehavior::LegacyUnlockedTermUpdate
         )
     }
 
     /// A short stable name, used in reports and schedule files.
     pub fn name(self) -> &'static str {
         match self {
-            StateContextBehavior::Fixed => "Fixed",
+            StateContextBehavior::SeedPatch => "SeedPatch",
+            StateContextBehavior::Hardened => "Hardened",
+            StateContextBehavior::Legacy => "Legacy",
             StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit => {
                 "LegacyIgnoreHeartbeatTermBeforeInit"
             }
             StateContextBehavior::LegacyUnlockedTermUpdate => "LegacyUnlockedTermUpdate",
-            StateContextBehavior::AwaitLeaderTerm => "AwaitLeaderTerm",
         }
     }
 
@@ -131,8 +158,8 @@ impl StateContextBehavior {
 pub struct StateContextConfig {
     /// Most commands queued at once (`hdds.datanode.command.queue.limit`, default 5000).
     pub command_queue_limit: usize,
-    /// With [`StateContextBehavior::AwaitLeaderTerm`]: how long after a (re)start init waits for a
-    /// leader's heartbeat term before it falls back to the fixed rule. Default 90 s, three
+    /// With [`StateContextBehavior::Hardened`]: how long after a (re)start init waits for a
+    /// leader's heartbeat term before it falls back to the seed patch's rule. Default 90 s, three
     /// default heartbeat intervals (`hdds.heartbeat.interval` 30 s).
     pub await_leader_term_bound_ms: u64,
 }
@@ -293,7 +320,7 @@ pub struct StateContext {
     endpoints: Vec<Arc<EndpointStateMachine>>,
     inner: Mutex<Inner>,
     /// `termOfLeaderSCM`. Written only with `inner` held, except by the unlocked heartbeat
-    /// path of [`StateContextBehavior::LegacyUnlockedTermUpdate`]; read without the lock by handlers.
+    /// path of the legacy behaviors that update it unlocked; read without the lock by handlers.
     term: AtomicI64,
     /// Highest term any heartbeat response carried since the last restart. Raised after
     /// the term update it belongs to; a metric, and what the invariants judge dispatches by.
@@ -359,11 +386,12 @@ impl StateContext {
 
     /// Applies the term of a heartbeat response (`updateTermOfLeaderSCM(long)`).
     ///
-    /// Before init the term is recorded for init (discarded by
-    /// [`StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit`]); after init it raises the term.
+    /// Before init the term is recorded for init (discarded by the legacy behaviors that
+    /// ignore it); after init it raises the term (without the lock in the legacy behaviors
+    /// that update it unlocked).
     pub fn update_term_from_heartbeat(&self, term: Term) -> Result<(), DatanodeError> {
         validate_term(term)?;
-        if self.behavior == StateContextBehavior::LegacyUnlockedTermUpdate {
+        if self.behavior.updates_term_unlocked() {
             let current = self.term.load(Ordering::Acquire);
             if current != TERM_UNSET {
                 // The unpatched check-then-set: a concurrent higher write can land between
@@ -371,6 +399,13 @@ impl StateContext {
                 if current < term {
                     self.term.store(term, Ordering::Release);
                 }
+                self.heartbeat_term_high_water
+                    .fetch_max(term, Ordering::AcqRel);
+                return Ok(());
+            }
+            if self.behavior.ignores_heartbeat_term_before_init() {
+                // The code before the patch returns at once while the term is unset,
+                // without the lock.
                 self.heartbeat_term_high_water
                     .fetch_max(term, Ordering::AcqRel);
                 return Ok(());
@@ -383,7 +418,7 @@ impl StateContext {
                     self.set_term_locked(&inner, term);
                 }
             }
-            None if self.behavior == StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit => {}
+            None if self.behavior.ignores_heartbeat_term_before_init() => {}
             None => {
                 inner.max_term_seen_before_init = Some(
                     inner
@@ -449,7 +484,7 @@ impl StateContext {
         None
     }
 
-    /// Starts the [`StateContextBehavior::AwaitLeaderTerm`] bound afresh (the datanode's threads start
+    /// Starts the [`StateContextBehavior::Hardened`] bound afresh (the datanode's threads start
     /// now). Nothing else changes.
     pub fn mark_started(&self) {
         self.inner.lock().started_at_ms = self.clock.now_ms();
@@ -515,7 +550,7 @@ impl StateContext {
         let Some(max_queued) = inner.queue.iter().map(|c| c.term).max() else {
             return;
         };
-        if self.behavior == StateContextBehavior::AwaitLeaderTerm
+        if self.behavior == StateContextBehavior::Hardened
             && inner.max_term_seen_before_init.is_none()
             && self.clock.now_ms().saturating_sub(inner.started_at_ms)
                 < self.config.await_leader_term_bound_ms

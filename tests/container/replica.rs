@@ -263,7 +263,7 @@ fn delete_blocks_commands_reach_the_replicas() {
     let dn = node(1, ContainerBehavior::Fixed, &[(BLOCK_X, 1)]);
     let context = Arc::new(
         StateContext::new(
-            StateContextBehavior::Fixed,
+            StateContextBehavior::SeedPatch,
             StateContextConfig::default(),
             &[(ScmId(1), false)],
             ManualClock::new(0).shared(),

@@ -84,7 +84,7 @@ impl Replicas {
 
 #[test]
 fn handler_skips_command_whose_deadline_passed() {
-    let dn = replicas(StateContextBehavior::Fixed);
+    let dn = replicas(StateContextBehavior::SeedPatch);
     let cmd = force_delete(1, 1, 1).with_deadline_ms(START_MS + 100);
     dn.dispatcher.context().add_command(cmd).unwrap();
     dn.clock.advance_ms(101);
@@ -102,7 +102,7 @@ fn handler_skips_command_whose_deadline_passed() {
 /// replica's data, here a `KeyValueContainer` with five blocks.
 #[test]
 fn force_delete_through_the_dispatcher_removes_the_real_replica() {
-    let dn = replicas(StateContextBehavior::Fixed);
+    let dn = replicas(StateContextBehavior::SeedPatch);
     let cmd = force_delete(1, 1, 3).with_deadline_ms(START_MS + 100);
     dn.dispatcher.context().add_command(cmd).unwrap();
     dn.clock.advance_ms(100);
@@ -119,7 +119,7 @@ fn force_delete_through_the_dispatcher_removes_the_real_replica() {
 /// execution is fenced, and the replica keeps its data.
 #[test]
 fn stale_leader_force_delete_is_fenced_and_the_replica_survives() {
-    let dn = replicas(StateContextBehavior::Fixed);
+    let dn = replicas(StateContextBehavior::SeedPatch);
     dn.dispatcher
         .context()
         .add_command(force_delete(1, 1, 3))
@@ -150,7 +150,7 @@ fn stale_leader_force_delete_is_fenced_and_the_replica_survives() {
 
 #[test]
 fn non_force_delete_refuses_open_and_non_empty_replicas() {
-    let dn = replicas(StateContextBehavior::Fixed);
+    let dn = replicas(StateContextBehavior::SeedPatch);
     let controller = dn.dispatcher.controller();
     assert_eq!(
         controller.delete_container(ContainerId(2), false),
@@ -182,7 +182,7 @@ fn non_force_delete_refuses_open_and_non_empty_replicas() {
 
 #[test]
 fn handlers_close_and_store_delete_transactions_on_the_replicas() {
-    let dn = replicas(StateContextBehavior::Fixed);
+    let dn = replicas(StateContextBehavior::SeedPatch);
     let context = dn.dispatcher.context();
     let tx = |tx_id, container| DeletedBlocksTransaction {
         tx_id,
@@ -256,7 +256,7 @@ fn peered_pair() -> (Replicas, Arc<KeyValueHandler>) {
         write_block(store.store().as_ref(), block, 2).unwrap();
     }
     network.register(&dn7);
-    let mut dn1 = replicas(StateContextBehavior::Fixed);
+    let mut dn1 = replicas(StateContextBehavior::SeedPatch);
     dn1.handler = Arc::new(
         KeyValueHandler::new(
             DatanodeId(1),

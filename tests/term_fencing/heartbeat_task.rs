@@ -31,7 +31,7 @@ fn task_for(scm: &InProcessScm, context: &Arc<StateContext>) -> HeartbeatEndpoin
 /// A fixed context with the one endpoint of SCM 1, on a fresh clock.
 fn fixed_context() -> Arc<StateContext> {
     single_scm_context(
-        StateContextBehavior::Fixed,
+        StateContextBehavior::SeedPatch,
         StateContextConfig::default(),
         &ManualClock::new(START_MS),
     )
@@ -150,7 +150,7 @@ fn empty_delete_blocks_command_is_ignored() {
 #[test]
 fn full_queue_reports_every_command_it_dropped() {
     let context = single_scm_context(
-        StateContextBehavior::Fixed,
+        StateContextBehavior::SeedPatch,
         StateContextConfig {
             command_queue_limit: 1,
             ..StateContextConfig::default()

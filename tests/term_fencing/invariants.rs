@@ -16,7 +16,7 @@ fn datanode() -> FencingDatanode {
     let scms = [InProcessScm::new(ScmId(1))];
     FencingDatanode::new(
         DatanodeId(1),
-        StateContextBehavior::Fixed,
+        StateContextBehavior::SeedPatch,
         &scms,
         &[ContainerId(1), ContainerId(2)],
         ManualClock::new(0).shared(),

@@ -21,7 +21,7 @@ use crate::test_util::term_fencing::{
 
 #[test]
 fn drops_command_of_stale_leader_if_newer_term_was_seen_before_init() {
-    let context = heartbeating(StateContextBehavior::Fixed);
+    let context = heartbeating(StateContextBehavior::SeedPatch);
     context.update_term_from_heartbeat(2).unwrap();
     context.add_command(close_command(1, 1)).unwrap();
     assert_eq!(context.get_next_command(), None);
@@ -31,7 +31,7 @@ fn drops_command_of_stale_leader_if_newer_term_was_seen_before_init() {
 
 #[test]
 fn inits_term_from_command_if_older_term_was_seen_before_init() {
-    let context = heartbeating(StateContextBehavior::Fixed);
+    let context = heartbeating(StateContextBehavior::SeedPatch);
     context.update_term_from_heartbeat(1).unwrap();
     context.add_command(close_command(1, 2)).unwrap();
     let dispatched = context.get_next_command().expect("term-2 command runs");
@@ -44,7 +44,7 @@ fn inits_term_from_command_if_older_term_was_seen_before_init() {
 fn concurrent_term_updates_keep_highest_term() {
     // Real threads, many rounds: the locked update never loses the higher term.
     for _ in 0..200 {
-        let context = Arc::new(heartbeating(StateContextBehavior::Fixed));
+        let context = Arc::new(heartbeating(StateContextBehavior::SeedPatch));
         context.add_command(close_command(1, 1)).unwrap();
         assert!(context.get_next_command().is_some());
         let handles: Vec<_> = [2, 3]
@@ -96,7 +96,10 @@ fn legacy_unlocked_update_records_term_before_init() {
 
 #[test]
 fn init_waits_for_majority_of_active_endpoints() {
-    let (context, _) = context_with(StateContextBehavior::Fixed, StateContextConfig::default());
+    let (context, _) = context_with(
+        StateContextBehavior::SeedPatch,
+        StateContextConfig::default(),
+    );
     context.add_command(close_command(1, 1)).unwrap();
     context.endpoints()[0].set_state(EndpointState::Heartbeat);
     assert_eq!(context.get_next_command(), None, "1 of 3 is no majority");
@@ -109,7 +112,7 @@ fn init_waits_for_majority_of_active_endpoints() {
 fn passive_endpoints_do_not_count_toward_init() {
     let clock = ManualClock::new(START_MS);
     let context = StateContext::new(
-        StateContextBehavior::Fixed,
+        StateContextBehavior::SeedPatch,
         StateContextConfig::default(),
         &[(ScmId(1), false), (ScmId(9), true)],
         clock.shared(),
@@ -128,7 +131,7 @@ fn passive_endpoints_do_not_count_toward_init() {
 
 #[test]
 fn init_needs_a_queued_command() {
-    let context = heartbeating(StateContextBehavior::Fixed);
+    let context = heartbeating(StateContextBehavior::SeedPatch);
     context.update_term_from_heartbeat(5).unwrap();
     assert_eq!(context.get_next_command(), None);
     assert_eq!(
@@ -140,7 +143,7 @@ fn init_needs_a_queued_command() {
 
 #[test]
 fn await_leader_term_holds_commands_until_a_leader_term_arrives() {
-    let context = heartbeating(StateContextBehavior::AwaitLeaderTerm);
+    let context = heartbeating(StateContextBehavior::Hardened);
     context.add_command(close_command(1, 1)).unwrap();
     assert_eq!(context.get_next_command(), None);
     assert_eq!(
@@ -158,7 +161,7 @@ fn await_leader_term_falls_back_after_its_bound() {
         await_leader_term_bound_ms: 10_000,
         ..StateContextConfig::default()
     };
-    let (context, clock) = context_with(StateContextBehavior::AwaitLeaderTerm, config);
+    let (context, clock) = context_with(StateContextBehavior::Hardened, config);
     all_heartbeating(&context);
     context.add_command(close_command(1, 1)).unwrap();
     clock.advance_ms(9_999);
@@ -177,7 +180,7 @@ fn await_leader_term_bound_restarts_with_the_datanode() {
         await_leader_term_bound_ms: 10_000,
         ..StateContextConfig::default()
     };
-    let (context, clock) = context_with(StateContextBehavior::AwaitLeaderTerm, config);
+    let (context, clock) = context_with(StateContextBehavior::Hardened, config);
     clock.advance_ms(20_000);
     context.restart();
     all_heartbeating(&context);
@@ -193,7 +196,7 @@ fn full_queue_refuses_command_with_typed_error() {
         command_queue_limit: 2,
         ..StateContextConfig::default()
     };
-    let (context, _) = context_with(StateContextBehavior::Fixed, config);
+    let (context, _) = context_with(StateContextBehavior::SeedPatch, config);
     context.add_command(close_command(1, 1)).unwrap();
     context.add_command(close_command(2, 1)).unwrap();
     assert_eq!(
@@ -220,14 +223,14 @@ fn zero_queue_limit_is_invalid_config() {
         ..StateContextConfig::default()
     };
     assert!(matches!(
-        StateContext::new(StateContextBehavior::Fixed, config, &[], clock.shared()),
+        StateContext::new(StateContextBehavior::SeedPatch, config, &[], clock.shared()),
         Err(DatanodeError::InvalidConfig { .. })
     ));
 }
 
 #[test]
 fn rejects_term_below_non_ha_sentinel() {
-    let context = heartbeating(StateContextBehavior::Fixed);
+    let context = heartbeating(StateContextBehavior::SeedPatch);
     assert_eq!(
         context.update_term_from_heartbeat(-2),
         Err(DatanodeError::InvalidTerm { term: -2 })
@@ -241,7 +244,7 @@ fn rejects_term_below_non_ha_sentinel() {
 
 #[test]
 fn accepts_non_ha_sentinel_term() {
-    let context = heartbeating(StateContextBehavior::Fixed);
+    let context = heartbeating(StateContextBehavior::SeedPatch);
     context.update_term_from_heartbeat(-1).unwrap();
     context.add_command(close_command(1, -1)).unwrap();
     assert_eq!(context.get_next_command().map(|d| d.command.term), Some(-1));
@@ -249,7 +252,7 @@ fn accepts_non_ha_sentinel_term() {
 
 #[test]
 fn command_of_higher_term_raises_term_and_older_ones_are_dropped() {
-    let context = heartbeating(StateContextBehavior::Fixed);
+    let context = heartbeating(StateContextBehavior::SeedPatch);
     context.add_command(close_command(1, 1)).unwrap();
     assert!(context.get_next_command().is_some());
     context.add_command(close_command(2, 1)).unwrap();
@@ -266,7 +269,7 @@ fn command_of_higher_term_raises_term_and_older_ones_are_dropped() {
 
 #[test]
 fn restart_resets_term_and_queue() {
-    let context = heartbeating(StateContextBehavior::Fixed);
+    let context = heartbeating(StateContextBehavior::SeedPatch);
     context.add_command(close_command(1, 4)).unwrap();
     assert!(context.get_next_command().is_some());
     context.add_command(close_command(2, 4)).unwrap();

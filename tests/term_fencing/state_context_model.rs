@@ -75,7 +75,7 @@ impl Model {
     fn heartbeat(&mut self, term: Term) {
         match self.term {
             Some(current) => self.term = Some(current.max(term)),
-            None if self.behavior == StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit => {}
+            None if self.behavior.ignores_heartbeat_term_before_init() => {}
             None => {
                 self.seen_before_init = Some(self.seen_before_init.map_or(term, |s| s.max(term)))
             }
@@ -111,7 +111,7 @@ impl Model {
         let Some(max_queued) = self.queue.iter().map(|&(_, t)| t).max() else {
             return;
         };
-        if self.behavior == StateContextBehavior::AwaitLeaderTerm
+        if self.behavior == StateContextBehavior::Hardened
             && self.seen_before_init.is_none()
             && self.now_ms - self.started_at_ms < BOUND_MS
         {

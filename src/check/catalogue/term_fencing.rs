@@ -36,8 +36,9 @@ fn heartbeat_term_fences_believing_old_leader(cases: &mut Vec<Case>) {
             STALE_LEADER_ROUNDS
         ),
         [
-            (Fixed, Holds),
-            (AwaitLeaderTerm, Holds),
+            (SeedPatch, Holds),
+            (Hardened, Holds),
+            (Legacy, Caught),
             (LegacyIgnoreHeartbeatTermBeforeInit, Caught),
         ]
     );
@@ -55,8 +56,9 @@ fn heartbeat_term_fences_stepped_down_old_leader(cases: &mut Vec<Case>) {
             STALE_LEADER_ROUNDS
         ),
         [
-            (Fixed, Holds),
-            (AwaitLeaderTerm, Holds),
+            (SeedPatch, Holds),
+            (Hardened, Holds),
+            (Legacy, Caught),
             (LegacyIgnoreHeartbeatTermBeforeInit, Caught),
         ]
     );
@@ -73,8 +75,9 @@ fn deposed_leader_command_after_restart(cases: &mut Vec<Case>) {
             STALE_LEADER_ROUNDS
         ),
         [
-            (AwaitLeaderTerm, Holds),
-            (Fixed, Caught),
+            (Hardened, Holds),
+            (SeedPatch, Caught),
+            (Legacy, Caught),
             (LegacyIgnoreHeartbeatTermBeforeInit, Caught),
         ]
     );
@@ -88,8 +91,9 @@ fn concurrent_leader_heartbeats(cases: &mut Vec<Case>) {
         StateContextBehavior,
         |behavior, _seed| concurrent_leader_heartbeats_keep_the_highest_term(behavior),
         [
-            (Fixed, Holds),
-            (AwaitLeaderTerm, Holds),
+            (SeedPatch, Holds),
+            (Hardened, Holds),
+            (Legacy, Caught),
             (LegacyUnlockedTermUpdate, Caught),
         ]
     );
@@ -108,8 +112,9 @@ fn fencing_cluster(cases: &mut Vec<Case>) {
             FencingClusterShape::default()
         ),
         [
-            (Fixed, Holds),
-            (AwaitLeaderTerm, Holds),
+            (SeedPatch, Holds),
+            (Hardened, Holds),
+            (Legacy, Caught),
             (LegacyIgnoreHeartbeatTermBeforeInit, Caught),
             (LegacyUnlockedTermUpdate, Caught),
         ]

@@ -47,7 +47,7 @@ impl Default for FencingClusterShape {
 
 /// Clock ticks of the controller stay this far below
 /// [`StateContextConfig`](crate::datanode::state_context::StateContextConfig)'s default
-/// await bound (90 s), so [`StateContextBehavior::AwaitLeaderTerm`] never falls back within
+/// await bound (90 s), so [`StateContextBehavior::Hardened`] never falls back within
 /// a run.
 const MAX_TICK_MS: u64 = 8_000;
 

@@ -87,9 +87,9 @@ pub fn no_command_below_heard_term(dispatches: &[Observed]) -> Result<(), Violat
 /// The residual window of the seed's patch: when every SCM that believed it led at the
 /// datanode's (re)start had a term of at least `floor`, no command of a lower term (one
 /// created by a leader deposed before the restart) runs. Holds with
-/// [`AwaitLeaderTerm`](crate::datanode::state_context::StateContextBehavior::AwaitLeaderTerm)
+/// [`Hardened`](crate::datanode::state_context::StateContextBehavior::Hardened)
 /// (before its bound) when the deposed leader has stepped down;
-/// [`Fixed`](crate::datanode::state_context::StateContextBehavior::Fixed) violates it by
+/// [`SeedPatch`](crate::datanode::state_context::StateContextBehavior::SeedPatch) violates it by
 /// design when init happens before the new leader's first response. While the deposed
 /// leader still believes it leads, `floor` is its term and the property says nothing: no
 /// datanode can tell the two leaders apart.

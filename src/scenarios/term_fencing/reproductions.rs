@@ -144,7 +144,7 @@ pub fn stale_leader_command_after_restart(
         spawn_processor(&datanode, rounds),
     ];
     let mut dispatches = join_all(handles)?;
-    // B has answered by now, so even AwaitLeaderTerm can initialise.
+    // B has answered by now, so even the hardened behavior can initialise.
     dispatches.extend(datanode.drain());
     let datanode = Arc::try_unwrap(datanode)
         .map_err(|_| violation("scenario setup", "datanode still shared".into()))?;
