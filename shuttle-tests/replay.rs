@@ -4,7 +4,8 @@
 //!
 //! A schedule goes stale when the code a scenario runs changes its scheduling points;
 //! regenerate them all with
-//! `rm -r shuttle-tests/schedules && cargo soak --seed 1 --out shuttle-tests/schedules`.
+//! `rm -r shuttle-tests/schedules && cargo soak --seed 1 --out shuttle-tests/schedules &&
+//! rm shuttle-tests/schedules/*.log` (the stories stay out of the repository).
 
 use std::path::Path;
 

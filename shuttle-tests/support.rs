@@ -6,7 +6,8 @@
 use std::path::PathBuf;
 
 use hadoop_ref::check::catalogue::{Case, Expectation};
-use hadoop_ref::check::shuttle::{RunSpec, SchedulerKind, run_case};
+use hadoop_ref::check::plan::SchedulerKind;
+use hadoop_ref::check::shuttle::{RunSpec, run_case};
 
 /// Schedules a fixed variant must survive, per scheduler.
 pub const HOLD_ITERATIONS: usize = 10_000;

@@ -1,6 +1,7 @@
 //! Harness bookkeeping that must stay *outside* a checker's model, built on `std` and
 //! identical in every build: an execution counter, a stopwatch, a ghost variable, a
-//! process-wide exclusive section, a fresh OS thread, and a counting allocator.
+//! process-wide exclusive section, a fresh OS thread, a pause and the core count for the
+//! soak tool, and a counting allocator.
 //!
 //! A loom or shuttle run re-executes its closure many times; a count of those executions,
 //! or the wall time they took, has to survive between executions, which a model primitive
@@ -70,6 +71,16 @@ where
     F: FnOnce() -> T + Send + 'static,
 {
     std::thread::spawn(f).join()
+}
+
+/// Blocks the calling OS thread for `duration`: a tool's polling pause, outside any model.
+pub fn pause(duration: Duration) {
+    std::thread::sleep(duration);
+}
+
+/// The number of cores this process may run on (1 when it cannot be told).
+pub fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// Runs `f` while no other `exclusive` section of this process runs.

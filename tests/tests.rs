@@ -4,6 +4,7 @@
 #![cfg(not(any(loom, feature = "shuttle")))]
 
 mod allocation;
+mod check;
 mod container;
 mod datanode;
 mod regression;

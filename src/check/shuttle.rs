@@ -13,29 +13,8 @@ use shuttle::scheduler::{PctScheduler, RandomScheduler};
 use shuttle::{Config, FailurePersistence, Runner};
 
 use super::catalogue::{self, Case};
+use super::plan::SchedulerKind;
 use crate::unmodelled::{Counter, Stopwatch, exclusive, on_new_os_thread};
-
-/// Which shuttle scheduler explores the schedules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SchedulerKind {
-    /// Uniformly random choice at every scheduling point.
-    Random,
-    /// Probabilistic concurrency testing with the given bug depth.
-    Pct {
-        /// Bug depth (number of priority change points + 1).
-        depth: usize,
-    },
-}
-
-impl SchedulerKind {
-    /// `random` or `pct3`.
-    pub fn label(self) -> String {
-        match self {
-            SchedulerKind::Random => "random".into(),
-            SchedulerKind::Pct { depth } => format!("pct{depth}"),
-        }
-    }
-}
 
 /// How long and how a case is explored.
 #[derive(Debug, Clone)]

@@ -1,0 +1,93 @@
+//! One run in a child process: explores a case under one scheduler in chunks, writing its
+//! progress and its result to a status file the parent polls. Its stdout and stderr (what
+//! shuttle prints about a failure) go where the parent says: a log, not the terminal.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use hadoop_ref::check::catalogue::{self, Case};
+use hadoop_ref::check::plan::SchedulerKind;
+use hadoop_ref::check::shuttle::{RunSpec, run_case};
+use hadoop_ref::scenarios::rng::SeededRng;
+use hadoop_ref::unmodelled::Stopwatch;
+
+use crate::cli::RunOne;
+use crate::report::RunStatus;
+
+/// Chunks a run is explored in: each writes a progress update.
+const CHUNKS: u64 = 10;
+
+/// Runs `run` and reports through its status file; exit 2 on a run that cannot start.
+pub fn run_one(run: &RunOne) -> ExitCode {
+    let case = catalogue::all()
+        .into_iter()
+        .find(|c| c.scenario == run.scenario && c.variant == run.variant);
+    let (Some(case), Some(scheduler)) = (case, SchedulerKind::from_label(&run.scheduler)) else {
+        eprintln!(
+            "soak run-one: no case {}/{} under {}",
+            run.scenario, run.variant, run.scheduler
+        );
+        return ExitCode::from(2);
+    };
+    let status = explore(case, scheduler, run);
+    match write_status(&run.status, &status) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!(
+                "soak run-one: cannot write {}: {error}",
+                run.status.display()
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Explores `case` in chunks of fresh seeds until a failure, the iterations or the time
+/// budget end it.
+fn explore(case: Case, scheduler: SchedulerKind, run: &RunOne) -> RunStatus {
+    let stopwatch = Stopwatch::start();
+    let budget = run.time_ms.map(Duration::from_millis);
+    let chunk_iterations = run.iterations.div_ceil(CHUNKS).max(1);
+    let mut seeds = SeededRng::new(run.seed);
+    let mut status = RunStatus::default();
+    for chunk in 0..CHUNKS {
+        let remaining = run.iterations.saturating_sub(status.schedules);
+        let remaining_time = budget.map(|b| b.saturating_sub(stopwatch.elapsed()));
+        if remaining == 0 || remaining_time.is_some_and(|t| t.is_zero()) {
+            break;
+        }
+        let spec = RunSpec {
+            scheduler,
+            iterations: usize::try_from(chunk_iterations.min(remaining)).unwrap_or(usize::MAX),
+            max_time: remaining_time.map(|t| t / u32::try_from(CHUNKS - chunk).unwrap_or(1)),
+            seed: seeds.next_u64(),
+            schedule_dir: Some(run.out.clone()),
+        };
+        let result = run_case(case, &spec);
+        status.schedules += result.iterations;
+        status.elapsed_ms = millis(stopwatch.elapsed());
+        if result.failure.is_some() {
+            status.failure = result.failure;
+            status.schedule_file = result.schedule_file;
+            break;
+        }
+        // Progress is best effort: the final status is what counts.
+        let _ = write_status(&run.status, &status);
+    }
+    status.elapsed_ms = millis(stopwatch.elapsed());
+    status.done = true;
+    status
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Replaces the status file atomically, so the parent never reads half of it.
+fn write_status(path: &Path, status: &RunStatus) -> std::io::Result<()> {
+    let text = serde_json::to_string(status).map_err(std::io::Error::other)?;
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path)
+}

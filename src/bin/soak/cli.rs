@@ -1,0 +1,115 @@
+//! The soak tool's command line.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use hadoop_ref::check::plan::{SchedulerKind, Shard};
+
+/// Runs the catalogue's scenarios under shuttle: fixed variants must hold, legacy variants
+/// must be caught. With no command, `run`.
+#[derive(Debug, Parser)]
+#[command(name = "soak", args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// The options of `run`, when no command is given.
+    #[command(flatten)]
+    pub run: RunOptions,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the catalogue (the default).
+    Run(RunOptions),
+    /// Replay a saved failing schedule: exit 1 if it breaks its invariant again, 0 if it
+    /// runs clean, 2 if it no longer replays.
+    Replay {
+        /// The schedule file.
+        file: PathBuf,
+    },
+    /// List the scenarios, their variants and what each must do.
+    List,
+    /// One run, in a child process of `run` (not for direct use).
+    #[command(hide = true)]
+    RunOne(RunOne),
+}
+
+/// How a soak runs.
+#[derive(Debug, Clone, Args)]
+pub struct RunOptions {
+    /// Schedules per case and scheduler (default 20000; unbounded with --time alone).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub iterations: Option<u64>,
+    /// Wall-time budget in seconds for the whole soak, shared evenly by the runs; with
+    /// --iterations, whichever ends first.
+    #[arg(long)]
+    pub time: Option<u64>,
+    /// Which schedulers: random, pct or both.
+    #[arg(long, default_value = "both", value_parser = ["random", "pct", "both"])]
+    pub scheduler: String,
+    /// PCT bug depth.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
+    pub pct_depth: u64,
+    /// Scheduler seed (default: from the clock, printed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Only cases whose scenario/variant contains this text.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// Where failing schedules (and their stories) are written.
+    #[arg(long, default_value = "soak-failures")]
+    pub out: PathBuf,
+    /// Runs at once, each in its own process (default: the number of cores).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
+    /// Only this shard of the runs, i/n: with the same seed the shards' runs together are
+    /// the unsharded soak's.
+    #[arg(long, default_value_t = Shard::ALL)]
+    pub shard: Shard,
+    /// Also write the table as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+impl RunOptions {
+    /// The schedulers asked for.
+    pub fn schedulers(&self) -> Vec<SchedulerKind> {
+        let depth = usize::try_from(self.pct_depth).unwrap_or(usize::MAX);
+        match self.scheduler.as_str() {
+            "random" => vec![SchedulerKind::Random],
+            "pct" => vec![SchedulerKind::Pct { depth }],
+            _ => vec![SchedulerKind::Random, SchedulerKind::Pct { depth }],
+        }
+    }
+}
+
+/// One run, as the parent hands it to a child process.
+#[derive(Debug, Clone, Args)]
+pub struct RunOne {
+    /// The case's scenario.
+    #[arg(long)]
+    pub scenario: String,
+    /// The case's variant.
+    #[arg(long)]
+    pub variant: String,
+    /// The scheduler's label (`random`, `pct3`).
+    #[arg(long)]
+    pub scheduler: String,
+    /// The run's seed.
+    #[arg(long)]
+    pub seed: u64,
+    /// Most schedules.
+    #[arg(long)]
+    pub iterations: u64,
+    /// Time budget in milliseconds.
+    #[arg(long)]
+    pub time_ms: Option<u64>,
+    /// Where a failing schedule is written.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Where the child reports its progress and its result (one JSON line each).
+    #[arg(long)]
+    pub status: PathBuf,
+}

@@ -1,0 +1,388 @@
+//! The parent of a soak: plans the runs, keeps `--jobs` child processes busy with them,
+//! shows their progress, and collects their rows.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::time::Duration;
+
+use hadoop_ref::check::catalogue::{self, Case};
+use hadoop_ref::check::plan::{PlannedRun, plan};
+use hadoop_ref::unmodelled::{Stopwatch, available_cores, pause};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+
+use crate::cli::RunOptions;
+use crate::report::{self, Row, RunStatus};
+
+/// Schedules per case and scheduler when neither --iterations nor --time is given.
+const DEFAULT_ITERATIONS: u64 = 20_000;
+/// How often the parent looks at its children.
+const POLL: Duration = Duration::from_millis(100);
+/// How often a progress line is printed when stderr is not a terminal.
+const LINE_EVERY: Duration = Duration::from_secs(5);
+
+/// Runs the soak `options` describe and prints its table; the exit code is the verdict.
+pub fn soak(options: &RunOptions) -> ExitCode {
+    let seed = options
+        .seed
+        .unwrap_or_else(hadoop_ref::sync::system_time_ms);
+    let cases: Vec<Case> = catalogue::all()
+        .into_iter()
+        .filter(|c| {
+            options
+                .filter
+                .as_ref()
+                .is_none_or(|f| c.id().contains(f.as_str()))
+        })
+        .collect();
+    let planned = plan(&cases, &options.schedulers(), seed);
+    let total = planned.len();
+    let runs = options.shard.select(planned);
+    if runs.is_empty() {
+        eprintln!(
+            "soak: nothing to run (no case matches, or the shard is empty; sequential scenarios run under the random scheduler only)"
+        );
+        return ExitCode::from(2);
+    }
+    let work = std::env::temp_dir().join(format!("hadoop-ref-soak-{}", std::process::id()));
+    for dir in [&options.out, &work] {
+        if let Err(error) = fs::create_dir_all(dir) {
+            eprintln!("soak: cannot create {}: {error}", dir.display());
+            return ExitCode::from(2);
+        }
+    }
+    let jobs = options.jobs.map_or_else(available_cores, |j| {
+        usize::try_from(j).unwrap_or(usize::MAX)
+    });
+    let budget = Budget::new(options, runs.len(), jobs);
+    eprintln!(
+        "soak: {} of {total} run(s) (shard {}), seed {seed}, {jobs} job(s), {}",
+        runs.len(),
+        options.shard,
+        budget.describe()
+    );
+    let pool = Pool {
+        out: options.out.clone(),
+        work: work.clone(),
+        jobs,
+        budget,
+    };
+    let rows = pool.run_all(runs);
+    // Best effort: a leftover directory in the temporary directory is harmless.
+    let _ = fs::remove_dir_all(&work);
+    report::print_table(&rows);
+    if let Some(path) = &options.json {
+        if let Err(error) = report::write_json(&rows, path) {
+            eprintln!("soak: cannot write {}: {error}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    report::verdict(&rows)
+}
+
+/// What each run may spend.
+#[derive(Debug, Clone, Copy)]
+struct Budget {
+    iterations: u64,
+    time_per_run: Option<Duration>,
+}
+
+impl Budget {
+    /// The wall-time budget is for the whole soak: with `jobs` runs at once, each of the
+    /// `runs` gets `jobs / runs` of it.
+    fn new(options: &RunOptions, runs: usize, jobs: usize) -> Self {
+        let iterations = options.iterations.unwrap_or(match options.time {
+            Some(_) => u64::MAX,
+            None => DEFAULT_ITERATIONS,
+        });
+        let time_per_run = options.time.map(|secs| {
+            let parallel = u32::try_from(jobs.min(runs)).unwrap_or(u32::MAX);
+            Duration::from_secs(secs) * parallel / u32::try_from(runs).unwrap_or(u32::MAX)
+        });
+        Self {
+            iterations,
+            time_per_run,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match (self.iterations, self.time_per_run) {
+            (u64::MAX, Some(t)) => format!("{t:.1?} each"),
+            (n, Some(t)) => format!("{n} schedules or {t:.1?} each"),
+            (n, None) => format!("{n} schedules each"),
+        }
+    }
+}
+
+struct Pool {
+    out: PathBuf,
+    work: PathBuf,
+    jobs: usize,
+    budget: Budget,
+}
+
+/// A run whose child process is working on it.
+struct Running {
+    run: PlannedRun,
+    child: Child,
+    status: PathBuf,
+    log: PathBuf,
+    /// Whether the child has exited, as of the last poll.
+    exited: bool,
+}
+
+impl Pool {
+    /// Runs every run, `jobs` at a time, and returns their rows in plan order.
+    fn run_all(&self, runs: Vec<PlannedRun>) -> Vec<Row> {
+        let mut progress = Progress::new(runs.len(), self.budget.iterations);
+        let mut pending = runs.into_iter();
+        let mut running: Vec<Running> = Vec::new();
+        let mut rows = Vec::new();
+        loop {
+            while running.len() < self.jobs {
+                let Some(run) = pending.next() else { break };
+                match self.spawn(run) {
+                    Ok(child) => {
+                        progress.started(&child.run);
+                        running.push(child);
+                    }
+                    Err(error) => rows.push(crashed(run, &format!("cannot start: {error}"))),
+                }
+            }
+            if running.is_empty() {
+                break;
+            }
+            for r in &mut running {
+                r.exited = !matches!(r.child.try_wait(), Ok(None));
+            }
+            let (finished, still): (Vec<_>, Vec<_>) = running.into_iter().partition(|r| r.exited);
+            running = still;
+            for done in finished {
+                let row = self.finish(done);
+                progress.finished(&row);
+                rows.push(row);
+            }
+            for r in &running {
+                progress.update(r.run.index, read_status(&r.status).schedules);
+            }
+            pause(POLL);
+        }
+        progress.clear();
+        rows.sort_by_key(|row| row.run.index);
+        rows
+    }
+
+    fn spawn(&self, run: PlannedRun) -> std::io::Result<Running> {
+        let status = self.work.join(format!("run-{}.json", run.index));
+        let log = self.work.join(format!("run-{}.log", run.index));
+        let output = File::create(&log)?;
+        let mut command = Command::new(std::env::current_exe()?);
+        command
+            .arg("run-one")
+            .args([
+                "--scenario",
+                run.case.scenario,
+                "--variant",
+                run.case.variant,
+            ])
+            .args(["--scheduler", &run.scheduler.label()])
+            .args(["--seed", &run.seed.to_string()])
+            .args(["--iterations", &self.iterations_of(&run).to_string()])
+            .arg("--out")
+            .arg(&self.out)
+            .arg("--status")
+            .arg(&status)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(output.try_clone()?))
+            .stderr(Stdio::from(output));
+        if let Some(time) = self.budget.time_per_run {
+            command.args(["--time-ms", &time.as_millis().to_string()]);
+        }
+        let child = command.spawn()?;
+        Ok(Running {
+            run,
+            child,
+            status,
+            log,
+            exited: false,
+        })
+    }
+
+    /// A sequential scenario runs the same steps every time: once is enough.
+    fn iterations_of(&self, run: &PlannedRun) -> u64 {
+        if run.case.sequential {
+            1
+        } else {
+            self.budget.iterations
+        }
+    }
+
+    /// The row of a run whose child exited; its story goes beside its schedule.
+    fn finish(&self, mut done: Running) -> Row {
+        let exit = done.child.wait();
+        let status = read_status(&done.status);
+        if !status.done {
+            let log = fs::read_to_string(&done.log).unwrap_or_default();
+            // An unexpected end: show what the child said.
+            eprintln!(
+                "soak: run {} ended without a result ({exit:?}):\n{log}",
+                done.run.case.id()
+            );
+            return crashed(
+                done.run,
+                &format!("the run's process ended without a result ({exit:?})"),
+            );
+        }
+        if let Some(schedule) = &status.schedule_file {
+            // Best effort: the schedule itself is saved; the story is extra.
+            let _ = fs::copy(&done.log, story_path(schedule));
+        }
+        Row {
+            run: done.run,
+            status,
+        }
+    }
+}
+
+/// Where the story of a failing schedule is kept: beside it.
+fn story_path(schedule: &Path) -> PathBuf {
+    let mut name = schedule.as_os_str().to_owned();
+    name.push(".log");
+    PathBuf::from(name)
+}
+
+fn read_status(path: &Path) -> RunStatus {
+    fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default()
+}
+
+fn crashed(run: PlannedRun, why: &str) -> Row {
+    Row {
+        run,
+        status: RunStatus {
+            failure: Some(why.to_owned()),
+            done: true,
+            ..RunStatus::default()
+        },
+    }
+}
+
+/// Progress on stderr: a bar per running run on a terminal, else a line every few seconds.
+enum Progress {
+    Bars {
+        multi: MultiProgress,
+        overall: ProgressBar,
+        runs: BTreeMap<usize, ProgressBar>,
+        iterations: u64,
+    },
+    Lines {
+        total: usize,
+        done: usize,
+        running: BTreeMap<usize, (String, u64)>,
+        since: Stopwatch,
+    },
+}
+
+impl Progress {
+    fn new(total: usize, iterations: u64) -> Self {
+        if !std::io::stderr().is_terminal() {
+            return Progress::Lines {
+                total,
+                done: 0,
+                running: BTreeMap::new(),
+                since: Stopwatch::start(),
+            };
+        }
+        let multi = MultiProgress::new();
+        let overall = multi.add(ProgressBar::new(total as u64));
+        overall.set_style(
+            ProgressStyle::with_template("{prefix:>6} [{bar:30}] {pos}/{len} runs, {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        overall.set_prefix("soak");
+        Progress::Bars {
+            multi,
+            overall,
+            runs: BTreeMap::new(),
+            iterations,
+        }
+    }
+
+    fn started(&mut self, run: &PlannedRun) {
+        let label = format!("{} [{}]", run.case.id(), run.scheduler.label());
+        match self {
+            Progress::Bars {
+                multi,
+                runs,
+                iterations,
+                ..
+            } => {
+                let length = if run.case.sequential { 1 } else { *iterations };
+                let bar = multi.add(ProgressBar::new(length));
+                bar.set_style(
+                    ProgressStyle::with_template("  [{bar:30}] {pos:>8} {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                );
+                bar.set_message(label);
+                runs.insert(run.index, bar);
+            }
+            Progress::Lines { running, .. } => {
+                running.insert(run.index, (label, 0));
+            }
+        }
+    }
+
+    fn update(&mut self, index: usize, schedules: u64) {
+        match self {
+            Progress::Bars { runs, .. } => {
+                if let Some(bar) = runs.get(&index) {
+                    bar.set_position(schedules);
+                }
+            }
+            Progress::Lines {
+                total,
+                done,
+                running,
+                since,
+            } => {
+                if let Some(entry) = running.get_mut(&index) {
+                    entry.1 = schedules;
+                }
+                if since.elapsed() >= LINE_EVERY {
+                    let now: Vec<String> =
+                        running.values().map(|(l, n)| format!("{l} {n}")).collect();
+                    eprintln!(
+                        "soak: {done}/{total} runs done; running: {}",
+                        now.join(", ")
+                    );
+                    *since = Stopwatch::start();
+                }
+            }
+        }
+    }
+
+    fn finished(&mut self, row: &Row) {
+        match self {
+            Progress::Bars { overall, runs, .. } => {
+                if let Some(bar) = runs.remove(&row.run.index) {
+                    bar.finish_and_clear();
+                }
+                overall.inc(1);
+            }
+            Progress::Lines { done, running, .. } => {
+                running.remove(&row.run.index);
+                *done += 1;
+            }
+        }
+    }
+
+    fn clear(&self) {
+        if let Progress::Bars { overall, .. } = self {
+            overall.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! What a run reports, and the soak's table (on stdout, and as JSON for CI).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use hadoop_ref::check::catalogue::Expectation;
+use hadoop_ref::check::plan::{PlannedRun, SchedulerKind};
+use serde::{Deserialize, Serialize};
+
+/// A run's state, as its child process writes it to its status file.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct RunStatus {
+    /// Schedules explored so far.
+    pub schedules: u64,
+    /// Wall time so far, in milliseconds.
+    pub elapsed_ms: u64,
+    /// The first failure (a violation or another panic).
+    pub failure: Option<String>,
+    /// Where its schedule was saved.
+    pub schedule_file: Option<PathBuf>,
+    /// Whether the run is over.
+    pub done: bool,
+}
+
+/// One row of the report: a planned run and how it ended.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// The run.
+    pub run: PlannedRun,
+    /// How it ended.
+    pub status: RunStatus,
+}
+
+impl Row {
+    /// A legacy defect this scheduler is documented not to reach (`Case::pct_reaches`,
+    /// `Case::random_reaches`).
+    fn beyond_scheduler(&self) -> bool {
+        match self.run.scheduler {
+            SchedulerKind::Pct { .. } => !self.run.case.pct_reaches,
+            SchedulerKind::Random => !self.run.case.random_reaches,
+        }
+    }
+
+    /// Whether the run did what its case must do.
+    pub fn ok(&self) -> bool {
+        match self.run.case.expectation {
+            Expectation::Holds => self.status.failure.is_none(),
+            Expectation::Caught => self.status.failure.is_some() || self.beyond_scheduler(),
+        }
+    }
+
+    fn result(&self) -> &'static str {
+        match (self.run.case.expectation, self.status.failure.is_some()) {
+            (Expectation::Holds, false) => "held",
+            (Expectation::Holds, true) => "FAILED",
+            (Expectation::Caught, true) => "caught",
+            (Expectation::Caught, false) if self.beyond_scheduler() => "unreached",
+            (Expectation::Caught, false) => "ESCAPED",
+        }
+    }
+
+    fn rate_per_s(&self) -> f64 {
+        let elapsed = Duration::from_millis(self.status.elapsed_ms).as_secs_f64();
+        self.status.schedules as f64 / elapsed.max(1e-3)
+    }
+
+    fn first_catch(&self) -> Option<u64> {
+        self.status.failure.as_ref().map(|_| self.status.schedules)
+    }
+}
+
+/// Prints the table, then the failing schedules.
+pub fn print_table(rows: &[Row]) {
+    // The scenario column is as wide as its longest name.
+    let width = rows
+        .iter()
+        .map(|r| r.run.case.scenario.len())
+        .max()
+        .unwrap_or(0)
+        .max("scenario".len());
+    println!(
+        "\n{:<width$} {:<36} {:<7} {:<7} {:>10} {:>10} {:<8} {:>11}",
+        "scenario", "variant", "sched", "expect", "schedules", "sched/s", "result", "first catch"
+    );
+    for row in rows {
+        println!(
+            "{:<width$} {:<36} {:<7} {:<7} {:>10} {:>10.0} {:<8} {:>11}",
+            row.run.case.scenario,
+            row.run.case.variant,
+            row.run.scheduler.label(),
+            expectation(row.run.case.expectation),
+            row.status.schedules,
+            row.rate_per_s(),
+            row.result(),
+            row.first_catch().map_or("-".to_owned(), |n| n.to_string()),
+        );
+    }
+    let failures: Vec<_> = rows.iter().filter(|r| r.status.failure.is_some()).collect();
+    if !failures.is_empty() {
+        println!(
+            "\nfailing schedules (replay with `cargo soak replay FILE`; the story is in FILE.log):"
+        );
+        for row in failures {
+            println!(
+                "  {} [{}] {}: {}",
+                row.run.case.id(),
+                row.run.scheduler.label(),
+                row.status
+                    .schedule_file
+                    .as_ref()
+                    .map_or("(not saved)".to_owned(), |p| p.display().to_string()),
+                row.status.failure.as_deref().unwrap_or_default()
+            );
+        }
+    }
+}
+
+fn expectation(expectation: Expectation) -> &'static str {
+    match expectation {
+        Expectation::Holds => "hold",
+        Expectation::Caught => "catch",
+    }
+}
+
+/// One row of the JSON report.
+#[derive(Debug, Serialize)]
+struct JsonRow<'a> {
+    index: usize,
+    scenario: &'a str,
+    variant: &'a str,
+    scheduler: String,
+    seed: u64,
+    expectation: &'static str,
+    schedules: u64,
+    elapsed_ms: u64,
+    result: &'static str,
+    first_catch: Option<u64>,
+    failure: Option<&'a str>,
+    schedule_file: Option<&'a Path>,
+}
+
+/// Writes the table as a JSON array, one object per run, in plan order.
+pub fn write_json(rows: &[Row], path: &Path) -> std::io::Result<()> {
+    let json: Vec<JsonRow<'_>> = rows
+        .iter()
+        .map(|row| JsonRow {
+            index: row.run.index,
+            scenario: row.run.case.scenario,
+            variant: row.run.case.variant,
+            scheduler: row.run.scheduler.label(),
+            seed: row.run.seed,
+            expectation: expectation(row.run.case.expectation),
+            schedules: row.status.schedules,
+            elapsed_ms: row.status.elapsed_ms,
+            result: row.result(),
+            first_catch: row.first_catch(),
+            failure: row.status.failure.as_deref(),
+            schedule_file: row.status.schedule_file.as_deref(),
+        })
+        .collect();
+    let text = serde_json::to_string_pretty(&json).map_err(std::io::Error::other)?;
+    std::fs::write(path, text + "\n")
+}
+
+/// The soak's verdict: success only if every run did what its case must do.
+pub fn verdict(rows: &[Row]) -> ExitCode {
+    let runs = rows.len();
+    let bad = rows.iter().filter(|r| !r.ok()).count();
+    if bad == 0 {
+        println!(
+            "\nall {runs} run(s) as expected: fixed variants held, legacy variants caught \
+             (`unreached`: beyond that scheduler within the bound, documented per case)"
+        );
+        ExitCode::SUCCESS
+    } else {
+        println!(
+            "\n{bad} of {runs} run(s) NOT as expected (FAILED: a fixed variant broke; ESCAPED: a legacy defect went unseen)"
+        );
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,3 @@
+//! The checking layer without a checker: the soak's plan and its shards.
+
+mod plan;
