@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use hadoop_ref::check::catalogue::{self, Expectation};
-use hadoop_ref::check::shuttle::{ReplayOutcome, replay_file};
+use hadoop_ref::check::shuttle::{ReplayOutcome, minimize, replay_file, schedule_file};
 use hadoop_ref::scenarios::{allocation, container, standby, term_fencing};
 
 /// The seed keys a violation of a catalogue scenario names.
@@ -67,4 +67,25 @@ fn every_caught_case_has_a_committed_schedule() {
             assert!(random.exists(), "{} has no committed schedule", case.id());
         }
     }
+}
+
+#[test]
+fn minimized_schedule_breaks_the_same_property() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shuttle-tests/schedules");
+    let file = dir.join(
+        "heartbeat_term_fences_believing_old_leader.LegacyIgnoreHeartbeatTermBeforeInit.random.schedule",
+    );
+    let read = schedule_file::read(&file).unwrap_or_else(|e| panic!("{e}"));
+    let ReplayOutcome::Violation(original) = replay_file(&file).unwrap_or_else(|e| panic!("{e}"))
+    else {
+        panic!("{} does not replay to a violation", file.display());
+    };
+    let shrunk = minimize(read.case, &read.schedule, 200).unwrap_or_else(|e| panic!("{e}"));
+    assert!(shrunk.switches_after <= shrunk.switches_before);
+    assert!(shrunk.steps_after <= shrunk.steps_before);
+    assert!(shrunk.replays <= 201, "the search is bounded");
+    let property = |v: &str| {
+        hadoop_ref::check::shuttle::property_of(v).map(|(s, p)| (s.to_owned(), p.to_owned()))
+    };
+    assert_eq!(property(&shrunk.violation), property(&original));
 }

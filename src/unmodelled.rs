@@ -1,5 +1,5 @@
 //! Harness bookkeeping that must stay *outside* a checker's model, built on `std` and
-//! identical in every build: an execution counter, a stopwatch, a ghost variable, a
+//! identical in every build: an execution counter, a stopwatch, a mailbox, a ghost variable, a
 //! process-wide exclusive section, a fresh OS thread, a pause and the core count for the
 //! soak tool, and a counting allocator.
 //!
@@ -15,7 +15,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// Counts events across checker iterations.
@@ -92,6 +92,40 @@ pub fn exclusive<T>(f: impl FnOnce() -> T) -> T {
     static SECTION: Mutex<()> = Mutex::new(());
     let _held = SECTION.lock().unwrap_or_else(PoisonError::into_inner);
     f()
+}
+
+/// A one-value box shared by clones: a harness hands a value out of a checker run (the
+/// violation an execution found, the schedule a scheduler made) without a panic.
+#[derive(Debug)]
+pub struct Mailbox<T>(Arc<Mutex<Option<T>>>);
+
+impl<T> Mailbox<T> {
+    /// An empty box.
+    pub fn new() -> Self {
+        Self(Arc::new(Mutex::new(None)))
+    }
+
+    /// Puts `value` in the box, replacing what was there.
+    pub fn put(&self, value: T) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(value);
+    }
+
+    /// Takes what is in the box, leaving it empty.
+    pub fn take(&self) -> Option<T> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+}
+
+impl<T> Clone for Mailbox<T> {
+    fn clone(&self) -> Self {
+        Self(Arc::clone(&self.0))
+    }
+}
+
+impl<T> Default for Mailbox<T> {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// A ghost variable for a harness: the highest value recorded since the last reset.

@@ -1,5 +1,6 @@
 //! One run in a child process: explores a case under one scheduler in chunks, writing its
-//! progress and its result to a status file the parent polls. Its stdout and stderr (what
+//! progress and its result to a status file the parent polls, and shrinks a catch's
+//! schedule. Its stdout and stderr (what
 //! shuttle prints about a failure) go where the parent says: a log, not the terminal.
 
 use std::path::Path;
@@ -13,7 +14,8 @@ use hadoop_ref::scenarios::rng::SeededRng;
 use hadoop_ref::unmodelled::Stopwatch;
 
 use crate::cli::RunOne;
-use crate::report::RunStatus;
+use crate::report::{RunStatus, Shrink};
+use crate::shrink;
 
 /// Chunks a run is explored in: each writes a progress update.
 const CHUNKS: u64 = 10;
@@ -70,6 +72,9 @@ fn explore(case: Case, scheduler: SchedulerKind, run: &RunOne) -> RunStatus {
         if result.failure.is_some() {
             status.failure = result.failure;
             status.schedule_file = result.schedule_file;
+            if !run.no_minimize {
+                status.shrink = shrink_saved(status.schedule_file.as_deref());
+            }
             break;
         }
         // Progress is best effort: the final status is what counts.
@@ -78,6 +83,18 @@ fn explore(case: Case, scheduler: SchedulerKind, run: &RunOne) -> RunStatus {
     status.elapsed_ms = millis(stopwatch.elapsed());
     status.done = true;
     status
+}
+
+/// Shrinks the saved schedule in place; a catch whose schedule cannot be shrunk keeps it
+/// as found, and says why in the run's log.
+fn shrink_saved(file: Option<&Path>) -> Option<Shrink> {
+    match shrink::shrink_file(file?) {
+        Ok(shrunk) => Some(shrink::summary(&shrunk)),
+        Err(error) => {
+            eprintln!("soak run-one: schedule kept as found: {error}");
+            None
+        }
+    }
 }
 
 fn millis(duration: Duration) -> u64 {

@@ -28,6 +28,10 @@ pub enum Command {
     Replay {
         /// The schedule file.
         file: PathBuf,
+        /// Shrink the schedule first (fewer context switches, the same property broken),
+        /// and write the shrunk one over the file.
+        #[arg(long)]
+        minimize: bool,
     },
     /// List the scenarios, their variants and what each must do.
     List,
@@ -71,6 +75,9 @@ pub struct RunOptions {
     /// Also write the table as JSON to this file.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Keep each catch's schedule as found, without shrinking it.
+    #[arg(long)]
+    pub no_minimize: bool,
 }
 
 impl RunOptions {
@@ -112,4 +119,7 @@ pub struct RunOne {
     /// Where the child reports its progress and its result (one JSON line each).
     #[arg(long)]
     pub status: PathBuf,
+    /// Keep a catch's schedule as found, without shrinking it.
+    #[arg(long)]
+    pub no_minimize: bool,
 }

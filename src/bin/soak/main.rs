@@ -19,6 +19,7 @@ mod child;
 mod cli;
 mod pool;
 mod report;
+mod shrink;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -34,7 +35,13 @@ fn main() -> ExitCode {
     match cli.command {
         None => pool::soak(&cli.run),
         Some(Command::Run(options)) => pool::soak(&options),
-        Some(Command::Replay { file }) => replay(&file),
+        Some(Command::Replay { file, minimize }) => {
+            if minimize {
+                minimize_file(&file)
+            } else {
+                replay(&file)
+            }
+        }
         Some(Command::List) => list(),
         Some(Command::RunOne(run)) => child::run_one(&run),
     }
@@ -68,6 +75,27 @@ fn replay(file: &Path) -> ExitCode {
                 file.display()
             );
             ExitCode::from(2)
+        }
+        Err(error) => {
+            eprintln!("soak: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Shrinks the schedule in `file` and writes the shrunk one over it; exits as a replay
+/// of a violation does (1), or 2 when the file cannot be shrunk.
+fn minimize_file(file: &Path) -> ExitCode {
+    match shrink::shrink_file(file) {
+        Ok(shrunk) => {
+            println!(
+                "minimized {} ({} replays): {}\n{}",
+                file.display(),
+                shrunk.replays,
+                shrink::summary(&shrunk),
+                shrunk.violation
+            );
+            ExitCode::FAILURE
         }
         Err(error) => {
             eprintln!("soak: {error}");

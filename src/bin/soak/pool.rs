@@ -68,6 +68,7 @@ pub fn soak(options: &RunOptions) -> ExitCode {
         work: work.clone(),
         jobs,
         budget,
+        no_minimize: options.no_minimize,
     };
     let rows = pool.run_all(runs);
     // Best effort: a leftover directory in the temporary directory is harmless.
@@ -121,6 +122,7 @@ struct Pool {
     work: PathBuf,
     jobs: usize,
     budget: Budget,
+    no_minimize: bool,
 }
 
 /// A run whose child process is working on it.
@@ -197,6 +199,9 @@ impl Pool {
             .stdin(Stdio::null())
             .stdout(Stdio::from(output.try_clone()?))
             .stderr(Stdio::from(output));
+        if self.no_minimize {
+            command.arg("--no-minimize");
+        }
         if let Some(time) = self.budget.time_per_run {
             command.args(["--time-ms", &time.as_millis().to_string()]);
         }

@@ -19,8 +19,33 @@ pub struct RunStatus {
     pub failure: Option<String>,
     /// Where its schedule was saved.
     pub schedule_file: Option<PathBuf>,
+    /// How the catch's schedule was shrunk, when it was.
+    pub shrink: Option<Shrink>,
     /// Whether the run is over.
     pub done: bool,
+}
+
+/// A catch's schedule before and after minimization.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+pub struct Shrink {
+    /// Steps (scheduling decisions and random draws) as found.
+    pub steps_before: usize,
+    /// Steps after shrinking.
+    pub steps_after: usize,
+    /// Context switches as found.
+    pub switches_before: usize,
+    /// Context switches after shrinking.
+    pub switches_after: usize,
+}
+
+impl std::fmt::Display for Shrink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} -> {} steps, {} -> {} switches",
+            self.steps_before, self.steps_after, self.switches_before, self.switches_after
+        )
+    }
 }
 
 /// One row of the report: a planned run and how it ended.
@@ -112,6 +137,9 @@ pub fn print_table(rows: &[Row]) {
                     .map_or("(not saved)".to_owned(), |p| p.display().to_string()),
                 row.status.failure.as_deref().unwrap_or_default()
             );
+            if let Some(shrink) = row.status.shrink {
+                println!("      minimized: {shrink}");
+            }
         }
     }
 }
@@ -138,6 +166,7 @@ struct JsonRow<'a> {
     first_catch: Option<u64>,
     failure: Option<&'a str>,
     schedule_file: Option<&'a Path>,
+    shrink: Option<Shrink>,
 }
 
 /// Writes the table as a JSON array, one object per run, in plan order.
@@ -157,6 +186,7 @@ pub fn write_json(rows: &[Row], path: &Path) -> std::io::Result<()> {
             first_catch: row.first_catch(),
             failure: row.status.failure.as_deref(),
             schedule_file: row.status.schedule_file.as_deref(),
+            shrink: row.status.shrink,
         })
         .collect();
     let text = serde_json::to_string_pretty(&json).map_err(std::io::Error::other)?;
