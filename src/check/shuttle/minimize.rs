@@ -22,8 +22,8 @@ use shuttle_engine::scheduler::{
     RandomDataSource, Schedule, ScheduleStep, Scheduler, Task, TaskId,
 };
 
+use super::replay::{ReplayOutcome, property_of, replay_schedule};
 use super::runner;
-use super::{ReplayOutcome, property_of, replay_schedule};
 use crate::check::catalogue::Case;
 use crate::unmodelled::Mailbox;
 

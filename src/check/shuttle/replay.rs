@@ -1,0 +1,52 @@
+//! Replays a failing schedule exactly and quietly, and reads what it did: the violation's
+//! seed key and property.
+
+use shuttle::scheduler::ReplayScheduler;
+use shuttle_engine::scheduler::Schedule;
+
+use super::runner;
+use crate::check::catalogue::Case;
+
+/// What replaying a schedule did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReplayOutcome {
+    /// The schedule broke an invariant again: the violation's message.
+    Violation(String),
+    /// The run failed another way: the schedule no longer fits the code (shuttle finds a
+    /// scheduling point that is not where the file says: the code moved its scheduling
+    /// points since the file was written), or a scenario thread panicked.
+    OtherFailure(String),
+    /// The schedule ran to its end and every invariant held.
+    Clean,
+}
+
+impl ReplayOutcome {
+    fn of(failure: Option<String>) -> Self {
+        match failure {
+            None => ReplayOutcome::Clean,
+            Some(message) if property_of(&message).is_some() => ReplayOutcome::Violation(message),
+            Some(message) => ReplayOutcome::OtherFailure(message),
+        }
+    }
+}
+
+/// The seed key and property a [`Violation`](crate::scenarios::Violation)'s message names
+/// (`<seed>: property `<name>` violated: <detail>`); `None` for any other message.
+pub fn property_of(message: &str) -> Option<(&str, &str)> {
+    let (seed, rest) = message.split_once(": property `")?;
+    let (property, _) = rest.split_once("` violated: ")?;
+    (!seed.contains(' ')).then_some((seed, property))
+}
+
+/// Replays `schedule` of `case` exactly, as shuttle's replay does, and quietly: the
+/// outcome is returned, nothing is printed.
+pub fn replay_schedule(case: Case, schedule: Schedule) -> ReplayOutcome {
+    let mut replay = ReplayScheduler::new_from_schedule(schedule);
+    // The schedule ends where the violation was found; the execution's own teardown
+    // after that point is not part of it.
+    replay.set_allow_incomplete();
+    match runner::run_quietly(case, replay) {
+        Ok(found) => ReplayOutcome::of(found),
+        Err(panic) => ReplayOutcome::OtherFailure(panic),
+    }
+}
