@@ -31,7 +31,7 @@ impl ReplayOutcome {
 }
 
 /// The seed key and property a [`Violation`](crate::scenarios::Violation)'s message names
-/// (`<seed>: property `<name>` violated: <detail>`); `None` for any other message.
+/// (`SEED: property ``NAME`` violated: DETAIL`); `None` for any other message.
 pub fn property_of(message: &str) -> Option<(&str, &str)> {
     let (seed, rest) = message.split_once(": property `")?;
     let (property, _) = rest.split_once("` violated: ")?;
