@@ -1,5 +1,9 @@
-//! A hand-driven datanode for the sequential schedules (HDFS-2742): it sends incremental
-//! reports straight to one namesystem and records them, per (block, storage), as the
+//! A hand-driven datanode for the sequential schedules (HDFS-2742).
+//!
+//! **The race.** A standby may flag a replica corrupt on a report its datanode has since
+//! superseded; only what the datanode actually sent, in order, tells a false flag from a
+//! true one. **The fix** is the namesystem's; this reporter sends incremental reports
+//! straight to one namesystem and records them, per (block, storage), as the invariants'
 //! oracle of "healthy" (the latest report a datanode sent about a block).
 
 use crate::namenode::namesystem::{NamenodeConfig, Namesystem, NamesystemBehavior};
