@@ -1,6 +1,6 @@
 //! Loom, HDFS-2742: DN1's full report listing B@5 RBW and its RECEIVED B@6 race the
 //! standby's tailer replaying the block's allocation and, in the next batch, its recovery
-//! to GS 6 and close; failover then races the tailer. Two spawned threads. Fixed never
+//! to GS 6 and close; failover then races the tailer. Two spawned threads. Trunk never
 //! flags DN1 corrupt; the whole-message queue and the queue without the stale-entry
 //! purge are caught.
 
@@ -10,8 +10,8 @@ use hadoop_ref::scenarios::standby::{SEED_KEY, rbw_report_races_completion};
 
 #[test]
 fn rbw_report_is_never_judged_against_the_completed_block() {
-    let exploration = explore("rbw-race/Fixed", || {
-        rbw_report_races_completion(NamesystemBehavior::Fixed)
+    let exploration = explore("rbw-race/Trunk", || {
+        rbw_report_races_completion(NamesystemBehavior::Trunk)
     });
     assert_holds(&exploration);
 }

@@ -8,9 +8,11 @@
 //! completion marks a healthy replica corrupt.
 //!
 //! **The fix** is in when the standby judges (the queue and its drains); these tables are
-//! the judgement itself, as shipped, with HDFS-2791 (an equal-GS RBW on a COMPLETE block is
-//! ignored) and the pre-HDFS-2791 rule kept selectable ([`RbwOnCompleteRule`]), because the
-//! seed's ten-step data-loss chain was written against the older rule.
+//! the judgement itself ([`ReplicaRules`]): trunk's, with HDFS-2791 (an equal-GS RBW on a
+//! COMPLETE block is ignored) and the older-GS rows of a block not yet complete (HDFS-5723
+//! for FINALIZED, trunk's rule for RBW/RWR), or the 2012 HA branch's, without the older-GS
+//! rows. The pre-HDFS-2791 rule stays selectable ([`RbwOnCompleteRule`]), because the
+//! seed's ten-step data-loss chain was written against it.
 
 use super::{Block, GenerationStamp, ReplicaState};
 
@@ -48,6 +50,40 @@ pub enum RbwOnCompleteRule {
     AlwaysCorrupt,
 }
 
+/// Which version of the tables a NameNode applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReplicaRules {
+    /// How an RBW replica with the block's own GS is judged against a COMPLETE block.
+    pub rbw_on_complete: RbwOnCompleteRule,
+    /// A replica whose GS is older than the stored one is corrupt although the block is
+    /// not complete: FINALIZED against UNDER_CONSTRUCTION (HDFS-5723), RBW/RWR against any
+    /// state but COMPLETE (trunk `checkReplicaCorrupt`). The 2012 HA branch accepted both.
+    pub older_gs_on_incomplete: bool,
+}
+
+impl ReplicaRules {
+    /// Trunk's `BlockManager.checkReplicaCorrupt` (with HDFS-2791 and HDFS-5723).
+    pub const TRUNK: ReplicaRules = ReplicaRules {
+        rbw_on_complete: RbwOnCompleteRule::IgnoreEqualGs,
+        older_gs_on_incomplete: true,
+    };
+
+    /// `BlockManager.isReplicaCorrupt` of the 2012 HA branch (HDFS-2742's parent, which
+    /// already had HDFS-2791).
+    pub const HDFS_2012: ReplicaRules = ReplicaRules {
+        rbw_on_complete: RbwOnCompleteRule::IgnoreEqualGs,
+        older_gs_on_incomplete: false,
+    };
+
+    /// These rules with `rbw_on_complete` instead.
+    pub fn with_rbw_rule(self, rbw_on_complete: RbwOnCompleteRule) -> ReplicaRules {
+        ReplicaRules {
+            rbw_on_complete,
+            ..self
+        }
+    }
+}
+
 /// Why a replica is corrupt (`CorruptReplicasMap.Reason`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CorruptReason {
@@ -70,16 +106,16 @@ pub enum ReplicaVerdict {
     Corrupt(CorruptReason),
 }
 
-/// `BlockManager.checkReplicaCorrupt`, with the verdicts of the 2012 HA code (HDFS-2742) that
-/// the shipped code keeps.
+/// `BlockManager.checkReplicaCorrupt` under `rules`.
 pub fn check_replica_corrupt(
     reported: &Block,
     state: ReplicaState,
     stored: &StoredBlockView,
-    rbw_rule: RbwOnCompleteRule,
+    rules: ReplicaRules,
 ) -> ReplicaVerdict {
-    use BlockUcState::{Committed, Complete};
+    use BlockUcState::{Committed, Complete, UnderConstruction};
     use ReplicaVerdict::{Corrupt, Ignored, Ok};
+    let older = rules.older_gs_on_incomplete && reported.gs < stored.gs;
     match state {
         ReplicaState::Finalized => match stored.state {
             Complete | Committed if reported.gs != stored.gs => {
@@ -88,16 +124,18 @@ pub fn check_replica_corrupt(
             Complete | Committed if reported.length != stored.length => {
                 Corrupt(CorruptReason::SizeMismatch)
             }
-            // Any GS is fine for a replica of a block under construction or recovery.
+            // HDFS-5723: an older FINALIZED replica of a block being written.
+            UnderConstruction if older => Corrupt(CorruptReason::GenstampMismatch),
             _ => Ok,
         },
         ReplicaState::Rbw | ReplicaState::Rwr => match stored.state {
-            Complete if rbw_rule == RbwOnCompleteRule::AlwaysCorrupt => {
+            Complete if rules.rbw_on_complete == RbwOnCompleteRule::AlwaysCorrupt => {
                 Corrupt(CorruptReason::InvalidState)
             }
             Complete if reported.gs != stored.gs => Corrupt(CorruptReason::GenstampMismatch),
             Complete if state == ReplicaState::Rbw => Ignored,
             Complete => Corrupt(CorruptReason::InvalidState),
+            _ if older => Corrupt(CorruptReason::GenstampMismatch),
             _ => Ok,
         },
         ReplicaState::Rur | ReplicaState::Temporary => Corrupt(CorruptReason::InvalidState),

@@ -70,9 +70,11 @@ pub enum StaleEntryPurge {
     /// HDFS-17453: enqueueing drops older entries of the same storage whose generation
     /// stamp is at most the new one's.
     OnEnqueue,
-    /// HDFS-17477 (shipped): enqueue is a plain append; every report processed for a
-    /// (block, storage) pair first drops that pair's queued entries
-    /// ([`PendingDataNodeMessages::remove_queued_block`]).
+    /// HDFS-17477 (trunk): enqueue is a plain append; a report of a (block, storage) pair
+    /// that is processed rather than queued as future drops that pair's queued entries
+    /// ([`PendingDataNodeMessages::remove_queued_block`], called by `processReportedBlock`
+    /// after the future test), so future reports pile up one per report, as
+    /// `TestDNFencing.testQueueingWithAppend` counts.
     OnProcess,
 }
 
@@ -182,9 +184,10 @@ impl PendingDataNodeMessages {
         all
     }
 
-    /// HDFS-17477: a report of `block` from `storage` is being processed, so that pair's
-    /// queued entries are superseded; drops exactly those, keeps the rest in order. A no-op
-    /// unless the purge rule is [`StaleEntryPurge::OnProcess`]. Returns how many went.
+    /// HDFS-17477: a report of `block` from `storage` is being processed (it is not
+    /// future), so that pair's queued entries are superseded; drops exactly those, keeps
+    /// the rest in order. A no-op unless the purge rule is [`StaleEntryPurge::OnProcess`].
+    /// Returns how many went.
     pub fn remove_queued_block(&mut self, storage: StorageId, block: BlockId) -> usize {
         if self.purge != StaleEntryPurge::OnProcess {
             return 0;

@@ -62,6 +62,14 @@ pub struct HaPairShape {
     pub rbw_rule: RbwOnCompleteRule,
     /// Whether datanodes announce new replicas with RECEIVING reports.
     pub announce_receiving: bool,
+    /// Seed of the excess-replica choice of both NameNodes (see
+    /// [`NamenodeConfig::excess_choice_seed`]). One seed for both: a simulated datanode
+    /// keeps a replica it was told to delete in its reports until the deletion runs, so a
+    /// new active choosing another excess replica than the old one would delete both. HDFS
+    /// closes that window in the datanode (`FsDatasetImpl.invalidate` drops the replica
+    /// from its reports at once), which `TestDNFencing`'s `RandomDeleterPolicy` exercises;
+    /// the simulation keeps the window, because the seed's data-loss chain needs it.
+    pub excess_choice_seed: u64,
 }
 
 impl Default for HaPairShape {
@@ -72,6 +80,7 @@ impl Default for HaPairShape {
             max_txns_per_lock: usize::MAX,
             rbw_rule: RbwOnCompleteRule::IgnoreEqualGs,
             announce_receiving: true,
+            excess_choice_seed: 0,
         }
     }
 }
@@ -80,6 +89,7 @@ impl Default for HaPairShape {
 /// mode), and the datanodes reporting to both.
 #[derive(Debug)]
 pub struct HaPair {
+    log: Arc<SharedEditLog>,
     namenodes: [Arc<NameNode>; 2],
     datanodes: Vec<Arc<HdfsDataNode>>,
     /// Index of the active NameNode. Client operations and failovers hold it, so they
@@ -94,6 +104,7 @@ impl HaPair {
         let config = NamenodeConfig {
             behavior,
             rbw_rule: shape.rbw_rule,
+            excess_choice_seed: shape.excess_choice_seed,
             ..NamenodeConfig::default()
         };
         let namenodes = [
@@ -108,7 +119,7 @@ impl HaPair {
                 NameNodeId(1),
                 config,
                 shape.initial_gs,
-                log,
+                Arc::clone(&log),
                 shape.max_txns_per_lock,
             )),
         ];
@@ -122,10 +133,25 @@ impl HaPair {
             })
             .collect();
         Self {
+            log,
             namenodes,
             datanodes,
             active: Mutex::new(0),
         }
+    }
+
+    /// The highest generation stamp an active logged (`OP_SET_GENSTAMP`): no NameNode may
+    /// hand it out again once active.
+    pub fn highest_logged_genstamp(&self) -> GenerationStamp {
+        self.log
+            .read_from(0, usize::MAX)
+            .iter()
+            .filter_map(|op| match op {
+                EditOp::SetGenstamp(gs) => Some(*gs),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(GenerationStamp::MIN)
     }
 
     /// The datanodes.

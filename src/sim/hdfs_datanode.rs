@@ -114,6 +114,23 @@ impl HdfsDataNode {
         }
     }
 
+    /// [`Self::bump_generation_stamp`] for an append that is not flushed before the close:
+    /// the RECEIVING report waits in the incremental report manager and the RECEIVED one
+    /// replaces it before it is sent (HDFS-7217, `TestDNFencing.testQueueingWithAppend`
+    /// case 3), so no RBW report leaves.
+    pub fn bump_generation_stamp_unannounced(&self, block: Block) {
+        let mut state = self.state.lock();
+        if let Some((current, _)) = state.replicas.get(&block.id).copied() {
+            let replica = Block {
+                gs: block.gs,
+                ..current
+            };
+            state
+                .replicas
+                .insert(replica.id, (replica, ReplicaState::Rbw));
+        }
+    }
+
     /// `replica` is being written (RBW), announced as RECEIVING if this datanode does.
     fn write(&self, state: &mut DataNodeState, replica: Block) {
         state

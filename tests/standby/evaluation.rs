@@ -3,7 +3,7 @@
 //! row, and what they decide for the replicas a standby sees early.
 
 use hadoop_ref::namenode::evaluation::{
-    BlockUcState, CorruptReason, RbwOnCompleteRule, ReplicaVerdict, StoredBlockView,
+    BlockUcState, CorruptReason, RbwOnCompleteRule, ReplicaRules, ReplicaVerdict, StoredBlockView,
     check_replica_corrupt, is_block_under_construction,
 };
 use hadoop_ref::namenode::{Block, BlockId, ReplicaState};
@@ -13,8 +13,12 @@ use CorruptReason::{GenstampMismatch, InvalidState, SizeMismatch};
 use ReplicaState::{Finalized, Rbw, Rur, Rwr, Temporary};
 use ReplicaVerdict::{Corrupt, Ignored, Ok};
 
-const SHIPPED: RbwOnCompleteRule = RbwOnCompleteRule::IgnoreEqualGs;
-const PRE_2791: RbwOnCompleteRule = RbwOnCompleteRule::AlwaysCorrupt;
+const SHIPPED: ReplicaRules = ReplicaRules::TRUNK;
+const V2012: ReplicaRules = ReplicaRules::HDFS_2012;
+const PRE_2791: ReplicaRules = ReplicaRules {
+    rbw_on_complete: RbwOnCompleteRule::AlwaysCorrupt,
+    older_gs_on_incomplete: true,
+};
 
 fn stored(gs: i64, length: u64, state: BlockUcState) -> StoredBlockView {
     StoredBlockView { gs, length, state }
@@ -55,22 +59,57 @@ fn finalized_replica_of_a_complete_or_committed_block_must_match_gs_and_length()
 }
 
 #[test]
-fn finalized_replica_of_a_block_being_written_is_fine_at_any_gs() {
+fn finalized_replica_of_a_block_being_written_was_fine_at_any_gs_in_2012() {
     for state in [UnderConstruction, UnderRecovery] {
         for gs in [4, 6, 8] {
-            assert_eq!(
-                verdict(reported(gs, 3), Finalized, stored(6, 10, state)),
-                Ok
-            );
+            let verdict =
+                check_replica_corrupt(&reported(gs, 3), Finalized, &stored(6, 10, state), V2012);
+            assert_eq!(verdict, Ok);
         }
     }
 }
 
 #[test]
-fn rbw_and_rwr_of_an_incomplete_block_are_fine_at_any_gs() {
+fn older_finalized_replica_of_a_block_under_construction_is_corrupt_since_hdfs_5723() {
+    assert_eq!(
+        verdict(reported(4, 3), Finalized, stored(6, 10, UnderConstruction)),
+        Corrupt(GenstampMismatch)
+    );
+    for gs in [6, 8] {
+        assert_eq!(
+            verdict(reported(gs, 3), Finalized, stored(6, 10, UnderConstruction)),
+            Ok
+        );
+    }
+    // HDFS-5723 covers UNDER_CONSTRUCTION only: a block under recovery still accepts it.
+    assert_eq!(
+        verdict(reported(4, 3), Finalized, stored(6, 10, UnderRecovery)),
+        Ok
+    );
+}
+
+#[test]
+fn rbw_and_rwr_of_an_incomplete_block_were_fine_at_any_gs_in_2012() {
     for state in [UnderConstruction, UnderRecovery, Committed] {
         for st in [Rbw, Rwr] {
             for gs in [4, 6, 8] {
+                let verdict =
+                    check_replica_corrupt(&reported(gs, 0), st, &stored(6, 10, state), V2012);
+                assert_eq!(verdict, Ok);
+            }
+        }
+    }
+}
+
+#[test]
+fn older_rbw_and_rwr_of_an_incomplete_block_are_corrupt_in_trunk() {
+    for state in [UnderConstruction, UnderRecovery, Committed] {
+        for st in [Rbw, Rwr] {
+            assert_eq!(
+                verdict(reported(4, 0), st, stored(6, 10, state)),
+                Corrupt(GenstampMismatch)
+            );
+            for gs in [6, 8] {
                 assert_eq!(verdict(reported(gs, 0), st, stored(6, 10, state)), Ok);
             }
         }

@@ -9,26 +9,43 @@ use hadoop_ref::namenode::DatanodeId;
 use hadoop_ref::namenode::edit_log::{EditLogError, NameNodeId, SharedEditLog};
 use hadoop_ref::namenode::edit_tailer::{EditLogTailer, TailerThread};
 use hadoop_ref::namenode::ha::{DatanodeProtocol, NameNode};
-use hadoop_ref::namenode::namesystem::{EditOp, HaState, NamenodeConfig, Namesystem, ReplayError};
+use hadoop_ref::namenode::namesystem::{
+    EditOp, HaState, NamenodeConfig, Namesystem, ReplayError, excess_order,
+};
 use hadoop_ref::sync::{Arc, thread};
 
-use crate::test_util::standby::{B, FILE, LEN, block, create_and_close, received, storage};
+use crate::test_util::standby::{
+    B, FILE, LEN, block, close_file, create_and_close, open_file, received, storage,
+};
 
 /// Datanode `dn` reports `B@1` FINALIZED to `nn`.
 fn finalized(nn: &Namesystem, dn: u64) {
     received(nn, dn, block(B, 1, LEN));
 }
 
-/// A log in which an active created and closed `FILE`.
+/// A log in which an active created `FILE`, had DN1's replica of `B@1` reported and
+/// closed the file.
 fn logged_file() -> Arc<SharedEditLog> {
     let log = Arc::new(SharedEditLog::new(64));
     let writer = Namesystem::active(NamenodeConfig::default(), 0);
     log.fence(NameNodeId(0));
-    log.log_edits(NameNodeId(0), &create_and_close(1), |ops| {
-        writer.apply_edits(ops)
-    })
-    .unwrap();
+    let apply = |ops: &[EditOp]| writer.apply_edits(ops);
+    log.log_edits(NameNodeId(0), &open_file(1, 1), apply)
+        .unwrap();
+    finalized(&writer, 1);
+    log.log_edits(NameNodeId(0), &[close_file()], apply)
+        .unwrap();
     log
+}
+
+/// The active `nn` creates `FILE` with `replication`, the datanodes `finalized_on` report
+/// `B@1` FINALIZED to it, and it closes the file.
+fn write_file(nn: &NameNode, replication: usize, finalized_on: &[u64]) {
+    nn.log_edits(&open_file(1, replication)).unwrap();
+    for dn in finalized_on {
+        finalized(nn.namesystem(), *dn);
+    }
+    nn.log_edits(&[close_file()]).unwrap();
 }
 
 fn pair(max_txns_per_lock: usize) -> (Arc<SharedEditLog>, NameNode, NameNode) {
@@ -106,7 +123,7 @@ fn edit_refused_by_the_writer_logs_only_what_it_applied() {
 #[test]
 fn tailer_applies_capped_batches_in_order_and_stops_between_them() {
     let (_log, nn0, nn1) = pair(2);
-    nn0.log_edits(&create_and_close(1)).unwrap();
+    write_file(&nn0, 1, &[1]);
     assert_eq!(nn1.tailer().tail_once(), Ok(2));
     assert_eq!(nn1.tailer().position(), 2);
     assert!(
@@ -170,7 +187,7 @@ fn tailer_thread_tails_until_shut_down() {
 #[test]
 fn failover_fences_catches_up_and_drains_then_old_active_tails_from_its_last_edit() {
     let (log, nn0, nn1) = pair(100);
-    nn0.log_edits(&create_and_close(1)).unwrap();
+    write_file(&nn0, 1, &[1]);
     finalized(nn1.namesystem(), 1);
     assert_eq!(
         nn1.namesystem().queue_metrics().count,
@@ -205,8 +222,7 @@ fn failover_fences_catches_up_and_drains_then_old_active_tails_from_its_last_edi
 #[test]
 fn standby_answers_heartbeats_without_commands() {
     let (_log, nn0, nn1) = pair(100);
-    nn0.log_edits(&create_and_close(1)).unwrap();
-    finalized(nn0.namesystem(), 1);
+    write_file(&nn0, 1, &[1]);
     finalized(nn0.namesystem(), 2);
     let response = nn1.heartbeat(DatanodeId(2));
     assert_eq!(response.ha_state, HaState::Standby);
@@ -214,26 +230,25 @@ fn standby_answers_heartbeats_without_commands() {
 }
 
 #[test]
-fn lowering_replication_on_the_active_deletes_the_last_replicas_in_storage_order() {
+fn lowering_replication_on_the_active_deletes_the_excess_replicas_the_seed_ranks_first() {
     let (_log, nn0, _nn1) = pair(100);
-    nn0.log_edits(&create_and_close(3)).unwrap();
-    for dn in 1..=3 {
-        finalized(nn0.namesystem(), dn);
-    }
+    write_file(&nn0, 3, &[1, 2, 3]);
     nn0.log_edits(&[EditOp::SetReplication {
         file: FILE,
         replication: 1,
     }])
     .unwrap();
-    assert_eq!(nn0.heartbeat(DatanodeId(1)).deletions, vec![]);
-    assert_eq!(
-        nn0.heartbeat(DatanodeId(2)).deletions,
-        vec![(storage(2), block(B, 1, LEN))]
-    );
-    assert_eq!(
-        nn0.heartbeat(DatanodeId(3)).deletions,
-        vec![(storage(3), block(B, 1, LEN))]
-    );
+    let kept = (1..=3)
+        .max_by_key(|dn| excess_order(0, B, storage(*dn)))
+        .unwrap();
+    for dn in 1..=3 {
+        let expected = if dn == kept {
+            vec![]
+        } else {
+            vec![(storage(dn), block(B, 1, LEN))]
+        };
+        assert_eq!(nn0.heartbeat(DatanodeId(dn)).deletions, expected, "dn{dn}");
+    }
     assert_eq!(nn0.namesystem().block_metrics().deletions_scheduled, 2);
 }
 
@@ -252,13 +267,16 @@ fn safe_mode_is_left_at_the_threshold_and_holds_deletions_until_then() {
     ns.transition_to_active(&[], &[]).unwrap();
     assert!(ns.safe_mode().on, "still in safe mode as active");
     assert!(
-        ns.take_deletion_commands(DatanodeId(2)).is_empty(),
+        (1..=2).all(|dn| ns.take_deletion_commands(DatanodeId(dn)).is_empty()),
         "held back"
     );
     assert!(ns.leave_safe_mode_if_threshold_reached());
+    let doomed = (1..=2)
+        .min_by_key(|dn| excess_order(0, B, storage(*dn)))
+        .unwrap();
     assert_eq!(
-        ns.take_deletion_commands(DatanodeId(2)),
-        vec![(storage(2), block(B, 1, LEN))],
+        ns.take_deletion_commands(DatanodeId(doomed)),
+        vec![(storage(doomed), block(B, 1, LEN))],
         "the excess replica goes once safe mode is off"
     );
 }

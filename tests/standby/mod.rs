@@ -2,8 +2,10 @@
 //! (HDFS-2742): the namesystem, the HA NameNode, the pending-message queue, the replica
 //! decision tables, and the safe-mode counts against a recount.
 
+mod dn_fencing;
 mod evaluation;
 mod ha;
 mod namesystem;
 mod pending_messages;
 mod safe_mode_model;
+mod trunk_rules;

@@ -12,8 +12,9 @@ use hadoop_ref::namenode::{BlockId, ReplicaState};
 use hadoop_ref::scenarios::Violation;
 use hadoop_ref::scenarios::standby::{
     SEED_KEY, failover_judges_queued_reports_after_catch_up,
-    rbw_report_before_close_loses_no_replica, safe_mode_credits_replicas_reported_before_close,
-    superseded_queued_report_is_purged,
+    rbw_report_before_close_loses_no_replica,
+    replica_reported_between_genstamp_and_block_edits_is_recorded,
+    safe_mode_credits_replicas_reported_before_close, superseded_queued_report_is_purged,
 };
 
 use crate::test_util::standby::{B, FILE, LEN, block, open_file, received, standby, storage};
@@ -45,7 +46,7 @@ fn seed_schedule(ns: &Namesystem) {
 
 #[test]
 fn rbw_report_before_allocation_is_judged_against_the_block_under_construction() {
-    let ns = standby(NamesystemBehavior::Fixed, 4);
+    let ns = standby(NamesystemBehavior::Trunk, 4);
     seed_schedule(&ns);
     let stored = ns.block(B).unwrap();
     assert_eq!(stored.state, BlockUcState::Complete);
@@ -82,8 +83,10 @@ fn whole_message_queue_judges_rbw_report_after_completion() {
     assert_eq!(ns.ha_state(), HaState::Standby);
 }
 
+/// The 2012 code recounted only the block total after each batch (`setBlockTotal`): a
+/// replica reported while its block was under construction is never credited.
 #[test]
-fn whole_message_queue_recounts_safe_mode_after_each_batch() {
+fn whole_message_queue_recounts_only_the_block_total_after_each_batch() {
     let ns = standby(NamesystemBehavior::LegacyWholeMessageQueue, 0);
     ns.apply_edits(&open_file(1, 1)).unwrap();
     received(&ns, 1, block(B, 1, LEN));
@@ -93,17 +96,18 @@ fn whole_message_queue_recounts_safe_mode_after_each_batch() {
     }])
     .unwrap();
     let counts = ns.safe_mode();
-    assert_eq!((counts.block_total, counts.block_safe), (1, 1));
+    assert_eq!((counts.block_total, counts.block_safe), (1, 0));
+    assert_eq!(ns.recount_safe_mode(), (1, 1), "the replica is stored");
 }
 
 /// A scripted reproduction as a scenario.
 type Scripted = fn(NamesystemBehavior) -> Result<(), Violation>;
 
-/// Each scripted reproduction over the HA pair: the fixed standby holds every invariant,
+/// Each scripted reproduction over the HA pair: trunk's standby holds every invariant,
 /// and the legacy switch the schedule was written for breaks the named one.
 #[test]
-fn scripted_reproductions_hold_when_fixed_and_catch_their_legacy_switch() {
-    let scripted: [(&str, Scripted, NamesystemBehavior, &str); 4] = [
+fn scripted_reproductions_hold_on_trunk_and_catch_their_legacy_switch() {
+    let scripted: [(&str, Scripted, NamesystemBehavior, &str); 6] = [
         (
             "data-loss chain",
             rbw_report_before_close_loses_no_replica,
@@ -128,9 +132,25 @@ fn scripted_reproductions_hold_when_fixed_and_catch_their_legacy_switch() {
             NamesystemBehavior::LegacyNoStaleEntryPurge,
             "no false corruption",
         ),
+        (
+            "safe-mode credit, 2012 queue",
+            safe_mode_credits_replicas_reported_before_close,
+            NamesystemBehavior::LegacyWholeMessageQueue,
+            "safe-mode recount",
+        ),
+        (
+            "GS and block edits in different batches",
+            replica_reported_between_genstamp_and_block_edits_is_recorded,
+            NamesystemBehavior::LegacyNoImpendingGenstamp,
+            "location completeness",
+        ),
     ];
     for (name, scenario, legacy, property) in scripted {
-        assert_eq!(scenario(NamesystemBehavior::Fixed), Ok(()), "{name} fixed");
+        assert_eq!(
+            scenario(NamesystemBehavior::Trunk),
+            Ok(()),
+            "{name} on trunk"
+        );
         let caught = scenario(legacy).expect_err(name);
         assert_eq!(
             (caught.seed, caught.property),
@@ -158,6 +178,11 @@ fn each_reproduction_holds_for_the_fixes_it_does_not_target() {
                 "superseded entry",
                 superseded_queued_report_is_purged,
                 NamesystemBehavior::LegacyNoStaleEntryPurge,
+            ),
+            (
+                "GS and block edits in different batches",
+                replica_reported_between_genstamp_and_block_edits_is_recorded,
+                NamesystemBehavior::LegacyNoImpendingGenstamp,
             ),
         ] {
             // The failover catch-up schedule's appends also trip the whole-message queue,
@@ -207,7 +232,7 @@ fn early_drain_leaves_safe_mode_counts_at_10_of_15() {
 #[test]
 fn append_and_delete_adjust_safe_mode_counts() {
     // testAppendWhileInSafeMode: 5/5 → 4/4 after reopen → 0/4 after DN deletions → 0/0.
-    let ns = standby(NamesystemBehavior::Fixed, 0);
+    let ns = standby(NamesystemBehavior::Trunk, 0);
     let mut edits = vec![
         EditOp::SetGenstamp(1),
         EditOp::AddFile {
@@ -251,7 +276,7 @@ fn append_and_delete_adjust_safe_mode_counts() {
 
 #[test]
 fn replay_refuses_edits_that_do_not_fit() {
-    let ns = standby(NamesystemBehavior::Fixed, 0);
+    let ns = standby(NamesystemBehavior::Trunk, 0);
     ns.apply_edits(&open_file(2, 1)).unwrap();
     let cases = [
         (
@@ -301,7 +326,7 @@ fn replay_refuses_edits_that_do_not_fit() {
 
 #[test]
 fn report_for_an_unknown_block_is_handled_not_an_error() {
-    let ns = standby(NamesystemBehavior::Fixed, 10);
+    let ns = standby(NamesystemBehavior::Trunk, 10);
     received(&ns, 1, block(BlockId(77), 3, LEN));
     ns.full_report(
         storage(2),

@@ -312,7 +312,7 @@ proptest! {
         steps in prop::collection::vec(step(), 1..60),
         safe_replication in 1..=2usize,
     ) {
-        run(NamesystemBehavior::Fixed, &steps, safe_replication)?;
+        run(NamesystemBehavior::Trunk, &steps, safe_replication)?;
     }
 }
 
@@ -334,7 +334,7 @@ fn recount_property_catches_the_early_drain() {
         Step::Close { file: 0 },
         Step::Tail,
     ];
-    assert!(run(NamesystemBehavior::Fixed, &steps, 1).is_ok());
+    assert!(run(NamesystemBehavior::Trunk, &steps, 1).is_ok());
     let caught = run(NamesystemBehavior::LegacyEarlyDrain, &steps, 1).expect_err("caught");
     assert!(caught.to_string().contains("safe-mode recount"), "{caught}");
 }

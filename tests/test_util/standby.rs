@@ -62,12 +62,18 @@ pub fn open_file(gs: i64, replication: usize) -> Vec<EditOp> {
     ]
 }
 
-/// The edits that create `FILE` with `replication`, write `B` at GS 1 and close it.
-pub fn create_and_close(replication: usize) -> Vec<EditOp> {
-    let mut edits = open_file(1, replication);
-    edits.push(EditOp::Close {
+/// `OP_CLOSE` of `FILE` with `B@1` of length `LEN`.
+pub fn close_file() -> EditOp {
+    EditOp::Close {
         file: FILE,
         blocks: vec![block(B, 1, LEN)],
-    });
+    }
+}
+
+/// The edits that create `FILE` with `replication`, write `B` at GS 1 and close it, as a
+/// standby replays them (an active closes only once a replica is reported).
+pub fn create_and_close(replication: usize) -> Vec<EditOp> {
+    let mut edits = open_file(1, replication);
+    edits.push(close_file());
     edits
 }

@@ -5,8 +5,9 @@ use crate::namenode::namesystem::NamesystemBehavior;
 use crate::scenarios::standby::{
     StandbyClusterShape, failover_judges_queued_reports_after_catch_up,
     failovers_lose_no_replica_and_keep_counts, rbw_report_before_close_loses_no_replica,
-    rbw_report_races_completion, safe_mode_credits_replicas_reported_before_close,
-    superseded_queued_report_is_purged,
+    rbw_report_races_completion, replica_reported_between_genstamp_and_block_edits_is_recorded,
+    replica_reported_between_split_batches_is_recorded,
+    safe_mode_credits_replicas_reported_before_close, superseded_queued_report_is_purged,
 };
 
 /// The HA standby scenarios (HDFS-2742).
@@ -14,6 +15,7 @@ pub fn standby() -> Vec<Case> {
     let mut cases = Vec::new();
     scripted_reproductions(&mut cases);
     rbw_report_race(&mut cases);
+    split_batch_race(&mut cases);
     random_failovers(&mut cases);
     cases
 }
@@ -26,28 +28,39 @@ fn scripted_reproductions(cases: &mut Vec<Case>) {
         "rbw_report_before_close_loses_no_replica",
         NamesystemBehavior,
         |behavior, _seed| rbw_report_before_close_loses_no_replica(behavior),
-        [(Fixed, Holds), (LegacyWholeMessageQueue, Caught)]
+        [(Trunk, Holds), (LegacyWholeMessageQueue, Caught)]
     );
     cases!(
         cases,
         "safe_mode_credits_replicas_reported_before_close",
         NamesystemBehavior,
         |behavior, _seed| safe_mode_credits_replicas_reported_before_close(behavior),
-        [(Fixed, Holds), (LegacyEarlyDrain, Caught)]
+        [
+            (Trunk, Holds),
+            (LegacyEarlyDrain, Caught),
+            (LegacyWholeMessageQueue, Caught)
+        ]
     );
     cases!(
         cases,
         "failover_judges_queued_reports_after_catch_up",
         NamesystemBehavior,
         |behavior, _seed| failover_judges_queued_reports_after_catch_up(behavior),
-        [(Fixed, Holds), (LegacyHaStateCheck, Caught)]
+        [(Trunk, Holds), (LegacyHaStateCheck, Caught)]
     );
     cases!(
         cases,
         "superseded_queued_report_is_purged",
         NamesystemBehavior,
         |behavior, _seed| superseded_queued_report_is_purged(behavior),
-        [(Fixed, Holds), (LegacyNoStaleEntryPurge, Caught)]
+        [(Trunk, Holds), (LegacyNoStaleEntryPurge, Caught)]
+    );
+    cases!(
+        cases,
+        "replica_reported_between_genstamp_and_block_edits_is_recorded",
+        NamesystemBehavior,
+        |behavior, _seed| replica_reported_between_genstamp_and_block_edits_is_recorded(behavior),
+        [(Trunk, Holds), (LegacyNoImpendingGenstamp, Caught)]
     );
     for case in &mut cases[first..] {
         case.sequential = true;
@@ -65,12 +78,24 @@ fn rbw_report_race(cases: &mut Vec<Case>) {
         NamesystemBehavior,
         |behavior, _seed| rbw_report_races_completion(behavior),
         [
-            (Fixed, Holds),
+            (Trunk, Holds),
             (LegacyWholeMessageQueue, Caught),
             (LegacyNoStaleEntryPurge, Caught)
         ]
     );
     beyond_random(cases, NamesystemBehavior::LegacyNoStaleEntryPurge);
+}
+
+/// HDFS-14941: a RECEIVED report racing a tailer that replays one edit a batch, so that a
+/// batch ends between the block's GS edit and its block edit.
+fn split_batch_race(cases: &mut Vec<Case>) {
+    cases!(
+        cases,
+        "replica_reported_between_split_batches_is_recorded",
+        NamesystemBehavior,
+        |behavior, _seed| replica_reported_between_split_batches_is_recorded(behavior),
+        [(Trunk, Holds), (LegacyNoImpendingGenstamp, Caught)]
+    );
 }
 
 /// Writers, the tailer, three datanodes, replication changes and failovers. The early-drain
@@ -88,7 +113,7 @@ fn random_failovers(cases: &mut Vec<Case>) {
             StandbyClusterShape::default()
         ),
         [
-            (Fixed, Holds),
+            (Trunk, Holds),
             (LegacyWholeMessageQueue, Caught),
             (LegacyEarlyDrain, Caught)
         ]

@@ -68,8 +68,9 @@ impl Namesystem {
 
     /// Becomes active (`startActiveServices`, one critical section): replays `remaining`
     /// edits with postpone still on, turns postpone off, marks every datanode stale,
-    /// forgets the standby's deletion set, judges every queued report once, and leaves the
-    /// queue empty. The caller has stopped the tailer.
+    /// forgets the standby's deletion set, judges every queued report once, leaving the
+    /// queue empty, and applies the impending generation stamp. The caller has stopped the
+    /// tailer.
     pub fn transition_to_active(
         &self,
         remaining: &[EditOp],
@@ -154,9 +155,16 @@ impl Namesystem {
         self.state.lock().queue.metrics()
     }
 
-    /// The generation-stamp counter.
+    /// The generation-stamp counter of the future test (`getGenerationStamp`).
     pub fn generation_stamp(&self) -> GenerationStamp {
         self.state.lock().gs_counter
+    }
+
+    /// The highest GS replayed from `OP_SET_GENSTAMP` (`getImpendingGenerationStamp`,
+    /// HDFS-14941): the counter reaches it when replay attaches a block with it, or at
+    /// failover.
+    pub fn impending_generation_stamp(&self) -> GenerationStamp {
+        self.state.lock().impending_gs
     }
 
     /// Corrupt markings and deletions so far.

@@ -1,59 +1,117 @@
 //! Which standby logic a namesystem runs, and its settings.
 //!
 //! **The race (HDFS-2742).** Each unpatched behaviour lets the standby judge a datanode's
-//! report against a block state it was not produced under, or credit safe mode wrongly.
-//! **The fix** is a set of upstream patches; [`NamesystemBehavior::Fixed`] runs them all,
-//! and each legacy value takes exactly one away, so a checker can prove what each one buys.
+//! report against a block state it was not produced under, drop it, or credit safe mode
+//! wrongly. **The fix** is a set of upstream patches; [`NamesystemBehavior::Trunk`] is
+//! trunk's code with all of them, and each legacy value takes exactly one away (the
+//! whole-message queue is the 2012 code before HDFS-2742), so a checker proves what each
+//! one buys.
 
-use crate::namenode::evaluation::RbwOnCompleteRule;
+use crate::namenode::evaluation::{RbwOnCompleteRule, ReplicaRules};
 
-/// Which standby logic runs: the shipped one, or one unpatched behaviour restored per
-/// legacy value (the checkers must catch each of them).
+/// Which standby logic runs: trunk's, or one unpatched behaviour restored per legacy value
+/// (the checkers must catch each of them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum NamesystemBehavior {
-    /// The shipped logic with the later fixes (HDFS-3605, HDFS-15422, HDFS-17477, HDFS-6289,
-    /// HDFS-17905).
-    Fixed,
-    /// The queue before the HDFS-2742 fix: whole messages are postponed when their highest
-    /// GS is in the future and processed, whole and through the active's code, after each
-    /// batch of edits; anything else is processed at once and can mark a replica corrupt
-    /// on the standby. Safe-mode totals are recounted after each batch instead of being
-    /// adjusted by completion, reopen and delete.
+    /// Trunk's `BlockManager`, `FSEditLogLoader` and `FSNamesystem.startActiveServices`:
+    /// the per-replica, per-block queue of HDFS-2742 drained after each edit that changes
+    /// its block (`processQueuedMessagesForBlock`, with the skip-after-future rule and
+    /// queued DELETED entries applied without the future test), completion crediting safe
+    /// mode, the postpone flag (HDFS-3605), the reported block queued (HDFS-15422), the
+    /// entries of a removed datanode (HDFS-6289) or block (HDFS-17905) dropped, a
+    /// processed report purging its pair's queued entries after the future test
+    /// (HDFS-17477), the impending generation stamp (HDFS-14941) and trunk's
+    /// `checkReplicaCorrupt` (HDFS-2791, HDFS-5723).
+    Trunk,
+    /// The HA branch's queue before the HDFS-2742 fix (the commit's parent, 2012): whole
+    /// messages are postponed when their highest GS is in the future and processed, whole
+    /// and through the active's code, after each batch of edits; anything else is
+    /// processed at once and can mark a replica corrupt on the standby. Only the
+    /// safe-mode block total is recomputed after each batch (`setBlockTotal`); completion,
+    /// reopen and delete adjust nothing. The 2012 replica tables, no impending GS.
     LegacyWholeMessageQueue,
-    /// Queued reports are drained only when replay first adds their block
-    /// (`FSEditLogLoader.addNewBlock`), and completion (`forceCompleteBlock`) does not
-    /// credit the replicas already present to safe mode: a restarted standby never reaches
-    /// its safe-mode threshold.
+    /// Trunk, except that queued reports are drained only when replay first adds their
+    /// block (`FSEditLogLoader.addNewBlock`), and completion (`forceCompleteBlock`) does not
+    /// credit the replicas already present to safe mode: the seed's rejected first patch,
+    /// under which a restarted standby never reaches its safe-mode threshold.
     LegacyEarlyDrain,
-    /// HDFS-3605: "postpone" is "the HA state is standby", and failover switches the HA
-    /// state before the catch-up, so the catch-up's drains mark replicas corrupt against
-    /// intermediate states.
+    /// Trunk before HDFS-3605: "postpone" is "the HA state is standby", and failover
+    /// switches the HA state before the catch-up, so the catch-up's drains mark replicas
+    /// corrupt against intermediate states.
     LegacyHaStateCheck,
-    /// Before HDFS-17453/17477: a queued entry superseded by a newer report of the same
-    /// (block, storage) lingers until failover judges it against the completed block and
-    /// flags the datanode's current replica corrupt.
+    /// Trunk before HDFS-17453/17477: a queued entry superseded by a newer report of the
+    /// same (block, storage) lingers until failover judges it against the completed block
+    /// and flags the datanode's current replica corrupt.
     LegacyNoStaleEntryPurge,
+    /// Trunk before HDFS-14941: replaying `OP_SET_GENSTAMP` moves the counter of the
+    /// future test at once, so a report of a new block that arrives between the GS edit
+    /// and the block edit (different tailer batches) is neither future nor known, and is
+    /// dropped: the standby misses the replica until the datanode's next full report.
+    LegacyNoImpendingGenstamp,
 }
 
 impl NamesystemBehavior {
-    /// Every behavior, the fixed one first.
-    pub const ALL: [NamesystemBehavior; 5] = [
-        NamesystemBehavior::Fixed,
+    /// Every behavior, trunk's first.
+    pub const ALL: [NamesystemBehavior; 6] = [
+        NamesystemBehavior::Trunk,
         NamesystemBehavior::LegacyWholeMessageQueue,
         NamesystemBehavior::LegacyEarlyDrain,
         NamesystemBehavior::LegacyHaStateCheck,
         NamesystemBehavior::LegacyNoStaleEntryPurge,
+        NamesystemBehavior::LegacyNoImpendingGenstamp,
     ];
 
     /// A short stable name, used in reports and schedule files.
     pub fn name(self) -> &'static str {
         match self {
-            NamesystemBehavior::Fixed => "Fixed",
+            NamesystemBehavior::Trunk => "Trunk",
             NamesystemBehavior::LegacyWholeMessageQueue => "LegacyWholeMessageQueue",
             NamesystemBehavior::LegacyEarlyDrain => "LegacyEarlyDrain",
             NamesystemBehavior::LegacyHaStateCheck => "LegacyHaStateCheck",
             NamesystemBehavior::LegacyNoStaleEntryPurge => "LegacyNoStaleEntryPurge",
+            NamesystemBehavior::LegacyNoImpendingGenstamp => "LegacyNoImpendingGenstamp",
         }
+    }
+
+    /// The 2012 code: whole messages queued, nothing queued per replica.
+    pub fn whole_message_queue(self) -> bool {
+        self == NamesystemBehavior::LegacyWholeMessageQueue
+    }
+
+    /// Whether replaying `OP_SET_GENSTAMP` only records an impending GS (HDFS-14941).
+    pub fn impending_genstamp(self) -> bool {
+        !matches!(
+            self,
+            NamesystemBehavior::LegacyNoImpendingGenstamp
+                | NamesystemBehavior::LegacyWholeMessageQueue
+        )
+    }
+
+    /// Whether a processed report drops its pair's queued entries (HDFS-17477).
+    pub fn purges_superseded_entries(self) -> bool {
+        !matches!(
+            self,
+            NamesystemBehavior::LegacyNoStaleEntryPurge
+                | NamesystemBehavior::LegacyWholeMessageQueue
+        )
+    }
+
+    /// The decision tables of this code, with `rbw_rule` for an equal-GS RBW of a
+    /// COMPLETE block.
+    pub fn replica_rules(self, rbw_rule: RbwOnCompleteRule) -> ReplicaRules {
+        let rules = if self.whole_message_queue() {
+            ReplicaRules::HDFS_2012
+        } else {
+            ReplicaRules::TRUNK
+        };
+        rules.with_rbw_rule(rbw_rule)
+    }
+
+    /// Whether a report of a replica flagged corrupt reaches `addStoredBlock`, where a
+    /// replica flagged for a GS mismatch and reported again healthy is unflagged (trunk's
+    /// `processReportedBlock` and `addStoredBlockUnderConstruction`; not in 2012).
+    pub fn readds_corrupt_replicas(self) -> bool {
+        !self.whole_message_queue()
     }
 }
 
@@ -62,9 +120,11 @@ impl NamesystemBehavior {
 pub struct NamenodeConfig {
     /// The logic.
     pub behavior: NamesystemBehavior,
-    /// `dfs.namenode.replication.min` (1).
+    /// `dfs.namenode.replication.min` (1): the FINALIZED replicas a COMMITTED block needs
+    /// on the active to become COMPLETE.
     pub min_replication: usize,
-    /// Safe replication (defaults to the minimum replication).
+    /// Safe replication (`dfs.namenode.safemode.replication.min`, defaults to the minimum
+    /// replication).
     pub safe_replication: usize,
     /// `dfs.namenode.safemode.threshold-pct` (0.999), in thousandths.
     pub safemode_threshold_per_mille: u64,
@@ -72,17 +132,31 @@ pub struct NamenodeConfig {
     pub pending_queue_limit: usize,
     /// How an equal-GS RBW of a COMPLETE block is judged.
     pub rbw_rule: RbwOnCompleteRule,
+    /// Seed of the excess-replica choice. HDFS picks the replica to delete by rack and
+    /// free space (`BlockPlacementPolicyDefault.chooseReplicaToDelete`); the model has
+    /// neither, so it picks by a hash of this seed, the block and the storage: the
+    /// `RandomDeleterPolicy` of `TestDNFencing`, with which two NameNodes given different
+    /// seeds make different choices, as they may in a cluster.
+    pub excess_choice_seed: u64,
 }
 
 impl Default for NamenodeConfig {
     fn default() -> Self {
         Self {
-            behavior: NamesystemBehavior::Fixed,
+            behavior: NamesystemBehavior::Trunk,
             min_replication: 1,
             safe_replication: 1,
             safemode_threshold_per_mille: 999,
             pending_queue_limit: 1_000_000,
             rbw_rule: RbwOnCompleteRule::IgnoreEqualGs,
+            excess_choice_seed: 0,
         }
+    }
+}
+
+impl NamenodeConfig {
+    /// The decision tables this NameNode applies.
+    pub fn replica_rules(&self) -> ReplicaRules {
+        self.behavior.replica_rules(self.rbw_rule)
     }
 }

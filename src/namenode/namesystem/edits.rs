@@ -102,4 +102,14 @@ pub enum ReplayError {
     /// An append to a file that is open, or has no block.
     #[error("file {0:?} cannot be reopened")]
     CannotReopen(FileId),
+    /// The active refuses to close a file while a block is not COMPLETE: its last block
+    /// is only COMMITTED until `minReplication` FINALIZED replicas are stored
+    /// (`FSNamesystem.completeFile` returns false; the client retries).
+    #[error("file {file:?} cannot close: block {block:?} is not complete")]
+    FileNotComplete {
+        /// The file.
+        file: FileId,
+        /// Its first block that is not COMPLETE.
+        block: BlockId,
+    },
 }

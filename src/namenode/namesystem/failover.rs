@@ -5,18 +5,21 @@
 //! the HA state, before replaying the rest of the log judged the queued reports against
 //! intermediate block states and flagged healthy replicas corrupt. **The fix:** in one
 //! critical section, catch up with postponing still on, only then turn it off, mark every
-//! datanode stale, and judge each queued report once.
+//! datanode stale, judge each queued report once, and apply the impending generation
+//! stamp (HDFS-14941) so that the new active never reuses one.
 
 use super::config::NamesystemBehavior;
 use super::edits::{EditOp, ReplayError};
-use super::state::{Origin, State};
+use super::state::State;
 use super::view::HaState;
 use crate::namenode::{DatanodeId, GenerationStamp};
 
 impl State {
-    /// Becomes active: replays `remaining` with postpone still on, turns postpone off,
-    /// marks `datanodes` stale, forgets the standby's deletion set, judges every queued
-    /// report once and leaves the queue empty.
+    /// Becomes active (`startActiveServices`): replays `remaining` with postpone still on
+    /// (`catchupDuringFailover`), turns postpone off, marks `datanodes` stale, forgets the
+    /// standby's deletion set (`clearQueues`), judges every queued report once
+    /// (`processAllPendingDNMessages`), leaving the queue empty, and then applies the
+    /// impending GS (`applyImpendingGenerationStamp`).
     pub(super) fn become_active(
         &mut self,
         remaining: &[EditOp],
@@ -27,20 +30,21 @@ impl State {
             self.ha = HaState::Active;
         }
         self.batch_max_gs = GenerationStamp::MIN;
-        for op in remaining {
-            self.apply(op)?;
-        }
+        self.catching_up = true;
+        let caught_up = remaining.iter().try_for_each(|op| self.apply(op));
+        self.catching_up = false;
+        caught_up?;
         self.end_of_batch();
         self.postpone = false;
         self.ha = HaState::Active;
         self.stale = datanodes.iter().copied().collect();
         self.pending_deletion.clear();
-        for report in self.queue.take_all() {
-            self.process_reported(report.storage, report.block, report.state, Origin::Queue);
-        }
+        let queued = self.queue.take_all();
+        self.process_queued(queued);
         for (_, message) in std::mem::take(&mut self.whole_messages) {
             self.process_message(message);
         }
+        self.gs_counter = self.gs_counter.max(self.impending_gs);
         debug_assert_eq!(
             self.queue.count(),
             0,

@@ -19,11 +19,14 @@
 //! One job a file: `config` (the behaviours and settings), `edits` (the replayed ops),
 //! `view` (stored records, counters, the checkers' view), `state` (the state under the
 //! lock), `api` ([`Namesystem`], one critical section a call), then the `impl` blocks of
-//! the state: `replay`, `reports`, `replication`, `safe_mode`, `failover` and the legacy
+//! the state: `replay`, `completion` (COMMITTED and COMPLETE), `reports`, `drain` (the
+//! queue's re-judgement), `replication`, `safe_mode`, `failover` and the legacy
 //! `whole_messages` queue.
 
 mod api;
+mod completion;
 mod config;
+mod drain;
 mod edits;
 mod failover;
 mod replay;
@@ -37,4 +40,5 @@ mod whole_messages;
 pub use api::Namesystem;
 pub use config::{NamenodeConfig, NamesystemBehavior};
 pub use edits::{EditOp, FileId, ReplayError};
+pub use replication::excess_order;
 pub use view::{BlockMetrics, HaState, INodeFile, NamesystemView, SafeModeCounts, StoredBlock};

@@ -13,7 +13,7 @@ use super::edits::{EditOp, FileId, ReplayError};
 use super::state::{DrainTrigger, State};
 use super::view::{HaState, INodeFile, StoredBlock};
 use crate::namenode::evaluation::BlockUcState;
-use crate::namenode::{Block, BlockId, GenerationStamp, StorageId};
+use crate::namenode::{Block, BlockId, GenerationStamp};
 
 impl State {
     /// Replays one batch (one `EditLogTailer.doTailEdits`). Stops at the first edit that
@@ -35,7 +35,7 @@ impl State {
     pub(super) fn apply(&mut self, op: &EditOp) -> Result<(), ReplayError> {
         match op {
             EditOp::SetGenstamp(gs) => {
-                self.gs_counter = self.gs_counter.max(*gs);
+                self.set_genstamp(*gs);
                 Ok(())
             }
             EditOp::AddFile { file, replication } => self.add_file(*file, *replication),
@@ -61,6 +61,24 @@ impl State {
             }
             EditOp::Delete { file } => self.delete_file(*file),
         }
+    }
+
+    /// `OP_SET_GENSTAMP`: replayed, only the impending GS moves
+    /// (`BlockIdManager.setImpendingGenerationStamp`, HDFS-14941); applied by the active
+    /// that logged it (or replayed without HDFS-14941), the counter moves.
+    fn set_genstamp(&mut self, gs: GenerationStamp) {
+        if self.replaying() && self.config.behavior.impending_genstamp() {
+            self.impending_gs = self.impending_gs.max(gs);
+        } else {
+            self.gs_counter = self.gs_counter.max(gs);
+        }
+    }
+
+    /// Replay attaches a block with `gs` (a new block, or a new GS for one): the counter
+    /// of the future test reaches it (`setGenerationStampIfGreater`), before the block's
+    /// drain.
+    pub(super) fn attach_genstamp(&mut self, gs: GenerationStamp) {
+        self.gs_counter = self.gs_counter.max(gs);
     }
 
     fn add_file(&mut self, file: FileId, replication: usize) -> Result<(), ReplayError> {
@@ -134,8 +152,7 @@ impl State {
                     stored.block.length = edit.length;
                 }
                 if self.blocks[&stored_id].state != BlockUcState::Complete {
-                    self.force_complete(stored_id, edit);
-                    self.drain(stored_id, DrainTrigger::Completed);
+                    self.complete_on_edit(stored_id, edit);
                 }
             }
             (stored, edit) => {
@@ -175,11 +192,32 @@ impl State {
             self.append_block(file, *block);
         }
         if close {
+            self.check_file_complete(file)?;
             if let Some(inode) = self.files.get_mut(&file) {
                 inode.under_construction = false;
             }
         }
         Ok(())
+    }
+
+    /// `FSNamesystem.completeFile` on the active (`checkFileProgress`): the file closes
+    /// only once every block is COMPLETE; until then the client's close is refused (and
+    /// retried), and nothing is logged. Replay forced every block complete already.
+    fn check_file_complete(&self, file: FileId) -> Result<(), ReplayError> {
+        let Some(inode) = self.files.get(&file) else {
+            return Ok(());
+        };
+        let open = inode
+            .blocks
+            .iter()
+            .find(|id| self.blocks.get(id).map(|b| b.state) != Some(BlockUcState::Complete));
+        match open {
+            Some(block) => Err(ReplayError::FileNotComplete {
+                file,
+                block: *block,
+            }),
+            None => Ok(()),
+        }
     }
 
     /// Whether the edit's block list fits the stored one: the same ids position by
@@ -219,8 +257,8 @@ impl State {
     }
 
     /// The edit's GS and length for the blocks it keeps. Every block but the last, and the
-    /// last of a close, is completed; a completed block, or one whose GS changed, has its
-    /// queue drained.
+    /// last of a close, is completed (replay) or committed (the active); a completed block,
+    /// or one whose GS changed, has its queue drained.
     fn update_stored_blocks(&mut self, stored_ids: &[BlockId], edit: &[Block], close: bool) {
         let last_position = edit.len().saturating_sub(1);
         for (position, (stored_id, block)) in stored_ids.iter().zip(edit).enumerate() {
@@ -233,9 +271,9 @@ impl State {
             let complete = stored.state == BlockUcState::Complete;
             let force = !complete && (position != last_position || close);
             if force {
-                self.force_complete(*stored_id, *block);
-                self.drain(*stored_id, DrainTrigger::Completed);
+                self.complete_on_edit(*stored_id, *block);
             } else if gs_changed {
+                self.attach_genstamp(block.gs);
                 self.drain(*stored_id, DrainTrigger::GenerationStamp);
             }
         }
@@ -266,31 +304,8 @@ impl State {
         if let Some(inode) = self.files.get_mut(&file) {
             inode.blocks.push(block.id);
         }
+        self.attach_genstamp(block.gs);
         self.drain(block.id, DrainTrigger::NewBlock);
-    }
-
-    /// `forceCompleteBlock`: commit with the edit's GS and length, then complete without a
-    /// replica count, crediting safe mode with the replicas already present.
-    fn force_complete(&mut self, id: BlockId, edit: Block) {
-        let Some(stored) = self.blocks.get_mut(&id) else {
-            return;
-        };
-        stored.block.gs = edit.gs;
-        stored.block.length = edit.length;
-        // removeStaleReplicas: expected replicas of another GS lose their location.
-        let stale: Vec<StorageId> = stored
-            .expected
-            .iter()
-            .filter(|(_, (gs, _))| *gs != edit.gs)
-            .map(|(s, _)| *s)
-            .collect();
-        for storage in stale {
-            stored.locations.remove(&storage);
-        }
-        stored.expected.clear();
-        stored.state = BlockUcState::Complete;
-        let present = stored.locations.len();
-        self.count_completed_block(present);
     }
 
     /// `OP_APPEND`: the file is open again and its last block, if COMPLETE, goes back under

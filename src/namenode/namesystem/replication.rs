@@ -1,12 +1,13 @@
 //! The active's replication checks: corrupt replicas invalidated once enough live ones
-//! exist, excess replicas deleted (`BlockManager.invalidateCorruptReplicas`,
-//! `processOverReplicatedBlock`), and the deletion commands handed to datanodes.
+//! exist, excess replicas deleted (`BlockManager.markBlockAsCorrupt`,
+//! `invalidateCorruptReplicas`, `processExtraRedundancyBlock`), and the deletion commands
+//! handed to datanodes.
 //!
 //! **The race (HDFS-2742).** A healthy replica the standby falsely flagged corrupt is
 //! deleted here once it becomes active, and a lowered replication factor then deletes the
 //! healthy ones as excess: the ten-step data-loss chain. **The fix** keeps false flags from
-//! being raised (reports.rs); here every deletion also waits for safe mode to end and for
-//! every holder to report after failover (its stale flag, HDFS-1972).
+//! being raised (reports.rs); here every deletion also waits for every holder to report
+//! after failover (its stale flag, HDFS-1972), and no command leaves in safe mode.
 
 use std::collections::BTreeSet;
 
@@ -16,11 +17,39 @@ use crate::namenode::evaluation::BlockUcState;
 use crate::namenode::{Block, BlockId, DatanodeId, StorageId};
 
 impl State {
-    /// Invalidates corrupt replicas once enough live ones exist, and deletes excess
-    /// replicas; both wait while a holder is stale after failover (HDFS-1972).
+    /// `markBlockAsCorrupt`'s invalidation: the flagged replica on `storage` is deleted at
+    /// once (location removed, command queued) when the live replicas reach the
+    /// replication factor and no holder is stale (`invalidateBlock`, HDFS-1972). Safe mode
+    /// does not hold this back, only the command (`invalidateWorkForOneNode`). Trunk's
+    /// extra clauses (HDFS-16064: more live plus corrupt than expected, corrupted during
+    /// write) are not modelled.
+    pub(super) fn invalidate_if_enough_live(&mut self, id: BlockId, storage: StorageId) {
+        if self.any_holder_stale(id) {
+            return;
+        }
+        let expected = self.expected_replication(id);
+        let reported_gs = self
+            .corrupt
+            .get(&id)
+            .and_then(|flagged| flagged.get(&storage))
+            .map(|(gs, _)| *gs);
+        if let (Some(expected), Some(gs)) = (expected, reported_gs) {
+            if self.live_replicas(id) >= expected {
+                let block = Block {
+                    gs,
+                    ..self.blocks[&id].block
+                };
+                self.schedule_deletion(id, storage, block);
+            }
+        }
+    }
+
+    /// The replication check of a COMPLETE block (`addStoredBlock`, `setReplication`,
+    /// `processMisReplicatedBlocks`), skipped in safe mode (`isPopulatingReplQueues`):
+    /// corrupt replicas go once the live ones reach the factor
+    /// (`invalidateCorruptReplicas`), and live ones past it as excess; nothing while a
+    /// holder is stale (the block is postponed).
     pub(super) fn check_replication(&mut self, id: BlockId) {
-        // Safe mode holds back every deletion; leaving it rescans
-        // (`processMisReplicatedBlocks`).
         if self.safe_mode.on {
             return;
         }
@@ -29,22 +58,30 @@ impl State {
         }
     }
 
+    fn any_holder_stale(&self, id: BlockId) -> bool {
+        self.blocks.get(&id).is_some_and(|stored| {
+            stored
+                .locations
+                .iter()
+                .any(|s| self.stale.contains(&s.datanode))
+        })
+    }
+
+    fn expected_replication(&self, id: BlockId) -> Option<usize> {
+        let stored = self.blocks.get(&id)?;
+        self.files.get(&stored.file).map(|f| f.replication)
+    }
+
     /// The block's corrupt replicas once the live ones reach the replication factor, and
-    /// the live replicas past it once the block is COMPLETE (the last ones in storage
-    /// order); nothing while a holder is stale.
+    /// the live replicas past it once the block is COMPLETE (chosen by
+    /// [`excess_order`]); nothing while a holder is stale.
     fn replicas_to_delete(&self, id: BlockId) -> Vec<(StorageId, Block)> {
         let mut doomed: Vec<(StorageId, Block)> = Vec::new();
-        let Some(stored) = self.blocks.get(&id) else {
+        let (Some(stored), Some(expected)) = (self.blocks.get(&id), self.expected_replication(id))
+        else {
             return doomed;
         };
-        let Some(expected) = self.files.get(&stored.file).map(|f| f.replication) else {
-            return doomed;
-        };
-        if stored
-            .locations
-            .iter()
-            .any(|s| self.stale.contains(&s.datanode))
-        {
+        if self.any_holder_stale(id) {
             return doomed;
         }
         let corrupt: BTreeSet<StorageId> = self
@@ -52,7 +89,7 @@ impl State {
             .get(&id)
             .map(|m| m.keys().copied().collect())
             .unwrap_or_default();
-        let live: Vec<StorageId> = stored
+        let mut live: Vec<StorageId> = stored
             .locations
             .iter()
             .filter(|s| !corrupt.contains(s))
@@ -65,9 +102,10 @@ impl State {
             }
         }
         if live.len() > expected && stored.state == BlockUcState::Complete {
-            for storage in live.iter().skip(expected) {
-                doomed.push((*storage, stored.block));
-            }
+            let seed = self.config.excess_choice_seed;
+            live.sort_by_key(|s| excess_order(seed, id, *s));
+            let excess = live.len() - expected;
+            doomed.extend(live.iter().take(excess).map(|s| (*s, stored.block)));
         }
         doomed
     }
@@ -93,12 +131,13 @@ impl State {
     }
 
     /// The deletion commands for a datanode's storages, taken out of the deletion set; the
-    /// standby hands out none (datanodes ignore its commands).
+    /// standby hands out none (datanodes ignore its commands), nor does the active in safe
+    /// mode (`invalidateWorkForOneNode`).
     pub(super) fn take_deletion_commands(
         &mut self,
         datanode: DatanodeId,
     ) -> Vec<(StorageId, Block)> {
-        if self.ha != HaState::Active {
+        if self.ha != HaState::Active || self.safe_mode.on {
             return Vec::new();
         }
         let storages: Vec<StorageId> = self
@@ -117,4 +156,18 @@ impl State {
             })
             .collect()
     }
+}
+
+/// The rank of `storage` as an excess replica of block `id`: the lowest ranks are deleted
+/// first. A seeded hash (splitmix64), standing in for `chooseReplicaToDelete`'s rack and
+/// free-space rule, which the model has no input for; like `TestDNFencing`'s
+/// `RandomDeleterPolicy`, it lets two NameNodes make different choices.
+pub fn excess_order(seed: u64, id: BlockId, storage: StorageId) -> u64 {
+    let mut x = seed
+        ^ (id.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ storage.datanode.0.rotate_left(32)
+        ^ u64::from(storage.index);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
 }

@@ -6,13 +6,13 @@
 //! replica was not produced under marks a healthy replica corrupt (`markBlockAsCorrupt`).
 //! **The fix:** while postponing, a replica whose GS is in the future, or that looks
 //! corrupt, is queued per block (`PendingDataNodeMessages`) and re-judged by the drain
-//! (`processQueuedMessagesForBlock`) after each edit that changes its block; a newer
-//! report of the same replica drops the queued ones first (HDFS-17477).
+//! (`drain.rs`) after each edit that changes its block; a report that is not future drops
+//! its pair's queued entries before it is judged (HDFS-17477), so a future report never
+//! does.
 
 use std::collections::BTreeSet;
 
-use super::config::NamesystemBehavior;
-use super::state::{DrainTrigger, Message, Origin, State};
+use super::state::{Message, Origin, State};
 use super::view::HaState;
 use crate::namenode::evaluation::{
     BlockUcState, CorruptReason, ReplicaVerdict, StoredBlockView, check_replica_corrupt,
@@ -93,40 +93,44 @@ impl State {
     }
 
     /// `processReportedBlock` for one replica: postponed while its GS is in the future
-    /// or, while postponing, when it looks corrupt; otherwise judged and recorded.
+    /// or, while postponing, when it looks corrupt; otherwise judged and recorded. Returns
+    /// false only when the report was queued as future (`processAndHandleReportedBlock`).
     pub(super) fn process_reported(
         &mut self,
         storage: StorageId,
         reported: Block,
         state: ReportedState,
         origin: Origin,
-    ) {
-        if origin != Origin::Queue {
-            // HDFS-17477: a newer report of the pair supersedes its queued ones.
-            self.queue.remove_queued_block(storage, reported.id);
-        }
+    ) -> bool {
         let postpone = self.postponing();
-        // 1. Future GS (`isGenStampInFuture`, checked before the lookup).
-        if postpone && reported.gs > self.gs_counter {
+        // 1. Future GS (`isGenStampInFuture`), before anything else.
+        if postpone && self.is_future(reported.gs) {
             self.enqueue(storage, reported, state);
-            return;
+            return false;
         }
         let ReportedState::Replica(replica_state) = state else {
-            // DELETED: the location goes, without the other checks.
+            // DELETED (`removeStoredBlock` with a storage, HDFS-8245): the location goes.
             self.remove_stored_location(reported.id, storage);
-            return;
+            return true;
         };
+        if self.config.behavior.purges_superseded_entries() {
+            // HDFS-17477: this report supersedes the pair's queued ones (a future report,
+            // queued above, does not).
+            self.queue.remove_queued_block(storage, reported.id);
+        }
         // 2-3. Lookup, and deletion already scheduled.
         let Some(view) = self.stored_view(storage, reported, origin) else {
-            return;
+            return true;
         };
         // 4. Corrupt?
-        match check_replica_corrupt(&reported, replica_state, &view, self.config.rbw_rule) {
+        let rules = self.config.replica_rules();
+        match check_replica_corrupt(&reported, replica_state, &view, rules) {
             ReplicaVerdict::Corrupt(_) if postpone => self.enqueue(storage, reported, state),
             ReplicaVerdict::Corrupt(reason) => self.mark_corrupt(storage, reported, reason),
             ReplicaVerdict::Ignored => {}
             ReplicaVerdict::Ok => self.accept_replica(storage, reported, replica_state, view.state),
         }
+        true
     }
 
     /// The stored block a replica is judged against, or `None` when there is nothing to
@@ -163,7 +167,9 @@ impl State {
     }
 
     /// A replica judged healthy: one of the replicas expected to finish a block under
-    /// construction (`isBlockUnderConstruction`), and, once FINALIZED, a location.
+    /// construction (`isBlockUnderConstruction`), and, once FINALIZED, a location. A
+    /// replica flagged corrupt reaches `addStoredBlock` again (trunk; the
+    /// under-construction test reads `(FINALIZED && not stored) || flagged`).
     fn accept_replica(
         &mut self,
         storage: StorageId,
@@ -171,18 +177,28 @@ impl State {
         replica_state: ReplicaState,
         block_state: BlockUcState,
     ) {
+        let flagged = self.config.behavior.readds_corrupt_replicas()
+            && self
+                .corrupt
+                .get(&reported.id)
+                .is_some_and(|f| f.contains_key(&storage));
         let Some(stored) = self.blocks.get_mut(&reported.id) else {
             return;
         };
-        let stored_here = stored.locations.contains(&storage);
+        let finalized_new =
+            replica_state == ReplicaState::Finalized && !stored.locations.contains(&storage);
         // 5. Accepted as a replica under construction.
         if is_block_under_construction(block_state, replica_state) {
             stored
                 .expected
                 .insert(storage, (reported.gs, replica_state));
+            if finalized_new || flagged {
+                self.add_stored_block(reported.id, storage);
+            }
+            return;
         }
-        // 6. A new location.
-        if replica_state == ReplicaState::Finalized && !stored_here {
+        // 6. A new location (or a flagged one reported healthy).
+        if replica_state == ReplicaState::Finalized && (finalized_new || flagged) {
             self.add_stored_block(reported.id, storage);
         }
     }
@@ -197,38 +213,44 @@ impl State {
         });
     }
 
-    /// `processQueuedMessagesForBlock`: re-judges the block's queue in order; what is still
-    /// future or inconsistent goes back, in order.
-    pub(super) fn drain(&mut self, id: BlockId, trigger: DrainTrigger) {
-        if self.config.behavior == NamesystemBehavior::LegacyEarlyDrain
-            && trigger != DrainTrigger::NewBlock
-        {
-            return;
-        }
-        let Some(queued) = self.queue.take_block_queue(id) else {
-            return;
-        };
-        for report in queued {
-            self.process_reported(report.storage, report.block, report.state, Origin::Queue);
-        }
-    }
-
-    /// `addStoredBlock`: a new location; safe-mode credit for a COMPLETE block crossing the
-    /// safe replication; on the active, the replication checks.
+    /// `addStoredBlock`: a new location; a COMMITTED block completes at `minReplication`
+    /// (`completeBlock` does its safe-mode accounting), else a COMPLETE block is credited
+    /// as it crosses the safe replication; on the active, the replication checks. A
+    /// location already stored and flagged for a GS mismatch is unflagged
+    /// (`removeFromCorruptReplicasMap` with `GENSTAMP_MISMATCH`).
     fn add_stored_block(&mut self, id: BlockId, storage: StorageId) {
         let Some(stored) = self.blocks.get_mut(&id) else {
             return;
         };
         if !stored.locations.insert(storage) {
+            self.unflag_genstamp_mismatch(id, storage);
             return;
         }
-        let complete = stored.state == BlockUcState::Complete;
+        let state = stored.state;
         let count = stored.locations.len();
-        if complete {
-            self.count_added_location(count);
+        match state {
+            BlockUcState::Committed => self.complete_if_min_replicated(id),
+            BlockUcState::Complete => self.count_added_location(count),
+            _ => {}
         }
-        if complete && self.ha == HaState::Active && !self.safe_mode.on {
+        let complete = self.blocks.get(&id).map(|b| b.state) == Some(BlockUcState::Complete);
+        if complete && self.ha == HaState::Active {
             self.check_replication(id);
+        }
+    }
+
+    /// `CorruptReplicasMap.removeFromCorruptReplicasMap(block, node, GENSTAMP_MISMATCH)`:
+    /// only a flag raised for a GS mismatch goes.
+    fn unflag_genstamp_mismatch(&mut self, id: BlockId, storage: StorageId) {
+        let Some(flagged) = self.corrupt.get_mut(&id) else {
+            return;
+        };
+        if flagged.get(&storage).map(|(_, reason)| *reason) == Some(CorruptReason::GenstampMismatch)
+        {
+            flagged.remove(&storage);
+        }
+        if flagged.is_empty() {
+            self.corrupt.remove(&id);
         }
     }
 
@@ -253,8 +275,9 @@ impl State {
         }
     }
 
-    /// `markBlockAsCorrupt`: the replica is flagged (and kept as a location until it is
-    /// invalidated); the active then checks whether it can be deleted.
+    /// `markBlockAsCorrupt`: the replica is flagged with the GS it was reported with
+    /// (HDFS-3157) and becomes a location; it is invalidated at once, in safe mode too, if
+    /// enough live replicas remain (`invalidateBlock`).
     fn mark_corrupt(&mut self, storage: StorageId, reported: Block, reason: CorruptReason) {
         let Some(stored) = self.blocks.get_mut(&reported.id) else {
             return;
@@ -268,7 +291,7 @@ impl State {
             .entry(reported.id)
             .or_default()
             .insert(storage, (reported.gs, reason));
-        self.check_replication(reported.id);
+        self.invalidate_if_enough_live(reported.id, storage);
     }
 
     /// `BlockManager.removeBlocksAssociatedTo` for a datanode that leaves: its locations,

@@ -27,11 +27,10 @@ impl State {
         (total, safe)
     }
 
-    /// The counters set from a recount (the legacy whole-message queue, after each batch).
-    pub(super) fn reset_safe_mode_counts_to_recount(&mut self) {
-        let (total, safe) = self.count_safe_blocks();
-        self.safe_mode.block_total = total;
-        self.safe_mode.block_safe = safe;
+    /// The block total set from a recount (`setBlockTotal`, the legacy whole-message
+    /// queue after each batch); the safe count is left alone.
+    pub(super) fn reset_block_total_to_recount(&mut self) {
+        self.safe_mode.block_total = self.count_safe_blocks().0;
     }
 
     /// A block became COMPLETE with `present` locations: it joins the total, and is safe

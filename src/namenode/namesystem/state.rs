@@ -23,7 +23,13 @@ pub(super) struct State {
     pub(super) config: NamenodeConfig,
     pub(super) ha: HaState,
     pub(super) postpone: bool,
+    /// The counter of the future test (`BlockIdManager.isGenStampInFuture`).
     pub(super) gs_counter: GenerationStamp,
+    /// HDFS-14941: the highest GS replayed from `OP_SET_GENSTAMP` (`impendingGenerationStamp`),
+    /// applied to the counter when replay attaches a block with it, and at failover.
+    pub(super) impending_gs: GenerationStamp,
+    /// Failover's catch-up is replaying the rest of the log (`catchupDuringFailover`).
+    pub(super) catching_up: bool,
     pub(super) files: BTreeMap<FileId, INodeFile>,
     pub(super) blocks: BTreeMap<BlockId, StoredBlock>,
     pub(super) corrupt: BTreeMap<BlockId, BTreeMap<StorageId, (GenerationStamp, CorruptReason)>>,
@@ -72,9 +78,10 @@ impl State {
     /// An empty namespace; a standby starts in safe mode and postponing.
     pub(super) fn new(config: NamenodeConfig, initial_gs: GenerationStamp, ha: HaState) -> Self {
         let standby = ha == HaState::Standby;
-        let purge = match config.behavior {
-            NamesystemBehavior::LegacyNoStaleEntryPurge => StaleEntryPurge::None,
-            _ => StaleEntryPurge::OnProcess,
+        let purge = if config.behavior.purges_superseded_entries() {
+            StaleEntryPurge::OnProcess
+        } else {
+            StaleEntryPurge::None
         };
         let queue = PendingDataNodeMessages::new(purge, config.pending_queue_limit);
         State {
@@ -82,6 +89,8 @@ impl State {
             ha,
             postpone: standby,
             gs_counter: initial_gs,
+            impending_gs: initial_gs,
+            catching_up: false,
             files: BTreeMap::new(),
             blocks: BTreeMap::new(),
             corrupt: BTreeMap::new(),
@@ -110,12 +119,24 @@ impl State {
         }
     }
 
+    /// `isGenStampInFuture`: the reported GS is past the counter.
+    pub(super) fn is_future(&self, gs: GenerationStamp) -> bool {
+        gs > self.gs_counter
+    }
+
+    /// Whether edits are replayed (`FSEditLogLoader`: the standby's tailer, or failover's
+    /// catch-up) rather than applied by the active that logs them.
+    pub(super) fn replaying(&self) -> bool {
+        self.ha == HaState::Standby || self.catching_up
+    }
+
     /// A copy of everything the checkers read. Costs a copy of the namespace.
     pub(super) fn view(&self) -> NamesystemView {
         NamesystemView {
             ha: self.ha,
             postpone: self.postpone,
             generation_stamp: self.gs_counter,
+            impending_generation_stamp: self.impending_gs,
             safe_mode: self.safe_mode,
             recount: self.count_safe_blocks(),
             files: self.files.clone(),
@@ -128,7 +149,7 @@ impl State {
             queued: self.queue.iter().copied().collect(),
             queue: self.queue.metrics(),
             metrics: self.metrics,
-            rbw_rule: self.config.rbw_rule,
+            rules: self.config.replica_rules(),
         }
     }
 }

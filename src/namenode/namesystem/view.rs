@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::edits::FileId;
-use crate::namenode::evaluation::{BlockUcState, RbwOnCompleteRule};
+use crate::namenode::evaluation::{BlockUcState, ReplicaRules};
 use crate::namenode::pending_messages::{QueueMetrics, QueuedReport};
 use crate::namenode::{Block, BlockId, GenerationStamp, ReplicaState, StorageId};
 
@@ -94,8 +94,10 @@ pub struct NamesystemView {
     pub ha: HaState,
     /// Whether future and inconsistent reports are postponed.
     pub postpone: bool,
-    /// The generation-stamp counter.
+    /// The generation-stamp counter of the future test.
     pub generation_stamp: GenerationStamp,
+    /// The highest GS replayed from `OP_SET_GENSTAMP` and not yet applied (HDFS-14941).
+    pub impending_generation_stamp: GenerationStamp,
     /// The incremental safe-mode counters.
     pub safe_mode: SafeModeCounts,
     /// The same counters recounted from the namespace: (total, safe).
@@ -112,6 +114,6 @@ pub struct NamesystemView {
     pub queue: QueueMetrics,
     /// Corrupt markings and deletions.
     pub metrics: BlockMetrics,
-    /// How this NameNode judges an equal-GS RBW of a COMPLETE block.
-    pub rbw_rule: RbwOnCompleteRule,
+    /// The decision tables this NameNode applies.
+    pub rules: ReplicaRules,
 }

@@ -37,15 +37,16 @@ impl State {
         }
     }
 
-    /// After a batch of edits. The whole-message legacy queue recounts the safe-mode
-    /// totals, then processes, in target order, the messages whose target GS the batch's
-    /// block lists reached.
+    /// After a batch of edits. The whole-message legacy queue recounts the safe-mode block
+    /// total (only the total: `setBlockTotal`; the safe count stays as it was, so a
+    /// replica reported before its block completed is never credited), then processes, in
+    /// target order, the messages whose target GS the batch's block lists reached.
     pub(super) fn end_of_batch(&mut self) {
         if self.config.behavior != NamesystemBehavior::LegacyWholeMessageQueue {
             return;
         }
         if self.safe_mode.on {
-            self.reset_safe_mode_counts_to_recount();
+            self.reset_block_total_to_recount();
         }
         self.whole_messages.sort_by_key(|(target, _)| *target);
         let ready = self

@@ -5,11 +5,12 @@
 
 use super::edits::{BLOCK_LENGTH, block};
 use super::invariants::{check_pair_namenodes, check_pair_quiescent};
-use crate::namenode::namesystem::{EditOp, FileId, NamesystemBehavior};
+use crate::namenode::edit_log::EditLogError;
+use crate::namenode::namesystem::{EditOp, FileId, NamesystemBehavior, ReplayError};
 use crate::namenode::{Block, BlockId, GenerationStamp};
 use crate::scenarios::rng::SeededRng;
 use crate::scenarios::{Violation, join_all};
-use crate::sim::ha_pair::{HaPair, HaPairShape};
+use crate::sim::ha_pair::{HaPair, HaPairShape, PairError};
 use crate::sim::hdfs_datanode::HdfsDataNode;
 use crate::sync::{Arc, thread};
 
@@ -57,14 +58,15 @@ pub fn failovers_lose_no_replica_and_keep_counts(
     seed: u64,
     shape: StandbyClusterShape,
 ) -> Result<(), Violation> {
+    let mut rng = SeededRng::new(seed);
     let pair = Arc::new(HaPair::new(
         behavior,
         HaPairShape {
             max_txns_per_lock: shape.max_txns_per_lock,
+            excess_choice_seed: rng.next_u64(),
             ..HaPairShape::default()
         },
     ));
-    let mut rng = SeededRng::new(seed);
     let mut handles = vec![
         spawn_writer(&pair, &mut rng, shape.files),
         spawn_toggler(&pair, &mut rng, shape.toggles),
@@ -204,8 +206,33 @@ fn write_files(pair: &HaPair, rng: &mut SeededRng, files: u64) -> Result<(), Vio
             }
             done.push(finished);
         }
-        pair.client(&[EditOp::Close { file, blocks: done }])?;
+        close(pair, file, done)?;
         thread::yield_now();
     }
     Ok(())
 }
+
+/// The client closes `file`: the active refuses while a block is only COMMITTED (fewer
+/// than `minReplication` FINALIZED replicas reported to it, e.g. dropped by a legacy
+/// standby before a failover), and the client retries a few times, then leaves the file
+/// open (lease recovery, which would close it, is not modelled).
+fn close(pair: &HaPair, file: FileId, blocks: Vec<Block>) -> Result<(), Violation> {
+    let op = [EditOp::Close { file, blocks }];
+    for _ in 0..CLOSE_ATTEMPTS {
+        match pair.client(&op) {
+            Err(PairError::ClientEdits {
+                error:
+                    EditLogError::Replay {
+                        error: ReplayError::FileNotComplete { .. },
+                        ..
+                    },
+                ..
+            }) => thread::yield_now(),
+            other => return other.map_err(Violation::from),
+        }
+    }
+    Ok(())
+}
+
+/// How many times the writer asks the active to close a file.
+const CLOSE_ATTEMPTS: usize = 3;

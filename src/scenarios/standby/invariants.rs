@@ -13,9 +13,9 @@ use crate::namenode::evaluation::{
     BlockUcState, ReplicaVerdict, StoredBlockView, check_replica_corrupt,
 };
 use crate::namenode::ha::NameNode;
-use crate::namenode::namesystem::{Namesystem, NamesystemView};
+use crate::namenode::namesystem::{HaState, Namesystem, NamesystemView};
 use crate::namenode::pending_messages::ReportedState;
-use crate::namenode::{Block, BlockId, ReplicaState, StorageId};
+use crate::namenode::{Block, BlockId, GenerationStamp, ReplicaState, StorageId};
 use crate::scenarios::Violation;
 use crate::sim::ha_pair::HaPair;
 use crate::sim::hdfs_datanode::{HdfsDataNode, Holdings, SentReports, observe_datanodes};
@@ -37,10 +37,12 @@ pub fn standby_is_passive(nn: &str, view: &NamesystemView) -> Result<(), Violati
 }
 
 /// **Safe-mode recount**: in safe mode the incremental counters (`blockTotal`,
-/// `blockSafe`) equal a recount over the namespace.
+/// `blockSafe`) equal a recount over the namespace. Exact while no replica is flagged
+/// corrupt (always on a standby): HDFS's own counters drift once one is, since completion
+/// counts flagged locations and unflagging one counts nothing.
 pub fn safe_mode_matches_recount(nn: &str, view: &NamesystemView) -> Result<(), Violation> {
     let counted = (view.safe_mode.block_total, view.safe_mode.block_safe);
-    if view.safe_mode.on && counted != view.recount {
+    if view.safe_mode.on && view.corrupt.is_empty() && counted != view.recount {
         return Err(violation(
             "safe-mode recount",
             format!(
@@ -122,7 +124,7 @@ pub fn no_false_corruption(
             else {
                 continue;
             };
-            let verdict = check_replica_corrupt(&reported, state, &stored_view, view.rbw_rule);
+            let verdict = check_replica_corrupt(&reported, state, &stored_view, view.rules);
             if !matches!(verdict, ReplicaVerdict::Corrupt(_)) {
                 return Err(violation(
                     "no false corruption",
@@ -195,6 +197,27 @@ pub fn no_block_lost(nn: &str, view: &NamesystemView, held: &Holdings) -> Result
     Ok(())
 }
 
+/// **Generation stamp never reused** (HDFS-14941): an active NameNode's counter is at least
+/// the highest GS any active logged (`highest_logged`, read before `view`), so the next
+/// `nextGenerationStamp` is a new one. A failover that left the impending GS unapplied
+/// would hand out a stamp the old active already used.
+pub fn generation_stamp_never_reused(
+    nn: &str,
+    view: &NamesystemView,
+    highest_logged: GenerationStamp,
+) -> Result<(), Violation> {
+    if view.ha == HaState::Active && view.generation_stamp < highest_logged {
+        return Err(violation(
+            "generation stamp never reused",
+            format!(
+                "{nn} is active at GS {} (impending {}), but GS {highest_logged} was logged",
+                view.generation_stamp, view.impending_generation_stamp
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The invariants a NameNode must satisfy at any moment its lock is free.
 pub fn check_namenode(
     nn: &str,
@@ -229,16 +252,24 @@ pub fn check_quiescent(
     )
 }
 
-/// [`check_namenode`] on both NameNodes of `pair`, whatever their roles.
+/// [`check_namenode`] and [`generation_stamp_never_reused`] on both NameNodes of
+/// `pair`, whatever their roles.
 pub fn check_pair_namenodes(pair: &HaPair) -> Result<(), Violation> {
     for nn in pair.namenodes() {
-        check_namenode(&format!("{:?}", nn.id()), nn.namesystem(), pair.datanodes())?;
+        let name = format!("{:?}", nn.id());
+        check_namenode(&name, nn.namesystem(), pair.datanodes())?;
+        let logged = pair.highest_logged_genstamp();
+        generation_stamp_never_reused(&name, &nn.namesystem().view(), logged)?;
     }
     Ok(())
 }
 
-/// [`check_quiescent`] on the current roles of `pair`.
+/// [`check_quiescent`] on the current roles of `pair`, and
+/// [`generation_stamp_never_reused`] on its active.
 pub fn check_pair_quiescent(pair: &HaPair) -> Result<(), Violation> {
     let (active, standby) = pair.roles();
-    check_quiescent(&active, &standby, pair.datanodes())
+    check_quiescent(&active, &standby, pair.datanodes())?;
+    let logged = pair.highest_logged_genstamp();
+    let name = format!("{:?} (active)", active.id());
+    generation_stamp_never_reused(&name, &active.namesystem().view(), logged)
 }

@@ -16,28 +16,38 @@
 //! [`HdfsDataNode`](crate::sim::hdfs_datanode::HdfsDataNode)s that write, finalize, report
 //! to both NameNodes and delete late. The invariants: [`standby_is_passive`],
 //! [`safe_mode_matches_recount`], [`queue_is_sound`] (with per-(block, datanode) FIFO),
-//! [`no_false_corruption`], [`location_completeness`] and [`no_block_lost`]. The
-//! scenarios: the seed's scripted reproductions (the ten-step data-loss chain, the
-//! safe-mode credit, the failover catch-up and the superseded-entry schedules), the loom
-//! race [`rbw_report_races_completion`], and the random [`failovers_lose_no_replica_and_keep_counts`].
+//! [`no_false_corruption`], [`location_completeness`], [`no_block_lost`] and
+//! [`generation_stamp_never_reused`]. The scenarios: the seed's scripted reproductions
+//! (the ten-step data-loss chain, the safe-mode credit, the failover catch-up and the
+//! superseded-entry schedules, and HDFS-14941's split batches), the loom race
+//! [`rbw_report_races_completion`], HDFS-14941's race
+//! [`replica_reported_between_split_batches_is_recorded`], and the random
+//! [`failovers_lose_no_replica_and_keep_counts`].
 
 mod cluster;
 mod edits;
+mod genstamp;
 mod invariants;
 mod rbw_race;
+mod reporter;
 mod scripted;
 mod violation;
 
 pub use cluster::{StandbyClusterShape, failovers_lose_no_replica_and_keep_counts};
 pub use edits::BLOCK_LENGTH;
+pub use genstamp::{
+    replica_reported_between_genstamp_and_block_edits_is_recorded,
+    replica_reported_between_split_batches_is_recorded,
+};
 pub use invariants::{
     check_namenode, check_pair_namenodes, check_pair_quiescent, check_quiescent,
-    location_completeness, no_block_lost, no_false_corruption, queue_is_sound,
-    safe_mode_matches_recount, standby_is_passive,
+    generation_stamp_never_reused, location_completeness, no_block_lost, no_false_corruption,
+    queue_is_sound, safe_mode_matches_recount, standby_is_passive,
 };
 pub use rbw_race::rbw_report_races_completion;
 pub use scripted::{
-    failover_judges_queued_reports_after_catch_up, rbw_report_before_close_loses_no_replica,
-    safe_mode_credits_replicas_reported_before_close, superseded_queued_report_is_purged,
+    DN1_KEPT_AS_EXCESS_SEED, failover_judges_queued_reports_after_catch_up,
+    rbw_report_before_close_loses_no_replica, safe_mode_credits_replicas_reported_before_close,
+    superseded_queued_report_is_purged,
 };
 pub use violation::SEED_KEY;

@@ -7,8 +7,9 @@ use super::invariants::{
     location_completeness, no_false_corruption, queue_is_sound, standby_is_passive,
 };
 use super::violation::violation;
-use crate::namenode::DatanodeId;
 use crate::namenode::namesystem::{EditOp, NamesystemBehavior};
+use crate::namenode::pending_messages::ReportedState;
+use crate::namenode::{DatanodeId, ReplicaState};
 use crate::scenarios::Violation;
 use crate::sim::ha_pair::{HaPair, HaPairShape};
 use crate::sim::hdfs_datanode::{HdfsDataNode, observe_datanodes};
@@ -19,8 +20,9 @@ use crate::sync::{Arc, thread};
 /// RECEIVED B@6, sent on the datanode's thread, race the standby's tailer replaying the
 /// block's allocation, its recovery to GS 6 and its close, two edits a batch (so a batch
 /// can end between the GS edit and the block edit); then failover, still racing the
-/// tailer, catches up and judges what is queued. The active had every edit and both
-/// reports in order before; only the standby's timing varies. Fixed: DN1 is never flagged
+/// tailer, catches up and judges what is queued. The active had every edit, and DN1's
+/// RECEIVED B@6 before the close (its COMMITTED block completes at `minReplication`); only
+/// the standby's timing varies. Trunk: DN1 is never flagged
 /// corrupt and is a location of B@6 on the new active. The datanode's messages all land
 /// before the failover: a report still in flight at failover reaches the new active
 /// unpostponed, a window HDFS shares and the seed does not cover.
@@ -49,11 +51,15 @@ pub fn rbw_report_races_completion(behavior: NamesystemBehavior) -> Result<(), V
             file: FILE,
             blocks: vec![block(BLOCK, 6, 0)],
         },
-        EditOp::Close {
-            file: FILE,
-            blocks: vec![recovered],
-        },
     ])?;
+    let finalized = ReportedState::Replica(ReplicaState::Finalized);
+    active
+        .namesystem()
+        .incremental_report(dn.storage(), recovered, finalized);
+    pair.client(&[EditOp::Close {
+        file: FILE,
+        blocks: vec![recovered],
+    }])?;
     dn.receive_block(block(BLOCK, 5, 0));
     let datanode = {
         let dn = Arc::clone(&dn);

@@ -1,23 +1,24 @@
 //! The seed's reproductions as scripted, single-threaded schedules (HDFS-2742): the
 //! ten-step data-loss chain, the safe-mode credit schedule, the failover catch-up
 //! schedule (HDFS-3605) and the superseded-entry schedule (HDFS-17477). Each runs one
-//! fixed sequence of steps; the fixed standby holds, and the legacy behaviour each was
+//! fixed sequence of steps; trunk's standby holds, and the legacy behaviour each was
 //! written for breaks the invariant it names.
 
 use super::edits::{BLOCK, BLOCK_LENGTH, FILE, block, open_file};
 use super::invariants::{
     check_pair_quiescent, no_false_corruption, queue_is_sound, safe_mode_matches_recount,
 };
+use super::reporter::{FINALIZED, Reporter, standby};
 use super::violation::violation;
 use crate::namenode::evaluation::RbwOnCompleteRule;
-use crate::namenode::namesystem::{
-    EditOp, FileId, NamenodeConfig, Namesystem, NamesystemBehavior, ReplayError,
-};
-use crate::namenode::pending_messages::ReportedState;
-use crate::namenode::{Block, BlockId, DatanodeId, ReplicaState};
+use crate::namenode::namesystem::{EditOp, FileId, NamesystemBehavior, ReplayError};
+use crate::namenode::{BlockId, DatanodeId};
 use crate::scenarios::Violation;
 use crate::sim::ha_pair::{HaPair, HaPairShape};
-use crate::sim::hdfs_datanode::{SentReports, storage_of};
+
+/// The excess-choice seed under which a NameNode ranks DN1 last among the block's three
+/// replicas: it deletes the other two as excess, as the seed's chain has it.
+pub const DN1_KEPT_AS_EXCESS_SEED: u64 = 8;
 
 /// **No data-loss chain** on the seed's ten-step data-loss chain, as the seed wrote it
 /// (the RBW rule before HDFS-2791, GS 5 throughout): DN1's RBW report reaches the
@@ -25,7 +26,7 @@ use crate::sim::hdfs_datanode::{SentReports, storage_of};
 /// close and flags it corrupt; after failover the new active invalidates it, DN1's next
 /// full report resurrects it before the deletion runs, lowering the replication deletes
 /// the two healthy replicas as excess, and DN1 then executes its old deletion: no
-/// replica is left. The fixed standby judges the report against the block under
+/// replica is left. Trunk's standby judges the report against the block under
 /// construction and keeps every replica.
 pub fn rbw_report_before_close_loses_no_replica(
     behavior: NamesystemBehavior,
@@ -36,6 +37,8 @@ pub fn rbw_report_before_close_loses_no_replica(
             initial_gs: 4,
             rbw_rule: RbwOnCompleteRule::AlwaysCorrupt,
             announce_receiving: false,
+            // The new active's excess choice keeps DN1, as the seed's chain has it.
+            excess_choice_seed: DN1_KEPT_AS_EXCESS_SEED,
             ..HaPairShape::default()
         },
     );
@@ -137,43 +140,13 @@ pub fn failover_judges_queued_reports_after_catch_up(
     check_pair_quiescent(&pair)
 }
 
-/// Records what a hand-driven datanode sends, for the oracle.
-#[derive(Debug, Default)]
-struct Reporter {
-    sent: SentReports,
-}
-
-impl Reporter {
-    fn incremental(&mut self, ns: &Namesystem, dn: u64, block: Block, state: ReportedState) {
-        let storage = storage_of(DatanodeId(dn));
-        self.sent
-            .entry((block.id, storage))
-            .or_default()
-            .push((block, state));
-        ns.incremental_report(storage, block, state);
-    }
-}
-
-const FINALIZED: ReportedState = ReportedState::Replica(ReplicaState::Finalized);
-
-/// A standby namesystem running `behavior`, at generation stamp 0.
-fn standby(behavior: NamesystemBehavior) -> Namesystem {
-    Namesystem::standby(
-        NamenodeConfig {
-            behavior,
-            ..NamenodeConfig::default()
-        },
-        0,
-    )
-}
-
 /// **No false corruption** on the superseded-entry schedule (HDFS-17477): the standby
 /// has replayed b@1 and b@2 (complete); DN1's late report of b@1 is queued as
-/// inconsistent, then its report of b@2 is applied. The fixed standby purges the
+/// inconsistent, then its report of b@2 is applied. Trunk's standby purges the
 /// superseded entry (`PendingDataNodeMessages.removeQueuedBlock`); without the purge it
 /// lingers and the failover drain flags DN1's current replica corrupt.
 pub fn superseded_queued_report_is_purged(behavior: NamesystemBehavior) -> Result<(), Violation> {
-    let ns = standby(behavior);
+    let ns = standby(behavior, 0);
     let mut edits = open_file(FILE, 1, block(BLOCK, 1, 0));
     edits.extend([
         EditOp::SetGenstamp(2),
@@ -203,7 +176,7 @@ pub fn superseded_queued_report_is_purged(behavior: NamesystemBehavior) -> Resul
 pub fn safe_mode_credits_replicas_reported_before_close(
     behavior: NamesystemBehavior,
 ) -> Result<(), Violation> {
-    let ns = standby(behavior);
+    let ns = standby(behavior, 0);
     let setup = |error: ReplayError| violation("scenario setup", error.to_string());
     let mut edits = vec![EditOp::SetGenstamp(1)];
     for f in 0..15_u64 {

@@ -1,0 +1,100 @@
+//! Block completion: COMMITTED and COMPLETE (`BlockManager.commitOrCompleteLastBlock`,
+//! `completeBlock`, `forceCompleteBlock`).
+//!
+//! **The race (HDFS-2742).** Per block the active sees allocation, RBW reports, completion,
+//! then FINALIZED reports; it guarantees that order because a block the client closed is
+//! only COMMITTED until `minReplication` FINALIZED replicas of its GS and length are
+//! stored. The standby learns completion from `OP_CLOSE`, late, and must not lose it.
+//! **The fix:** the active commits and completes at `minReplication`; replay forces the
+//! completion (commit and complete in one edit, so the standby never shows COMMITTED) and
+//! credits the replicas already stored to safe mode.
+//!
+//! Lease and block recovery (UNDER_RECOVERY, `commitBlockSynchronization`) is out of
+//! scope: nothing here enters UNDER_RECOVERY, and a file whose close the active refuses
+//! stays open until its replicas are reported.
+
+use super::state::{DrainTrigger, State};
+use crate::namenode::evaluation::BlockUcState;
+use crate::namenode::{Block, BlockId, StorageId};
+
+impl State {
+    /// An edit completes block `id` with the edit's GS and length: replayed, a forced
+    /// completion followed by the block's drain; on the active that applies it, a commit
+    /// that completes once enough replicas are stored.
+    pub(super) fn complete_on_edit(&mut self, id: BlockId, edit: Block) {
+        if self.replaying() {
+            self.force_complete(id, edit);
+            self.attach_genstamp(edit.gs);
+            self.drain(id, DrainTrigger::Completed);
+        } else {
+            self.commit(id, edit);
+            self.complete_if_min_replicated(id);
+        }
+    }
+
+    /// `BlockInfo.commitBlock`: the client's final GS and length; expected replicas of
+    /// another GS lose their location (`removeStaleReplicas`, HDFS-5438).
+    fn commit(&mut self, id: BlockId, edit: Block) {
+        let Some(stored) = self.blocks.get_mut(&id) else {
+            return;
+        };
+        stored.block.gs = edit.gs;
+        stored.block.length = edit.length;
+        let stale: Vec<StorageId> = stored
+            .expected
+            .iter()
+            .filter(|(_, (gs, _))| *gs != edit.gs)
+            .map(|(s, _)| *s)
+            .collect();
+        if stored.state != BlockUcState::Complete {
+            stored.state = BlockUcState::Committed;
+        }
+        for storage in stale {
+            self.remove_stored_location(id, storage);
+        }
+    }
+
+    /// A COMMITTED block with at least `minReplication` live stored replicas becomes
+    /// COMPLETE (`addStoredBlock` → `completeBlock`, `hasMinStorage`).
+    pub(super) fn complete_if_min_replicated(&mut self, id: BlockId) {
+        let Some(stored) = self.blocks.get(&id) else {
+            return;
+        };
+        if stored.state == BlockUcState::Committed
+            && self.live_replicas(id) >= self.config.min_replication
+        {
+            self.complete_block(id);
+        }
+    }
+
+    /// `forceCompleteBlock`: commit with the edit's GS and length, then complete without a
+    /// replica count.
+    fn force_complete(&mut self, id: BlockId, edit: Block) {
+        self.commit(id, edit);
+        self.complete_block(id);
+    }
+
+    /// `completeBlock`: COMPLETE, counted by safe mode with the replicas already stored.
+    fn complete_block(&mut self, id: BlockId) {
+        let Some(stored) = self.blocks.get_mut(&id) else {
+            return;
+        };
+        stored.expected.clear();
+        stored.state = BlockUcState::Complete;
+        let present = stored.locations.len();
+        self.count_completed_block(present);
+    }
+
+    /// The block's stored replicas not flagged corrupt (`countNodes().liveReplicas()`).
+    pub(super) fn live_replicas(&self, id: BlockId) -> usize {
+        let Some(stored) = self.blocks.get(&id) else {
+            return 0;
+        };
+        let flagged = self.corrupt.get(&id);
+        stored
+            .locations
+            .iter()
+            .filter(|s| flagged.is_none_or(|f| !f.contains_key(s)))
+            .count()
+    }
+}
