@@ -1,4 +1,4 @@
-//! Container reconciliation (HDDS-16811): the cost of the fixed commit's check that the
+//! Container reconciliation (HDDS-16811): the cost of the patched commit's check that the
 //! tree does not mark a repaired block deleted, with the tree manager's generation check
 //! against re-reading and parsing the tree file for every block (the seed's patch), for a
 //! replica whose tree has N = 1k, 10k, 100k entries; and whole repairs of a replica
@@ -23,7 +23,7 @@ const SIZES: [u64; 3] = [1_000, 10_000, 100_000];
 fn config(generation_check: bool) -> ContainerConfig {
     ContainerConfig {
         tree_generation_check: generation_check,
-        ..ContainerConfig::new(ContainerBehavior::Fixed)
+        ..ContainerConfig::new(ContainerBehavior::Hardened)
     }
 }
 

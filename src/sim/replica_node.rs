@@ -12,7 +12,7 @@
 //! use hadoop_ref::hdds::ids::DatanodeId;
 //! use hadoop_ref::sim::replica_node::{ReplicaNode, transaction};
 //!
-//! let config = ContainerConfig::new(ContainerBehavior::Fixed);
+//! let config = ContainerConfig::new(ContainerBehavior::Hardened);
 //! let qc = ContainerState::QuasiClosed;
 //! let dn1 = ReplicaNode::new(DatanodeId(1), config, qc, &[])?;
 //! let dn2 = ReplicaNode::new(DatanodeId(2), config, qc, &[(1, 2)])?;

@@ -9,13 +9,13 @@ use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, DatanodeId};
 use crate::sync::Arc;
 
-/// The fixed replicas of `datanode`: each of `containers` in `state`, empty, in memory.
+/// The hardened replicas of `datanode`: each of `containers` in `state`, empty, in memory.
 pub fn replicas_in_state(
     datanode: DatanodeId,
     containers: &[ContainerId],
     state: ContainerState,
 ) -> Result<Arc<KeyValueHandler>, ContainerError> {
-    let handler = KeyValueHandler::new(datanode, ContainerConfig::new(ContainerBehavior::Fixed));
+    let handler = KeyValueHandler::new(datanode, ContainerConfig::new(ContainerBehavior::Hardened));
     for &container in containers {
         handler.add_container(container, MemoryStore::new(state).shared())?;
     }

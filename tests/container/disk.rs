@@ -25,15 +25,16 @@ fn on_disk_only_legacy_restores_a_deleted_block() {
         let mut stores = disk_stores(dir.path());
         let run = delete_then_reconcile_on(behavior, &mut stores as &mut StoreFactory<'_>).unwrap();
         let seed = deleted_block_restored_as_reported(&run);
-        match behavior {
-            ContainerBehavior::Fixed => assert!(seed.is_err()),
-            ContainerBehavior::Legacy => seed.unwrap(),
+        if behavior.is_patched() {
+            assert!(seed.is_err(), "{behavior:?}");
+        } else {
+            seed.unwrap();
         }
         let holds = run
             .nodes
             .iter()
             .all(|n| deleted_blocks_not_live(n, &[BLOCK_X]).is_ok());
-        assert_eq!(holds, behavior == ContainerBehavior::Fixed, "{behavior:?}");
+        assert_eq!(holds, behavior.is_patched(), "{behavior:?}");
     }
 }
 
@@ -47,16 +48,13 @@ fn on_disk_only_legacy_orphans_the_chunks_of_a_block_deleted_mid_repair() {
             let stores = &mut stores as &mut StoreFactory<'_>;
             let run = delete_mid_reconcile_on(behavior, partial, stores).unwrap();
             let seed = metadata_without_file_as_reported(&run, partial);
-            match behavior {
-                ContainerBehavior::Fixed => {
-                    assert!(seed.is_err(), "partial {partial}");
-                    no_metadata_without_file(&run.dn1).unwrap();
-                    deleted_blocks_not_live(&run.dn1, &[BLOCK_X]).unwrap();
-                    assert_eq!(run.state, ContainerState::QuasiClosed);
-                }
-                ContainerBehavior::Legacy => {
-                    seed.unwrap_or_else(|e| panic!("partial {partial}: {e}"));
-                }
+            if behavior.is_patched() {
+                assert!(seed.is_err(), "{behavior:?}, partial {partial}");
+                no_metadata_without_file(&run.dn1).unwrap();
+                deleted_blocks_not_live(&run.dn1, &[BLOCK_X]).unwrap();
+                assert_eq!(run.state, ContainerState::QuasiClosed);
+            } else {
+                seed.unwrap_or_else(|e| panic!("partial {partial}: {e}"));
             }
         }
     }
@@ -84,7 +82,7 @@ fn an_unlinked_block_file_keeps_its_cached_handle_on_disk() {
 fn a_replica_reloads_across_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("dn1");
-    let config = ContainerConfig::new(ContainerBehavior::Fixed);
+    let config = ContainerConfig::new(ContainerBehavior::Hardened);
     let open = || open_disk_store(&path);
     let peer = replica(2, config, &[(1, 2), (2, 1), (3, 3)]);
     let before = {

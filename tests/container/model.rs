@@ -332,10 +332,12 @@ fn ops() -> impl Strategy<Value = Vec<Op>> {
     )
 }
 
-/// What the fixed replica must hold: the blocks with metadata (each with its file), the
-/// blocks its tree marks deleted, the transactions pending.
+/// What a patched replica must hold: the blocks with metadata (each with its file), the
+/// blocks its tree marks deleted, the transactions pending. `apply_peer_deletions` says
+/// whether it runs HDDS-11765 (the hardened code) or not (the seed's patch).
 #[derive(Debug, Default)]
 struct Model {
+    apply_peer_deletions: bool,
     live: BTreeSet<LocalId>,
     deleted: BTreeSet<LocalId>,
     pending: Vec<Vec<LocalId>>,
@@ -356,9 +358,15 @@ impl Model {
             }
             Op::PeerDelete(ids) => self.peer_deleted.extend(ids),
             Op::Reconcile => {
-                // The peer's deletions are adopted (and applied); its live blocks are
-                // copied unless deleted here.
-                self.deleted.extend(self.peer_deleted.iter().copied());
+                // The peer's deletions are adopted, and applied to a block live here only
+                // with HDDS-11765 (the seed's patch leaves a live block whose checksum
+                // equals the peer's deleted entry); its live blocks are copied unless
+                // deleted here.
+                for &id in &self.peer_deleted {
+                    if self.apply_peer_deletions || !self.live.contains(&id) {
+                        self.deleted.insert(id);
+                    }
+                }
                 for id in 1..=UNIVERSE {
                     if !self.peer_deleted.contains(&id) && !self.deleted.contains(&id) {
                         self.live.insert(id);
@@ -396,14 +404,19 @@ proptest! {
     #![proptest_config(config(128))]
 
     #[test]
-    fn fixed_replica_conforms_to_the_reference_model(initial in prop::collection::btree_set(1..=UNIVERSE, 0..=UNIVERSE as usize), ops in ops()) {
-        let config = ContainerConfig::new(ContainerBehavior::Fixed);
+    fn patched_replica_conforms_to_the_reference_model(hardened in any::<bool>(), initial in prop::collection::btree_set(1..=UNIVERSE, 0..=UNIVERSE as usize), ops in ops()) {
+        let behavior = if hardened { ContainerBehavior::Hardened } else { ContainerBehavior::SeedPatch };
+        let config = ContainerConfig::new(behavior);
         let qc = ContainerState::QuasiClosed;
         let local: Vec<(LocalId, usize)> = initial.iter().map(|&b| (b, 2)).collect();
         let all: Vec<(LocalId, usize)> = (1..=UNIVERSE).map(|b| (b, 2)).collect();
         let node = replica(1, config, &local);
         let peer = replica(2, config, &all);
-        let mut model = Model { live: initial.clone(), ..Model::default() };
+        let mut model = Model {
+            apply_peer_deletions: config.apply_peer_deletions,
+            live: initial.clone(),
+            ..Model::default()
+        };
         let mut next_tx = 1u64;
         let mut peer_tx = 1_000u64;
         for op in &ops {

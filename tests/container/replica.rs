@@ -21,7 +21,7 @@ use hadoop_ref::sim::faulty_store::StoreOp;
 use hadoop_ref::sim::replica_node::{CONTAINER, ReplicaNode, transaction, write_block};
 use hadoop_ref::sync::Arc;
 
-use crate::test_util::container::{faulty_node, node};
+use crate::test_util::container::{faulty_node, faulty_replica, node, replica};
 
 // ---------------------------------------------------------------------------------------
 // Storage semantics
@@ -93,7 +93,7 @@ fn reconciliation_refuses_an_open_replica() {
     let store = MemoryStore::new(ContainerState::Open);
     let handler = KeyValueHandler::new(DatanodeId(1), ContainerConfig::default());
     handler.add_container(CONTAINER, store.shared()).unwrap();
-    let peer = node(2, ContainerBehavior::Fixed, &[(1, 1)]);
+    let peer = node(2, ContainerBehavior::Hardened, &[(1, 1)]);
     assert!(matches!(
         handler.reconcile_without_scan(CONTAINER, &[peer.peer()]),
         Err(ContainerError::InvalidState { .. })
@@ -110,7 +110,7 @@ fn reconciliation_refuses_an_open_replica() {
 
 #[test]
 fn duplicate_and_out_of_order_transactions() {
-    let dn = node(1, ContainerBehavior::Fixed, &[]);
+    let dn = node(1, ContainerBehavior::Hardened, &[]);
     let results = dn.handler.handle_delete_blocks(&[
         transaction(5, &[1]),
         transaction(5, &[1]),
@@ -139,16 +139,18 @@ fn duplicate_and_out_of_order_transactions() {
 }
 
 #[test]
-fn fixed_pass_records_unreferenced_blocks_and_refreshes_the_data_checksum() {
-    let dn = node(1, ContainerBehavior::Fixed, &[(2, 1)]);
-    let before = dn.container().unwrap().data_checksum();
-    dn.store_transactions(&[transaction(1, &[BLOCK_X])])
-        .unwrap();
-    dn.delete_blocks().unwrap();
-    assert_eq!(dn.tree_entry_deleted(BLOCK_X).unwrap(), Some(true));
-    let views = dn.container().unwrap().checksum_views().unwrap();
-    assert!(views.agree(), "{views:?}");
-    assert_ne!(views.in_memory, before, "the new entry moved the root");
+fn patched_pass_records_unreferenced_blocks_and_refreshes_the_data_checksum() {
+    for behavior in ContainerBehavior::PATCHED {
+        let dn = node(1, behavior, &[(2, 1)]);
+        let before = dn.container().unwrap().data_checksum();
+        dn.store_transactions(&[transaction(1, &[BLOCK_X])])
+            .unwrap();
+        dn.delete_blocks().unwrap();
+        assert_eq!(dn.tree_entry_deleted(BLOCK_X).unwrap(), Some(true));
+        let views = dn.container().unwrap().checksum_views().unwrap();
+        assert!(views.agree(), "{behavior:?}: {views:?}");
+        assert_ne!(views.in_memory, before, "the new entry moved the root");
+    }
 }
 
 #[test]
@@ -163,27 +165,57 @@ fn legacy_pass_leaves_no_trace_of_an_unreferenced_block() {
 }
 
 #[test]
-fn only_the_fixed_pass_refreshes_a_moved_root() {
-    for (behavior, agree) in [
-        (ContainerBehavior::Fixed, true),
-        (ContainerBehavior::Legacy, false),
-    ] {
+fn only_the_patched_pass_refreshes_a_moved_root() {
+    for behavior in ContainerBehavior::ALL {
         let dn = node(1, behavior, &[(2, 1)]);
         // Block 5 has metadata but no tree entry: deleting it adds one and moves the root.
         write_block(&*dn.store, 5, 1).unwrap();
         dn.store_transactions(&[transaction(1, &[5])]).unwrap();
         dn.delete_blocks().unwrap();
         let views = dn.container().unwrap().checksum_views().unwrap();
-        assert_eq!(views.agree(), agree, "{behavior:?} (HDDS-16808): {views:?}");
+        assert_eq!(
+            views.agree(),
+            behavior.is_patched(),
+            "{behavior:?} (HDDS-16808): {views:?}"
+        );
     }
 }
 
+/// `refresh_checksum_in_tree_write` off (the seed's patch, Ozone's order): the deleting
+/// round persists its new root, and before it sets the value in memory a reconciliation
+/// (adopting a peer's deletion, no container lock) writes the tree and refreshes; the
+/// round then sets its older root in memory. The switch on cannot be shown this way (the
+/// reconciliation would wait for the round's writer lock): the checkers show it
+/// (`data_checksum_follows_concurrent_tree_writes`).
 #[test]
-fn a_failed_file_delete_is_recorded_by_the_fixed_pass_only() {
-    for (behavior, recorded) in [
-        (ContainerBehavior::Fixed, Some(true)),
-        (ContainerBehavior::Legacy, Some(false)),
-    ] {
+fn ozones_refresh_order_can_leave_an_older_root_in_memory() {
+    let (_, faulty, dn1) = faulty_node(ContainerBehavior::SeedPatch, &[]);
+    let dn2 = node(2, ContainerBehavior::SeedPatch, &[(2, 1)]);
+    dn2.store_transactions(&[transaction(1, &[2])]).unwrap();
+    dn2.delete_blocks().unwrap();
+    dn1.store_transactions(&[transaction(2, &[BLOCK_X])])
+        .unwrap();
+    {
+        let (dn1, peer) = (dn1.clone(), dn2.peer());
+        // The round's first commit is its refresh's database write.
+        faulty.after_once(StoreOp::Commit, move || {
+            dn1.handler
+                .reconcile_without_scan(CONTAINER, &[peer])
+                .unwrap();
+        });
+    }
+    dn1.delete_blocks().unwrap();
+    assert_eq!(dn1.tree_entry_deleted(2).unwrap(), Some(true));
+    let views = dn1.container().unwrap().checksum_views().unwrap();
+    assert_eq!(views.persisted, views.tree, "{views:?}");
+    assert_ne!(views.in_memory, views.tree, "{views:?}");
+}
+
+/// `record_failed_unlinks`: a block whose unlink failed loses its metadata in every
+/// behavior (as `BlockDeletingTask` does); only the hardened code records its deletion.
+#[test]
+fn a_failed_unlink_is_recorded_only_when_hardened() {
+    for behavior in ContainerBehavior::ALL {
         let (_, faulty, dn) = faulty_node(behavior, &[(BLOCK_X, 2), (2, 1)]);
         faulty.fail_when(StoreOp::DeleteBlockFile, |call| call.block == Some(BLOCK_X));
         dn.store_transactions(&[transaction(1, &[BLOCK_X])])
@@ -193,15 +225,39 @@ fn a_failed_file_delete_is_recorded_by_the_fixed_pass_only() {
         assert!(dn.has_file(BLOCK_X), "{behavior:?}: the unlink failed");
         assert_eq!(
             dn.tree_entry_deleted(BLOCK_X).unwrap(),
-            recorded,
+            Some(behavior == ContainerBehavior::Hardened),
             "{behavior:?}"
         );
     }
 }
 
+/// `record_failed_unlinks`, the harm without it: the failed unlink leaves no deleted entry,
+/// a scan drops the block's live entry (it has no metadata), and the next reconciliation
+/// copies the block back from a peer that has not deleted it yet. With it, the deleted
+/// entry stops the copy.
+#[test]
+fn an_unrecorded_failed_unlink_lets_reconciliation_restore_the_block() {
+    for record in [true, false] {
+        let config = ContainerConfig {
+            record_failed_unlinks: record,
+            ..ContainerConfig::new(ContainerBehavior::Hardened)
+        };
+        let (_, faulty, dn) = faulty_replica(config, &[(BLOCK_X, 2), (2, 1)]);
+        let peer = replica(2, config, &[(BLOCK_X, 2), (2, 1)]);
+        faulty.fail_when(StoreOp::DeleteBlockFile, |call| call.block == Some(BLOCK_X));
+        dn.store_transactions(&[transaction(1, &[BLOCK_X])])
+            .unwrap();
+        dn.delete_blocks().unwrap();
+        faulty.clear();
+        dn.handler.scan(CONTAINER).unwrap();
+        dn.reconcile(&[&peer]).unwrap();
+        assert_eq!(dn.has_metadata(BLOCK_X), !record, "record {record}");
+    }
+}
+
 #[test]
 fn a_failed_tree_write_aborts_the_round_before_the_metadata_batch() {
-    let (_, faulty, dn) = faulty_node(ContainerBehavior::Fixed, &[(BLOCK_X, 1)]);
+    let (_, faulty, dn) = faulty_node(ContainerBehavior::Hardened, &[(BLOCK_X, 1)]);
     dn.store_transactions(&[transaction(1, &[BLOCK_X])])
         .unwrap();
     faulty.fail(StoreOp::WriteTreeFile);
@@ -216,8 +272,8 @@ fn a_failed_tree_write_aborts_the_round_before_the_metadata_batch() {
 
 #[test]
 fn deleting_the_last_block_marks_the_replica_empty_for_good() {
-    let dn = node(1, ContainerBehavior::Fixed, &[(BLOCK_X, 1)]);
-    let other = node(2, ContainerBehavior::Fixed, &[(BLOCK_X, 1), (2, 1)]);
+    let dn = node(1, ContainerBehavior::Hardened, &[(BLOCK_X, 1)]);
+    let other = node(2, ContainerBehavior::Hardened, &[(BLOCK_X, 1), (2, 1)]);
     dn.store_transactions(&[transaction(1, &[BLOCK_X])])
         .unwrap();
     dn.delete_blocks().unwrap();
@@ -260,7 +316,7 @@ fn the_block_budget_bounds_a_task() {
 
 #[test]
 fn delete_blocks_commands_reach_the_replicas() {
-    let dn = node(1, ContainerBehavior::Fixed, &[(BLOCK_X, 1)]);
+    let dn = node(1, ContainerBehavior::Hardened, &[(BLOCK_X, 1)]);
     let context = Arc::new(
         StateContext::new(
             StateContextBehavior::SeedPatch,

@@ -170,7 +170,7 @@ fn tree_file_round_trips_and_rejects_corruption() {
 
 #[test]
 fn a_malformed_tree_file_is_a_typed_error_for_the_replica() {
-    let dn = node(1, ContainerBehavior::Fixed, &[(1, 1)]);
+    let dn = node(1, ContainerBehavior::Hardened, &[(1, 1)]);
     dn.memory()
         .unwrap()
         .overwrite_tree_file(Some(b"not a tree".to_vec()));

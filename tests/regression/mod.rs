@@ -12,18 +12,23 @@
 //!   re-election lost its kept slot; safety rested on the simulated log's term check,
 //!   which real Ratis does not make. The rebuild now applies the log under the gate; with
 //!   the old order loom finds the lost slot in 37 executions.
-//! - `loom-tests/delete_during_repair.rs`, `refresh_after_the_tree_write_is_caught`.
+//! - `loom-tests/delete_during_repair.rs`, `seed_patch_refresh_after_the_tree_write_is_caught`,
+//!   and `shuttle-tests/container.rs`, `refresh_in_ozones_order_caught_pct`.
 //!   Postmortem: with HDDS-16808's refresh done as Ozone orders it (compare and set the
 //!   data checksum after the tree write returned), the deleting round's refresh and a
 //!   reconciliation's interleaved and left the in-memory and persisted value on the older
-//!   root; loom finds it in about 28 000 executions. The refresh now runs inside the tree
-//!   write's critical section (`ContainerConfig::refresh_checksum_in_tree_write`).
-//! - `shuttle-tests/container.rs`, `unguarded_reconciliations_hold_*`, and
-//!   `loom-tests/delete_during_repair.rs`, `concurrent_reconciliations_around_the_handler_hold`.
+//!   root. The hardened refresh runs inside the tree write's critical section
+//!   (`ContainerConfig::refresh_checksum_in_tree_write`); the seed's patch keeps Ozone's
+//!   order, which the case `data_checksum_follows_concurrent_tree_writes` catches.
+//! - `shuttle-tests/container.rs`, `cleanup_under_the_read_lock_caught_*` and
+//!   `unguarded_reconciliations_hardened_hold_*`, and `loom-tests/delete_during_repair.rs`,
+//!   `hardened_cleanup_under_the_read_lock_is_caught`.
 //!   Postmortem: the cleanup of a failed repair first cut back to what was committed under
 //!   the read lock, which another repair's commit also holds, so it could read no metadata,
 //!   unlink the file and let the other commit the block without it; shuttle caught it in
-//!   52 PCT schedules, loom in about 2 800 executions. The cleanup takes the write lock.
+//!   52 PCT schedules, loom in about 2 800 executions. The hardened cleanup takes the write
+//!   lock (`ContainerConfig::cleanup_under_write_lock`); with it off the case
+//!   `concurrent_reconciliations_unguarded/HardenedCleanupUnderReadLock` is caught.
 
 use hadoop_ref::clock::ManualClock;
 use hadoop_ref::datanode::DatanodeError;
@@ -102,10 +107,11 @@ fn stale_command_that_a_handler_refused_is_still_judged() {
 // ---------------------------------------------------------------------------------------
 
 mod container {
-    use hadoop_ref::datanode::container::ContainerBehavior::Fixed;
-    use hadoop_ref::datanode::container::ContainerError;
+    use hadoop_ref::datanode::container::ContainerBehavior::Hardened;
     use hadoop_ref::datanode::container::reconcile::{self, BlockRepair};
+    use hadoop_ref::datanode::container::scanner::ScanFailure;
     use hadoop_ref::datanode::container::store::ContainerStore;
+    use hadoop_ref::datanode::container::{ContainerConfig, ContainerError};
     use hadoop_ref::scenarios::container::{
         BLOCK_X, deleted_blocks_not_live, deletions_witnessed, live_blocks_present,
         no_metadata_without_file, replica_healthy,
@@ -115,7 +121,7 @@ mod container {
     use hadoop_ref::sim::replica_node::{CONTAINER, transaction};
     use hadoop_ref::sync::{Arc, Mutex};
 
-    use crate::test_util::container::{faulty_node, node};
+    use crate::test_util::container::{faulty_node, faulty_replica, node, replica};
 
     /// Postmortem: two reconciliations of one container ran at once; the one whose peer
     /// failed after its first chunk cut the block file back to the length it had before
@@ -124,8 +130,8 @@ mod container {
     /// reconciliation per container and refuses a second.
     #[test]
     fn a_second_reconciliation_of_a_container_is_refused_while_one_runs() {
-        let dn1 = node(1, Fixed, &[]);
-        let dn2 = node(2, Fixed, &[(BLOCK_X, 2)]);
+        let dn1 = node(1, Hardened, &[]);
+        let dn2 = node(2, Hardened, &[(BLOCK_X, 2)]);
         let nested = Arc::new(Mutex::new(None));
         let peer = {
             let (dn1, dn2, nested) = (dn1.clone(), dn2.clone(), Arc::clone(&nested));
@@ -157,8 +163,8 @@ mod container {
     /// metadata, so the other reconciliation's block survives.
     #[test]
     fn a_failed_repair_never_cuts_below_what_another_reconciliation_committed() {
-        let dn1 = node(1, Fixed, &[]);
-        let dn2 = node(2, Fixed, &[(BLOCK_X, 2)]);
+        let dn1 = node(1, Hardened, &[]);
+        let dn2 = node(2, Hardened, &[(BLOCK_X, 2)]);
         let container = dn1.container().unwrap();
         let nested = Arc::new(Mutex::new(None));
         let peer = {
@@ -176,37 +182,52 @@ mod container {
     }
 
     /// Postmortem: a deleting round unlinked X's file after reconciliation had finished its
-    /// writes, then failed its tree write, so no deleted entry stopped the fixed commit
-    /// (which checked only the tree, as the seed's patch does) and X's metadata was
-    /// committed without its file (scan MISSING_DATA_FILE, UNHEALTHY); the commit now also
-    /// requires the file to hold the pulled data.
+    /// writes, then failed its tree write, so no deleted entry stopped the patched commit
+    /// (which checks only the tree, as the seed's patch does) and X's metadata was
+    /// committed without its file (scan MISSING_DATA_FILE, UNHEALTHY); the hardened commit
+    /// also requires the file to hold the pulled data (`commit_requires_block_file`,
+    /// off here for the seed's patch, which this run catches).
     #[test]
-    fn the_fixed_commit_requires_the_block_file() {
-        let (_memory, faulty, dn1) = faulty_node(Fixed, &[]);
-        let dn2 = node(2, Fixed, &[(BLOCK_X, 2)]);
-        dn1.store_transactions(&[transaction(1, &[BLOCK_X])])
-            .unwrap();
-        {
-            let (dn1, faults) = (dn1.clone(), faulty.clone());
-            faulty.after_once(StoreOp::FinishWrite, move || {
-                faults.fail(StoreOp::WriteTreeFile);
-                assert!(dn1.delete_blocks().is_err(), "the round's tree write fails");
-                faults.clear();
-            });
+    fn the_file_check_refuses_a_repair_whose_file_a_failed_deletion_unlinked() {
+        for check in [true, false] {
+            let config = ContainerConfig {
+                commit_requires_block_file: check,
+                ..ContainerConfig::new(Hardened)
+            };
+            let (_memory, faulty, dn1) = faulty_replica(config, &[]);
+            let dn2 = replica(2, config, &[(BLOCK_X, 2)]);
+            dn1.store_transactions(&[transaction(1, &[BLOCK_X])])
+                .unwrap();
+            {
+                let (dn1, faults) = (dn1.clone(), faulty.clone());
+                faulty.after_once(StoreOp::FinishWrite, move || {
+                    faults.fail(StoreOp::WriteTreeFile);
+                    assert!(dn1.delete_blocks().is_err(), "the round's tree write fails");
+                    faults.clear();
+                });
+            }
+            let (result, scan) = dn1.handler.reconcile_with(CONTAINER, &[dn2.peer()]);
+            let outcome = result.unwrap().rounds[0].blocks[&BLOCK_X].clone();
+            let scan = scan.unwrap().unwrap();
+            if !check {
+                assert_eq!(outcome, BlockRepair::Repaired { chunks: 2 });
+                assert!(no_metadata_without_file(&dn1).is_err());
+                assert!(scan.has(ScanFailure::MissingDataFile), "{scan:?}");
+                continue;
+            }
+            no_metadata_without_file(&dn1).unwrap();
+            replica_healthy(&dn1).unwrap();
+            assert!(matches!(
+                outcome,
+                BlockRepair::Failed(ContainerError::BlockFileLostDuringRepair { found: None, .. })
+            ));
+            assert!(scan.errors.is_empty());
+            // The transaction stayed pending; the next round records the deletion.
+            assert_eq!(dn1.pending_transactions(), 1);
+            dn1.delete_blocks().unwrap();
+            deletions_witnessed(&dn1, &[BLOCK_X]).unwrap();
+            deleted_blocks_not_live(&dn1, &[BLOCK_X]).unwrap();
         }
-        let (result, scan) = dn1.handler.reconcile_with(CONTAINER, &[dn2.peer()]);
-        no_metadata_without_file(&dn1).unwrap();
-        replica_healthy(&dn1).unwrap();
-        assert!(matches!(
-            result.unwrap().rounds[0].blocks[&BLOCK_X],
-            BlockRepair::Failed(ContainerError::BlockFileLostDuringRepair { found: None, .. })
-        ));
-        assert!(scan.unwrap().unwrap().errors.is_empty());
-        // The transaction stayed pending; the next round records the deletion.
-        assert_eq!(dn1.pending_transactions(), 1);
-        dn1.delete_blocks().unwrap();
-        deletions_witnessed(&dn1, &[BLOCK_X]).unwrap();
-        deleted_blocks_not_live(&dn1, &[BLOCK_X]).unwrap();
     }
 
     /// Postmortem: applying a peer's deletion removed X's file and metadata under the write
@@ -215,9 +236,9 @@ mod container {
     /// had not deleted X yet copied it back. The entry is now written first, under the lock.
     #[test]
     fn a_peer_deletion_is_recorded_before_it_is_applied() {
-        let (memory, faulty, dn1) = faulty_node(Fixed, &[(BLOCK_X, 2)]);
-        let dn2 = node(2, Fixed, &[(BLOCK_X, 2)]);
-        let dn3 = node(3, Fixed, &[(BLOCK_X, 2)]);
+        let (memory, faulty, dn1) = faulty_node(Hardened, &[(BLOCK_X, 2)]);
+        let dn2 = node(2, Hardened, &[(BLOCK_X, 2)]);
+        let dn3 = node(3, Hardened, &[(BLOCK_X, 2)]);
         dn2.store_transactions(&[transaction(1, &[BLOCK_X])])
             .unwrap();
         dn2.delete_blocks().unwrap();

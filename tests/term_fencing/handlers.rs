@@ -55,7 +55,7 @@ fn replicas(behavior: StateContextBehavior) -> Replicas {
     let handler = Arc::new(
         KeyValueHandler::open(
             DatanodeId(1),
-            ContainerConfig::new(ContainerBehavior::Fixed),
+            ContainerConfig::new(ContainerBehavior::Hardened),
             volume.shared(),
         )
         .unwrap(),
@@ -260,7 +260,7 @@ fn peered_pair() -> (Replicas, Arc<KeyValueHandler>) {
     dn1.handler = Arc::new(
         KeyValueHandler::new(
             DatanodeId(1),
-            ContainerConfig::new(ContainerBehavior::Fixed),
+            ContainerConfig::new(ContainerBehavior::Hardened),
         )
         .with_peers(network.directory_for(DatanodeId(1))),
     );

@@ -32,15 +32,18 @@ pub fn faulty_node(
     behavior: ContainerBehavior,
     blocks: &[(LocalId, usize)],
 ) -> (MemoryStore, FaultyStore, ReplicaNode) {
+    faulty_replica(ContainerConfig::new(behavior), blocks)
+}
+
+/// [`faulty_node`] running `config`.
+pub fn faulty_replica(
+    config: ContainerConfig,
+    blocks: &[(LocalId, usize)],
+) -> (MemoryStore, FaultyStore, ReplicaNode) {
     let memory = MemoryStore::new(QC);
     let faulty = FaultyStore::new(memory.shared());
-    let dn = ReplicaNode::with_store(
-        DatanodeId(1),
-        ContainerConfig::new(behavior),
-        faulty.shared(),
-        blocks,
-    )
-    .expect("a replica over a faulty store builds");
+    let dn = ReplicaNode::with_store(DatanodeId(1), config, faulty.shared(), blocks)
+        .expect("a replica over a faulty store builds");
     (memory, faulty, dn)
 }
 

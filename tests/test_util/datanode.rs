@@ -30,7 +30,7 @@ pub fn handler_over(
     }
     let handler = KeyValueHandler::open(
         DatanodeId(datanode),
-        ContainerConfig::new(ContainerBehavior::Fixed),
+        ContainerConfig::new(ContainerBehavior::Hardened),
         volume.shared(),
     )
     .unwrap();
@@ -48,7 +48,7 @@ pub fn handler_in_network(
     let handler = Arc::new(
         KeyValueHandler::open(
             id,
-            ContainerConfig::new(ContainerBehavior::Fixed),
+            ContainerConfig::new(ContainerBehavior::Hardened),
             volume.shared(),
         )
         .unwrap()

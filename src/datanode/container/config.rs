@@ -1,70 +1,163 @@
-//! Which code a container replica runs: the seed's patch or the legacy code
-//! ([`ContainerBehavior`]), and the switches of this crate's additions beyond the seed
-//! ([`ContainerConfig`]).
+//! Which code a container replica runs ([`ContainerBehavior`]): the seed's patch alone, the
+//! seed's patch with this crate's additions, or the code before the patch; and the switch of
+//! each addition ([`ContainerConfig`]), with the race it closes.
+//!
+//! **The race (HDDS-16811).** The block deleting service deletes a block while
+//! reconciliation copies it from a peer: the block is restored, or its metadata committed
+//! without its file. **The fix** is the seed's patch on top of HDDS-16808's
+//! ([`ContainerBehavior::SeedPatch`]); [`ContainerBehavior::Hardened`] adds what this crate
+//! found beyond it, one switch per addition.
 
 /// Which code the replica runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ContainerBehavior {
-    /// Both parts of the seed's patch on top of HDDS-16808.
-    Fixed,
-    /// The unpatched code of the seed: the deleting service records only blocks that had
+    /// The seed's patch (both parts) on top of HDDS-16808's, and nothing else: the deleting
+    /// round records blocks without metadata as deleted and refreshes the data checksum in
+    /// Ozone's order (`updateAndGetContainerChecksum`: compare and set after the tree write);
+    /// a failed unlink is handled as `BlockDeletingTask.deleteTransactions` does (metadata
+    /// removed, no tree entry); `reconcileChunksPerBlock` commits whatever chunks it holds
+    /// (a partial block too), after `finishWriteChunks`, under the read lock, only if the
+    /// tree file, re-read for every block, does not mark the block deleted, and removes the
+    /// pulled chunks under that read lock when it does; no peer deletion is applied.
+    /// Every [`ContainerConfig`] switch is off.
+    SeedPatch,
+    /// [`SeedPatch`](Self::SeedPatch) with every addition of this crate on, each a
+    /// [`ContainerConfig`] switch that names the race it closes.
+    Hardened,
+    /// The code before both patches: the deleting service records only blocks that had
     /// metadata and leaves the data checksum alone; reconciliation commits with no lock and
-    /// finishes its writes after the commit.
+    /// finishes its writes after the commit. Every switch is off.
     Legacy,
 }
 
 impl ContainerBehavior {
-    /// Every behavior, the fixed one first.
-    pub const ALL: [ContainerBehavior; 2] = [ContainerBehavior::Fixed, ContainerBehavior::Legacy];
+    /// Every behavior: the seed's patch, the hardened code, the legacy code.
+    pub const ALL: [ContainerBehavior; 3] = [
+        ContainerBehavior::SeedPatch,
+        ContainerBehavior::Hardened,
+        ContainerBehavior::Legacy,
+    ];
+
+    /// The two behaviors with the seed's patch.
+    pub const PATCHED: [ContainerBehavior; 2] =
+        [ContainerBehavior::SeedPatch, ContainerBehavior::Hardened];
 
     /// A short stable name, used in reports and schedule files.
     pub fn name(self) -> &'static str {
         match self {
-            ContainerBehavior::Fixed => "Fixed",
+            ContainerBehavior::SeedPatch => "SeedPatch",
+            ContainerBehavior::Hardened => "Hardened",
             ContainerBehavior::Legacy => "Legacy",
         }
     }
+
+    /// Whether the seed's patch is in (every behavior but [`Legacy`](Self::Legacy)).
+    pub fn is_patched(self) -> bool {
+        self != ContainerBehavior::Legacy
+    }
 }
 
-/// A datanode's container configuration.
+/// A datanode's container configuration: the behavior, and one switch per addition of this
+/// crate beyond the seed's patch. [`ContainerConfig::new`] sets every switch on for
+/// [`ContainerBehavior::Hardened`] and off otherwise; the switches act on the patched
+/// code only (the legacy code runs Ozone's code before the patch whatever they say).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ContainerConfig {
-    /// Fixed or legacy code.
+    /// The seed's patch, hardened, or legacy code.
     pub behavior: ContainerBehavior,
-    /// Beyond the seed: the commit check re-reads the tree file only when a tree write
-    /// happened since the last read (a write counter in the tree manager).
-    pub tree_generation_check: bool,
-    /// Beyond the seed (HDDS-11765): a block a peer's tree marks deleted while it is live
-    /// here is deleted here too.
-    pub apply_peer_deletions: bool,
-    /// Beyond the seed: the refresh of the data checksum from a new tree root (HDDS-16808)
-    /// runs inside the tree write's critical section. Off is Ozone's order
-    /// (`updateAndGetContainerChecksum` compares and sets after the tree write returned),
-    /// where two concurrent tree writes of one replica — a deleting round and a
-    /// reconciliation — can leave the in-memory and persisted value on the older root.
+    /// A repair whose pull stopped early (a peer error, a short read, a hole, a failed
+    /// write) fails the block whole: nothing is committed, the pulled chunks are removed,
+    /// and the block's chunks enter the reconciliation's tree only once its commit
+    /// succeeded. Off is the patched `reconcileChunksPerBlock`: the chunks it holds (local
+    /// and pulled) are committed, and each pulled chunk enters the tree as it is written.
+    /// Closes a race only where two reconciliations of one container run at once, which
+    /// the handler (as Ozone's replication supervisor) prevents: a partial commit landing
+    /// after the other's whole commit, under a tree that lists the whole block, loses the
+    /// block's later chunks to its metadata for good (loom and shuttle:
+    /// `concurrent_reconciliations_unguarded`, `SeedPatch` caught). A deterministic test
+    /// shows both ends (`a_peer_error_mid_block_fails_the_block_whole_only_when_hardened`).
+    pub fail_incomplete_blocks: bool,
+    /// The commit also requires the block file to hold every chunk it lists. Closes: a
+    /// deleting round that unlinks a block file after the repair finished its writes and
+    /// then fails its tree write leaves no deleted entry, so the tree check passes and
+    /// the repair commits metadata without its file (shuttle:
+    /// `failed_deletion_tree_write_never_orphans_a_repair`, `SeedPatch` caught; too many
+    /// scheduling points in its fault injection for loom).
+    pub commit_requires_block_file: bool,
+    /// A block whose file could not be unlinked is recorded as deleted in the tree (with
+    /// its metadata's checksum). Off is `BlockDeletingTask`: its metadata goes, and it gets
+    /// no entry. Closes no race between threads: after such a failure a scan drops the
+    /// block's live entry and the next reconciliation copies it back from a peer that has
+    /// not deleted it yet (the deterministic test
+    /// `an_unrecorded_failed_unlink_lets_reconciliation_restore_the_block`).
+    pub record_failed_unlinks: bool,
+    /// The removal of what a failed repair pulled runs under the container write lock,
+    /// never below what is committed. Off is where the seed's patch removes the chunks of a
+    /// refused commit: under the read lock the commit check holds. Closes: with repairs
+    /// failed whole ([`fail_incomplete_blocks`](Self::fail_incomplete_blocks)) or refused
+    /// by the file check, a cleanup under the read lock reads no metadata while another
+    /// reconciliation, also under the read lock, commits the block, then unlinks its file
+    /// (loom and shuttle: `concurrent_reconciliations_unguarded`, variant
+    /// `HardenedCleanupUnderReadLock` caught). The seed's patch alone only removes the
+    /// chunks of a block the tree marks deleted, which nothing can commit again, so it has
+    /// no such race. No deterministic test: the window is inside the cleanup.
+    pub cleanup_under_write_lock: bool,
+    /// The refresh of the data checksum from a new tree root (HDDS-16808) runs inside the
+    /// tree write's critical section. Off is Ozone's order (`updateAndGetContainerChecksum`
+    /// reads the old value, writes the tree, then compares and sets), where two tree
+    /// writes of one replica at once — a deleting round and a reconciliation — leave the
+    /// in-memory and persisted value on the older root (loom and shuttle:
+    /// `data_checksum_follows_concurrent_tree_writes`, `SeedPatch` caught).
     pub refresh_checksum_in_tree_write: bool,
+    /// The commit check re-reads the tree file only when a tree write happened since the
+    /// last read (a write counter in the tree manager, the follow-up the seed proposes).
+    /// Off is the seed's patch: the tree file is read and parsed for every repaired block.
+    /// No race: a cost measure (`benches/reconcile.rs`); loom shows the check holds both
+    /// ways (`delete_during_repair`, `SeedPatch` and `Hardened`), and a test shows the
+    /// re-read skipped (`the_generation_check_skips_rereading_an_unchanged_tree`).
+    pub tree_generation_check: bool,
+    /// HDDS-11765 (open upstream): a block a peer's tree marks deleted while it is live
+    /// here is deleted here too. Closes no race of the patched code: it removes a block
+    /// restored before the patch (or by the legacy code), which the seed leaves in place
+    /// (the deterministic test
+    /// `a_restored_block_is_removed_when_peer_deletions_are_applied`).
+    pub apply_peer_deletions: bool,
     /// Block ids one deleting task processes at most
     /// (`hdds.datanode.block.deleting.limit.per.interval`).
     pub block_deleting_limit_per_interval: usize,
 }
 
 impl ContainerConfig {
-    /// The configuration of `behavior`: the fixed one with the additions beyond the seed
-    /// on, the legacy one with them off (as in Ozone).
+    /// The configuration of `behavior`: every switch on for
+    /// [`ContainerBehavior::Hardened`], off for the others (as in Ozone).
     pub fn new(behavior: ContainerBehavior) -> Self {
-        let fixed = behavior == ContainerBehavior::Fixed;
+        let on = behavior == ContainerBehavior::Hardened;
         Self {
             behavior,
-            tree_generation_check: fixed,
-            apply_peer_deletions: fixed,
-            refresh_checksum_in_tree_write: fixed,
+            fail_incomplete_blocks: on,
+            commit_requires_block_file: on,
+            record_failed_unlinks: on,
+            cleanup_under_write_lock: on,
+            refresh_checksum_in_tree_write: on,
+            tree_generation_check: on,
+            apply_peer_deletions: on,
             block_deleting_limit_per_interval: 20_000,
         }
     }
 }
 
+impl ContainerConfig {
+    /// Whether the data checksum is refreshed inside the tree write: the patched code with
+    /// [`refresh_checksum_in_tree_write`](Self::refresh_checksum_in_tree_write); the legacy
+    /// code refreshes in Ozone's order.
+    pub fn refreshes_in_tree_write(&self) -> bool {
+        self.behavior.is_patched() && self.refresh_checksum_in_tree_write
+    }
+}
+
 impl Default for ContainerConfig {
+    /// The hardened configuration.
     fn default() -> Self {
-        Self::new(ContainerBehavior::Fixed)
+        Self::new(ContainerBehavior::Hardened)
     }
 }

@@ -9,10 +9,12 @@
 //! existing entry keeps its checksum, a new one gets that of a block without chunks), and
 //! (HDDS-16808) the data checksum in memory and in the database follows the new root.
 //!
-//! Decided here, beyond the seed's patch: a block whose file could not be unlinked
-//! loses its metadata like the others (as in Ozone) and, in the fixed behavior, is
-//! recorded as deleted with the checksum of its metadata, so no reconciliation restores
-//! it; its leftover file has no metadata and is invisible to reads and scans.
+//! Beyond the seed's patch
+//! ([`record_failed_unlinks`](super::config::ContainerConfig::record_failed_unlinks)): a
+//! block whose file could not be unlinked loses its metadata like the others (as in
+//! Ozone) and is recorded as deleted with the checksum of its metadata, so no
+//! reconciliation restores it; its leftover file has no metadata and is invisible to reads
+//! and scans. Without the switch it gets no tree entry, as in `BlockDeletingTask`.
 //!
 //! Not modelled, because each depends on time: the command handler's bounded queue and
 //! worker interval, the 100 ms `tryLock` with one retry round (here the lock is simply
@@ -20,7 +22,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::config::ContainerBehavior;
 use super::error::ContainerError;
 use super::replica::KeyValueContainer;
 use super::store::{BlockData, MetadataBatch};
@@ -167,41 +168,12 @@ impl BlockDeletingService {
         if transactions.is_empty() {
             return Ok(round);
         }
-        let fixed = container.config().behavior == ContainerBehavior::Fixed;
-        let mut seen = BTreeSet::new();
-        let mut deleted: BTreeMap<LocalId, BlockData> = BTreeMap::new();
-        let mut all_ids = BTreeSet::new();
-        for tx in &transactions {
-            for &block in &tx.local_ids {
-                round.blocks_processed += 1;
-                all_ids.insert(block);
-                if !seen.insert(block) {
-                    continue;
-                }
-                match store.get_block(block).map_err(ContainerError::store(id))? {
-                    None => {
-                        // `deleteUnreferenced`: remove a file if there is one; errors are
-                        // only logged in Ozone.
-                        let _ = store.delete_block_file(block);
-                        round.unreferenced.push(block);
-                    }
-                    Some(meta) => match store.delete_block_file(block) {
-                        Ok(_) => {
-                            round.deleted.push(block);
-                            deleted.insert(block, meta);
-                        }
-                        Err(_) => {
-                            round.file_delete_failures.push(block);
-                            if fixed {
-                                deleted.insert(block, meta);
-                            }
-                        }
-                    },
-                }
-            }
-            round.transactions.push(tx.tx_id);
-        }
-        let deleted: Vec<BlockData> = deleted.into_values().collect();
+        let record_failed_unlinks = {
+            let config = container.config();
+            config.behavior.is_patched() && config.record_failed_unlinks
+        };
+        let (deleted, all_ids) =
+            delete_transactions(container, &transactions, record_failed_unlinks, &mut round)?;
         // A failing tree write ends the round here, as in `BlockDeletingTask`: files are
         // gone, metadata and transactions stay, and a later round repeats them.
         container.add_deleted_blocks(&deleted, &round.unreferenced)?;
@@ -219,4 +191,57 @@ impl BlockDeletingService {
         }
         Ok(round)
     }
+}
+
+fn push_once(ids: &mut Vec<LocalId>, block: LocalId) {
+    if !ids.contains(&block) {
+        ids.push(block);
+    }
+}
+
+/// `deleteTransactions`' loop: unlinks the files of every block of `transactions`, noting in
+/// `round` what it did. Returns the blocks whose metadata the round removes and records
+/// (with a failed unlink's when `record_failed_unlinks`), and every block id processed.
+/// Deduplicated as Ozone does: a block already deleted in this round is skipped; one
+/// without metadata, or whose unlink failed, is handled again.
+fn delete_transactions(
+    container: &KeyValueContainer,
+    transactions: &[DeletedBlocksTransaction],
+    record_failed_unlinks: bool,
+    round: &mut DeletionRound,
+) -> Result<(Vec<BlockData>, BTreeSet<LocalId>), ContainerError> {
+    let (id, store) = (container.id(), container.store());
+    let mut deleted: BTreeMap<LocalId, BlockData> = BTreeMap::new();
+    let mut all_ids = BTreeSet::new();
+    for tx in transactions {
+        for &block in &tx.local_ids {
+            round.blocks_processed += 1;
+            all_ids.insert(block);
+            if deleted.contains_key(&block) {
+                continue;
+            }
+            match store.get_block(block).map_err(ContainerError::store(id))? {
+                None => {
+                    // `deleteUnreferenced`: remove a file if there is one; errors are only
+                    // logged in Ozone.
+                    let _ = store.delete_block_file(block);
+                    push_once(&mut round.unreferenced, block);
+                }
+                Some(meta) => match store.delete_block_file(block) {
+                    Ok(_) => {
+                        round.deleted.push(block);
+                        deleted.insert(block, meta);
+                    }
+                    Err(_) => {
+                        push_once(&mut round.file_delete_failures, block);
+                        if record_failed_unlinks {
+                            deleted.insert(block, meta);
+                        }
+                    }
+                },
+            }
+        }
+        round.transactions.push(tx.tx_id);
+    }
+    Ok((deleted.into_values().collect(), all_ids))
 }

@@ -8,8 +8,9 @@
 //! the tree, metadata or not; reconciliation finishes its chunk writes, then commits under
 //! the read lock only if the tree does not mark the block deleted.
 //!
-//! - [`config`]: the replica's behavior (the seed's patch or the legacy code) and the
-//!   switches of this crate's additions; [`error`]: what a replica and its peers refuse.
+//! - [`config`]: the replica's behavior (the seed's patch, the hardened code or the legacy
+//!   code) and the switch of each addition of this crate; [`error`]: what a replica and
+//!   its peers refuse.
 //! - [`merkle`]: the checksum tree, its diff and the tree file encoding.
 //! - [`store`]: the storage trait and its in-memory implementation; [`disk`] keeps a
 //!   replica in a directory; [`volume`] holds a datanode's replicas (memory or disk),
@@ -28,7 +29,8 @@
 //! # Example
 //!
 //! A replica that never had block 1 executes its deletion, then reconciles with a peer
-//! that has not deleted it yet: the fixed code does not copy it back.
+//! that has not deleted it yet: the patched code (here the seed's patch alone) does not
+//! copy it back.
 //!
 //! ```
 //! # hadoop_ref::sync::run_example(|| {
@@ -44,7 +46,7 @@
 //! use hadoop_ref::sync::Arc;
 //!
 //! let c = ContainerId(1);
-//! let config = ContainerConfig::new(ContainerBehavior::Fixed);
+//! let config = ContainerConfig::new(ContainerBehavior::SeedPatch);
 //! // The peer holds block 1 (one chunk), written before the container was quasi-closed.
 //! let peer_store = MemoryStore::new(ContainerState::QuasiClosed);
 //! peer_store.write_chunk(1, 0, b"data")?;
@@ -76,6 +78,7 @@ pub mod disk;
 pub mod error;
 pub mod handler;
 pub mod merkle;
+mod peer_deletion;
 pub mod reconcile;
 pub mod replica;
 pub mod replica_set;

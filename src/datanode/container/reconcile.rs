@@ -7,15 +7,21 @@
 //! commit, then commits under the container read lock only if the tree does not mark the
 //! block deleted; otherwise the pulled chunks are removed and the block fails.
 //!
-//! Beyond the seed patch, and on by default: a peer error or a short read in the middle
-//! of a block fails that block cleanly (no metadata, the pulled chunks removed); the commit
-//! also requires the block file to hold the pulled data; and a block that a peer's tree
-//! marks deleted while it is live here is deleted here too (HDDS-11765), under the
-//! container write lock, recording the deletion in the tree before deleting.
+//! [`ContainerBehavior::SeedPatch`] is the patched `reconcileChunksPerBlock`: whatever
+//! chunks the block holds are committed, also when the pull stopped early, and the chunks
+//! of a refused commit are removed under the commit's read lock. Beyond the seed, each
+//! behind its [`ContainerConfig`](super::config::ContainerConfig) switch and all on in
+//! [`ContainerBehavior::Hardened`]: a pull that stopped early fails the block whole
+//! (`fail_incomplete_blocks`); the commit also requires the block file to hold the pulled
+//! data (`commit_requires_block_file`); the removal of what a failed repair pulled runs
+//! under the write lock (`cleanup_under_write_lock`); and a block that a peer's tree marks
+//! deleted while it is live here is deleted here too (HDDS-11765, `apply_peer_deletions`),
+//! under the container write lock, recording the deletion in the tree before deleting.
 //!
 //! Callers run at most one reconciliation per container (the handler refuses a second,
-//! as Ozone's replication supervisor does). Should two run all the same, removing what a
-//! failed repair pulled never cuts below what is committed, so neither undoes the other.
+//! as Ozone's replication supervisor does). Should two run all the same, the hardened
+//! removal of what a failed repair pulled never cuts below what is committed, so neither
+//! undoes the other.
 //!
 //! Not modelled: the update of the container's BCSID from the repaired blocks that
 //! `reconcileContainer` does last, and the incremental container report it sends then.
@@ -26,8 +32,9 @@ use std::fmt;
 use super::config::ContainerBehavior;
 use super::error::{ContainerError, PeerError};
 use super::merkle::{self, ChunkMerkle, ContainerChecksumInfo, ContainerMerkleTree};
+use super::peer_deletion::apply_peer_deletion;
 use super::replica::KeyValueContainer;
-use super::store::{BlockData, ChunkInfo, MetadataBatch};
+use super::store::{BlockData, ChunkInfo};
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
 use crate::sync::{Arc, RwLockReadGuard};
@@ -68,7 +75,8 @@ pub enum BlockRepair {
         /// Chunks pulled.
         chunks: usize,
     },
-    /// Metadata committed, but not every chunk could be pulled (legacy behavior only).
+    /// Metadata committed, but not every chunk could be pulled (the legacy code and the
+    /// seed's patch; the hardened code fails such a block).
     Partial {
         /// Chunks pulled.
         chunks: usize,
@@ -119,9 +127,9 @@ impl ReconcileReport {
 }
 
 /// `reconcileContainerInternal`: reconciles `container` with each of `peers` in turn.
-/// Takes no container lock except the fixed commit's read lock (and the write lock to
-/// apply a peer's deletion). Not deduplicated here: the
-/// [handler](super::handler::KeyValueHandler) runs at most one per container.
+/// Takes no container lock except the patched commit's read lock (and the write lock to
+/// remove what a failed repair pulled, or to apply a peer's deletion). Not deduplicated
+/// here: the [handler](super::handler::KeyValueHandler) runs at most one per container.
 pub fn reconcile_container(
     container: &KeyValueContainer,
     peers: &[Arc<dyn PeerDatanode>],
@@ -170,7 +178,8 @@ fn reconcile_with_peer(
         source,
     })?;
     let config = container.config();
-    let report = merkle::diff(latest, &peer_info, config.apply_peer_deletions)?;
+    let peer_deletions = config.behavior.is_patched() && config.apply_peer_deletions;
+    let report = merkle::diff(latest, &peer_info, peer_deletions)?;
     let mut writer = latest.tree.clone();
     let mut work: Vec<(LocalId, Vec<ChunkMerkle>)> = report
         .missing_blocks
@@ -184,7 +193,7 @@ fn reconcile_with_peer(
         round.blocks.insert(block, outcome);
     }
     for (block, checksum) in &report.diverged_deleted {
-        if config.apply_peer_deletions && apply_peer_deletion(container, *block, *checksum)? {
+        if peer_deletions && apply_peer_deletion(container, *block, *checksum)? {
             round.applied_peer_deletions.push(*block);
         }
         writer.set_deleted_block(*block, *checksum);
@@ -192,54 +201,6 @@ fn reconcile_with_peer(
     }
     let updated = container.update_and_get_container_checksum(&writer)?;
     Ok((round, updated))
-}
-
-/// HDDS-11765: the peer's tree witnessed the deletion of a block that is live here.
-/// Under the write lock: records the deletion in the tree (with the peer's `checksum`),
-/// then deletes the metadata, then the file; true if there was anything. The tree comes
-/// first because it is the only record of a deletion: a deletion the tree missed would be
-/// copied back by the next reconciliation with a peer that still has the block. In this
-/// order a failure at any step leaves the deletion recorded, or nothing done, and never
-/// metadata without its file. A replica left without blocks is marked empty, as
-/// `BlockDeletingTask` marks it after a round: SCM deletes a container only once every
-/// replica reports empty.
-fn apply_peer_deletion(
-    container: &KeyValueContainer,
-    block: LocalId,
-    checksum: u64,
-) -> Result<bool, ContainerError> {
-    let id = container.id();
-    let store = container.store();
-    let _write = container.write_lock();
-    let meta = store.get_block(block).map_err(ContainerError::store(id))?;
-    let has_file = store
-        .block_file_len(block)
-        .map_err(ContainerError::store(id))?
-        .is_some();
-    if meta.is_none() && !has_file {
-        return Ok(false);
-    }
-    container.record_deleted_block(block, checksum)?;
-    if meta.is_some() {
-        store
-            .commit(MetadataBatch {
-                delete_blocks: vec![block],
-                ..MetadataBatch::default()
-            })
-            .map_err(ContainerError::store(id))?;
-    }
-    store
-        .delete_block_file(block)
-        .map_err(ContainerError::store(id))?;
-    if store
-        .summary()
-        .map_err(ContainerError::store(id))?
-        .block_count
-        == 0
-    {
-        container.mark_empty();
-    }
-    Ok(true)
 }
 
 /// `reconcileChunksPerBlock`: pulls `wanted` chunks of `block` from `peer`, writes them,
@@ -257,7 +218,9 @@ pub fn reconcile_chunks_per_block(
     };
     let incomplete = pull.pull_wanted(wanted);
     match container.config().behavior {
-        ContainerBehavior::Fixed => finish_fixed(pull, incomplete, writer),
+        ContainerBehavior::SeedPatch | ContainerBehavior::Hardened => {
+            finish_patched(pull, incomplete, writer)
+        }
         ContainerBehavior::Legacy => finish_legacy(pull, incomplete, writer),
     }
 }
@@ -401,25 +364,52 @@ impl<'a> BlockPull<'a> {
     }
 }
 
-/// The fixed end of a block's repair: a pull that stopped early removes what it wrote and
-/// fails the block; otherwise [`commit_fixed`].
-fn finish_fixed(
+/// The patched end of a block's repair. With
+/// [`fail_incomplete_blocks`](super::config::ContainerConfig::fail_incomplete_blocks) a
+/// pull that stopped early removes what it wrote and fails the block, and the block's
+/// chunks enter `writer` only once committed; without, as the patched
+/// `reconcileChunksPerBlock`, each pulled chunk enters `writer` as it was written and the
+/// chunks the block holds are committed. Then [`commit_patched`].
+fn finish_patched(
     pull: BlockPull<'_>,
     incomplete: Option<ContainerError>,
     writer: &mut ContainerMerkleTree,
 ) -> BlockRepair {
     let (container, block) = (pull.container, pull.block);
-    if let Some(error) = incomplete {
-        if pull.attempted_write {
-            remove_pulled(container, block);
+    let whole_only = container.config().fail_incomplete_blocks;
+    if whole_only {
+        if let Some(error) = incomplete {
+            if pull.attempted_write {
+                remove_pulled_under_own_lock(container, block);
+            }
+            return BlockRepair::Failed(error);
         }
-        return BlockRepair::Failed(error);
+    } else if !pull.pulled.is_empty() {
+        writer.add_chunks(block, true, &pull.pulled);
     }
     if pull.chunks.is_empty() {
-        return BlockRepair::Skipped;
+        return match incomplete {
+            Some(error) => BlockRepair::Failed(error),
+            None => BlockRepair::Skipped,
+        };
     }
     let (data, pulled) = pull.into_block_data();
-    commit_fixed(container, block, data, pulled, writer)
+    match commit_patched(container, block, data) {
+        Ok(()) => {
+            if whole_only {
+                writer.add_chunks(block, true, &pulled);
+            }
+            match incomplete {
+                Some(_) => BlockRepair::Partial {
+                    chunks: pulled.len(),
+                },
+                None => BlockRepair::Repaired {
+                    chunks: pulled.len(),
+                },
+            }
+        }
+        Err(error) => BlockRepair::Failed(error),
+    }
 }
 
 /// The legacy end of a block's repair: whatever was pulled goes into the tree and is
@@ -474,16 +464,17 @@ fn commit_legacy(
 }
 
 /// Removes what a failed repair wrote: cuts the block file back to the end of the block's
-/// metadata as committed now, and unlinks it when the block has none. What was committed
-/// when the repair started is no guide: another repair of the block may have committed
-/// more since, and a deletion may have removed the metadata (then the tree marks the block
-/// deleted, and nothing of the file is wanted). Under the write lock, because commits run
-/// under the read lock: a reader's look at the metadata could be followed by another
-/// repair's commit of the bytes it then cuts. Best effort: bytes past the committed end
-/// have no metadata and no reader sees them; if the metadata cannot be read the file is
-/// left alone, since a stray tail is harmless and cutting committed data is not.
-fn remove_pulled(container: &KeyValueContainer, block: LocalId) {
-    let _write = container.write_lock();
+/// metadata as committed now, and unlinks it when the block has none (a block the tree
+/// marks deleted has none: its deletion removed it under the write lock). What was
+/// committed when the repair started is no guide: another repair of the block may have
+/// committed more since, and a deletion may have removed the metadata. The caller holds a
+/// container lock (`_locked`): the write lock in the hardened code, because commits run
+/// under the read lock and a reader's look at the metadata could be followed by another
+/// repair's commit of the bytes it then cuts; the read lock of the refused commit in the
+/// seed's patch. Best effort: bytes past the committed end have no metadata and no reader
+/// sees them; if the metadata cannot be read the file is left alone, since a stray tail is
+/// harmless and cutting committed data is not.
+fn remove_pulled<G>(container: &KeyValueContainer, block: LocalId, _locked: &G) {
     let store = container.store();
     if let Ok(committed) = store.get_block(block) {
         let keep = committed.as_ref().map_or(0, BlockData::end);
@@ -491,46 +482,56 @@ fn remove_pulled(container: &KeyValueContainer, block: LocalId) {
     }
 }
 
-/// HDDS-16811 part 2: finish the writes, then under the read lock commit only if the tree
-/// does not mark the block deleted; otherwise the pulled chunks are removed.
-///
-/// Beyond the seed's patch, the commit also requires the block file to hold every chunk it
-/// lists. The tree check alone misses a deletion that unlinked the file after the writes
-/// were finished but recorded nothing: a deleting round whose tree write failed, which
-/// ends the round with the files gone and no deleted entry (`BlockDeletingTask` unlinks
-/// the files before it writes the tree). Ozone's patch (HDDS-16811) checks only the tree
-/// and has the same gap: it commits metadata without a file.
-fn commit_fixed(
-    container: &KeyValueContainer,
-    block: LocalId,
-    data: BlockData,
-    pulled: Vec<ChunkInfo>,
-    writer: &mut ContainerMerkleTree,
-) -> BlockRepair {
-    if let Err(error) = container.finish_write_chunks(block) {
-        // "Chunk file not found": the file was unlinked while its handle was cached, and
-        // the chunks went to the orphan. Nothing to remove, nothing committed.
-        return BlockRepair::Failed(error);
-    }
-    let read = container.read_lock();
-    let committed = commit_unless_deleted(container, block, data, &read);
-    drop(read);
-    match committed {
-        Ok(()) => {
-            writer.add_chunks(block, true, &pulled);
-            BlockRepair::Repaired {
-                chunks: pulled.len(),
-            }
-        }
-        Err(refused) => {
-            remove_pulled(container, block);
-            BlockRepair::Failed(refused)
-        }
+/// [`remove_pulled`] outside any container lock: under the write lock with
+/// [`cleanup_under_write_lock`](super::config::ContainerConfig::cleanup_under_write_lock),
+/// else under the read lock.
+fn remove_pulled_under_own_lock(container: &KeyValueContainer, block: LocalId) {
+    if container.config().cleanup_under_write_lock {
+        remove_pulled(container, block, &container.write_lock());
+    } else {
+        remove_pulled(container, block, &container.read_lock());
     }
 }
 
-/// The fixed commit's checks, under the read lock the caller holds: the tree must not
-/// mark the block deleted, and its file must hold every chunk `data` lists.
+/// HDDS-16811 part 2: finish the writes, then under the read lock commit only if the tree
+/// does not mark the block deleted; otherwise remove the pulled chunks and fail the block.
+/// The seed's patch removes them under that read lock; with
+/// [`cleanup_under_write_lock`](super::config::ContainerConfig::cleanup_under_write_lock)
+/// the read lock is released first and the removal takes the write lock.
+///
+/// Beyond the seed's patch, with
+/// [`commit_requires_block_file`](super::config::ContainerConfig::commit_requires_block_file)
+/// the commit also requires the block file to hold every chunk it lists. The tree check
+/// alone misses a deletion that unlinked the file after the writes were finished but
+/// recorded nothing: a deleting round whose tree write failed, which ends the round with
+/// the files gone and no deleted entry (`BlockDeletingTask` unlinks the files before it
+/// writes the tree). The seed's patch checks only the tree and commits metadata without a
+/// file then.
+fn commit_patched(
+    container: &KeyValueContainer,
+    block: LocalId,
+    data: BlockData,
+) -> Result<(), ContainerError> {
+    // "Chunk file not found": the file was unlinked while its handle was cached, and the
+    // chunks went to the orphan. Nothing to remove, nothing committed.
+    container.finish_write_chunks(block)?;
+    let read = container.read_lock();
+    let refused = match commit_unless_deleted(container, block, data, &read) {
+        Ok(()) => return Ok(()),
+        Err(refused) => refused,
+    };
+    if container.config().cleanup_under_write_lock {
+        drop(read);
+        remove_pulled(container, block, &container.write_lock());
+    } else {
+        remove_pulled(container, block, &read);
+    }
+    Err(refused)
+}
+
+/// The patched commit's checks, under the read lock the caller holds: the tree must not
+/// mark the block deleted, and (with `commit_requires_block_file`) its file must hold
+/// every chunk `data` lists.
 fn commit_unless_deleted(
     container: &KeyValueContainer,
     block: LocalId,
@@ -543,6 +544,9 @@ fn commit_unless_deleted(
             container: id,
             block,
         });
+    }
+    if !container.config().commit_requires_block_file {
+        return container.put_block_for_closed_container(data);
     }
     let needed = data.end();
     match container.store().block_file_len(block) {

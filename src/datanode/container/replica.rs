@@ -8,14 +8,16 @@
 //! after a check of the tree; every tree write, the deleting service's included, refreshes
 //! the data checksum in memory and in the database from the new root.
 //!
-//! Beyond the seed patch, the manager counts its writes (a generation) and keeps the
-//! parsed tree of the last write or read, so the per-block commit check re-reads the tree
-//! file only when the generation moved; and the refresh of the data checksum runs inside
-//! the tree write's critical section: in Ozone's order (compare and set after the write)
-//! two concurrent tree writes can leave the in-memory and persisted value on the older
-//! root, which loom finds (`loom-tests/delete_during_repair.rs`).
+//! Beyond the seed's patch, each behind its [`ContainerConfig`] switch: the manager counts
+//! its writes (a generation) and keeps the parsed tree of the last write or read, so the
+//! per-block commit check re-reads the tree file only when the generation moved
+//! (`tree_generation_check`); and the refresh of the data checksum runs inside the tree
+//! write's critical section (`refresh_checksum_in_tree_write`): in Ozone's order (compare
+//! and set after the write) two concurrent tree writes can leave the in-memory and
+//! persisted value on the older root, which loom and shuttle find
+//! (`data_checksum_follows_concurrent_tree_writes`).
 
-use super::config::{ContainerBehavior, ContainerConfig};
+use super::config::ContainerConfig;
 use super::error::ContainerError;
 use super::merkle::{self, ContainerChecksumInfo, ContainerMerkleTree};
 use super::store::{BlockData, ContainerStore, MetadataBatch};
@@ -159,7 +161,7 @@ pub struct KeyValueContainer {
     config: ContainerConfig,
     /// The container lock (`ReentrantReadWriteLock`): guards no data itself, it orders
     /// the block deleting service (write), delete-transaction storage (write), state
-    /// transitions (write) and the fixed reconciliation commit (read).
+    /// transitions (write) and the patched reconciliation commit (read).
     lock: RwLock<()>,
     data: Mutex<ContainerData>,
     store: Arc<dyn ContainerStore>,
@@ -180,7 +182,7 @@ impl KeyValueContainer {
             id,
             Arc::clone(&store),
             config.tree_generation_check,
-            config.refresh_checksum_in_tree_write,
+            config.refreshes_in_tree_write(),
         );
         Ok(Self {
             id,
@@ -375,12 +377,25 @@ impl KeyValueContainer {
     }
 
     /// HDDS-16808: makes the data checksum in memory and in the database follow `info`'s
-    /// root. Called inside the tree write.
-    fn refresh_data_checksum(&self, info: &ContainerChecksumInfo) -> Result<(), ContainerError> {
+    /// root when it differs from the value before the write. Inside the tree write
+    /// ([`ContainerConfig::refresh_checksum_in_tree_write`]) that value is the current one;
+    /// in Ozone's order (`updateAndGetContainerChecksum`) it is `original`, read before the
+    /// tree write, and this runs after the writer lock was released. Simplified: a failed
+    /// database write is an error here (Ozone logs it and keeps the new value in memory).
+    fn refresh_data_checksum(
+        &self,
+        info: &ContainerChecksumInfo,
+        original: Option<u64>,
+    ) -> Result<(), ContainerError> {
         let Some(root) = info.tree.data_checksum() else {
             return Ok(());
         };
-        if self.data_checksum() == Some(root) {
+        let before = if self.config.refreshes_in_tree_write() {
+            self.data_checksum()
+        } else {
+            original
+        };
+        if before == Some(root) {
             return Ok(());
         }
         self.storage(self.store.commit(MetadataBatch {
@@ -391,20 +406,34 @@ impl KeyValueContainer {
         Ok(())
     }
 
+    /// A tree write followed by the HDDS-16808 refresh, in the order the configuration
+    /// says (see [`refresh_data_checksum`](Self::refresh_data_checksum)).
+    fn write_tree_and_refresh(
+        &self,
+        update: impl FnOnce(&ContainerMerkleTree) -> ContainerMerkleTree,
+    ) -> Result<Arc<ContainerChecksumInfo>, ContainerError> {
+        // Ozone's order reads the value before the write; inside the write the current
+        // one is compared, so nothing is read here.
+        let original = if self.config.refreshes_in_tree_write() {
+            None
+        } else {
+            self.data_checksum()
+        };
+        self.checksums
+            .write(update, |info| self.refresh_data_checksum(info, original))
+    }
+
     /// `updateAndGetContainerChecksum`: merges `writer` with the tree on disk (a delete
     /// witnessed on disk wins), writes it and refreshes the data checksum.
     pub fn update_and_get_container_checksum(
         &self,
         writer: &ContainerMerkleTree,
     ) -> Result<Arc<ContainerChecksumInfo>, ContainerError> {
-        self.checksums.write(
-            |existing| {
-                let mut tree = writer.clone();
-                tree.merge_existing(existing);
-                tree
-            },
-            |info| self.refresh_data_checksum(info),
-        )
+        self.write_tree_and_refresh(|existing| {
+            let mut tree = writer.clone();
+            tree.merge_existing(existing);
+            tree
+        })
     }
 
     /// Builds a tree from block metadata and merges it in
@@ -418,20 +447,21 @@ impl KeyValueContainer {
     }
 
     /// The deleting round's tree write (`addDeletedBlocks`): `deleted` are the blocks whose
-    /// metadata it removed, `unreferenced` those it found without metadata. [`ContainerBehavior::Fixed`]
-    /// records both and refreshes the data checksum; [`ContainerBehavior::Legacy`] records only
-    /// `deleted` and leaves the data checksum alone (HDDS-16811 and HDDS-16808 unpatched).
+    /// metadata it removed, `unreferenced` those it found without metadata. The patched
+    /// behaviors record both (HDDS-16811 part 1) and refresh the data checksum
+    /// (HDDS-16808); [`Legacy`](super::config::ContainerBehavior::Legacy) records only
+    /// `deleted` and leaves the data checksum alone.
     pub(super) fn add_deleted_blocks(
         &self,
         deleted: &[BlockData],
         unreferenced: &[LocalId],
     ) -> Result<(), ContainerError> {
-        let fixed = self.config.behavior == ContainerBehavior::Fixed;
+        let patched = self.config.behavior.is_patched();
         let update = |current: &ContainerMerkleTree| {
             let mut tree = current.clone();
             let compute_root = current.data_checksum().is_some();
             tree.add_deleted_blocks(deleted, false);
-            if fixed {
+            if patched {
                 tree.mark_deleted_keeping_checksum(unreferenced.iter().copied(), false);
             }
             if compute_root {
@@ -441,24 +471,23 @@ impl KeyValueContainer {
             }
             tree
         };
-        if fixed {
-            self.checksums
-                .write(update, |info| self.refresh_data_checksum(info))?;
+        if patched {
+            self.write_tree_and_refresh(update)?;
         } else {
             self.checksums.write(update, |_| Ok(()))?;
         }
         Ok(())
     }
 
-    /// Marks `block` deleted in the tree file with `checksum` (a deletion a peer witnessed),
-    /// keeping the root set only if it was, and refreshing the data checksum as the
-    /// deleting round's tree write does.
+    /// Marks `block` deleted in the tree file with `checksum` (a deletion a peer witnessed,
+    /// HDDS-11765), keeping the root set only if it was, and refreshing the data checksum
+    /// as the deleting round's tree write does.
     pub(super) fn record_deleted_block(
         &self,
         block: LocalId,
         checksum: u64,
     ) -> Result<(), ContainerError> {
-        let update = |current: &ContainerMerkleTree| {
+        self.write_tree_and_refresh(|current| {
             let mut tree = current.clone();
             tree.set_deleted_block(block, checksum);
             if current.data_checksum().is_some() {
@@ -467,13 +496,7 @@ impl KeyValueContainer {
                 tree.clear_root();
             }
             tree
-        };
-        if self.config.behavior == ContainerBehavior::Fixed {
-            self.checksums
-                .write(update, |info| self.refresh_data_checksum(info))?;
-        } else {
-            self.checksums.write(update, |_| Ok(()))?;
-        }
+        })?;
         Ok(())
     }
 

@@ -9,8 +9,8 @@
 //! through the trees, so a full reconcile round converges.
 
 use super::invariants::{
-    data_checksums_agree, deleted_blocks_not_live, deletions_witnessed, live_blocks_present,
-    no_metadata_without_file, replica_healthy,
+    deleted_blocks_not_live, deletions_witnessed, live_blocks_present, no_metadata_without_file,
+    replica_healthy, replicas_agree_on_the_data_checksum,
 };
 use super::seed::setup;
 use crate::datanode::container::{ContainerBehavior, ContainerConfig};
@@ -58,7 +58,10 @@ const CLUSTER_NODES: usize = 3;
 /// Checks [`deleted_blocks_not_live`] and [`no_metadata_without_file`] on every replica
 /// at quiescence and after the round; after the round also [`live_blocks_present`],
 /// [`deletions_witnessed`], [`replica_healthy`] (no scan found a failure) and
-/// [`data_checksums_agree`].
+/// [`replicas_agree_on_the_data_checksum`]. Not whether each replica's data checksum
+/// follows its tree: HDDS-16808's refresh in Ozone's order breaks that whatever this seed
+/// does, which is its own case
+/// ([`data_checksum_follows_concurrent_tree_writes`](super::beyond_seed::data_checksum_follows_concurrent_tree_writes)).
 pub fn deletes_and_repairs_keep_replicas_consistent(
     behavior: ContainerBehavior,
     seed: u64,
@@ -245,5 +248,5 @@ fn check_after_full_round(nodes: &[ReplicaNode], plan: &ClusterPlan) -> Result<(
         deletions_witnessed(node, &plan.deleted)?;
         replica_healthy(node)?;
     }
-    data_checksums_agree(nodes)
+    replicas_agree_on_the_data_checksum(nodes)
 }

@@ -6,8 +6,9 @@
 //! **What is checked** is the harm, not the mechanism: no deleted block live again
 //! ([`deleted_blocks_not_live`]), no metadata without its file
 //! ([`no_metadata_without_file`]), no live block lost ([`live_blocks_present`]), the tree
-//! records every deletion ([`deletions_witnessed`]), the data checksum agrees with itself
-//! and across replicas ([`data_checksums_agree`]), and no replica UNHEALTHY
+//! records every deletion ([`deletions_witnessed`]), the data checksum follows the tree
+//! (HDDS-16808, [`data_checksum_follows_the_tree`]) and replicas agree on it
+//! ([`replicas_agree_on_the_data_checksum`]), and no replica UNHEALTHY
 //! ([`replica_healthy`]).
 
 use super::seed::{setup, violation};
@@ -117,13 +118,15 @@ pub fn live_blocks_present(
                         == Some(chunk_bytes(block, i))
                 });
             if !intact {
+                let listed = node.store.get_block(block).ok().flatten();
+                let file = node.store.block_file_len(block).ok().flatten();
                 return Err(violation(
                     "no block of a live key lost",
                     format!(
-                        "{} block {block}: metadata {}, file {}",
+                        "{} block {block}: metadata lists {} of {chunks} chunk(s), file {}",
                         node.id(),
-                        node.has_metadata(block),
-                        node.has_file(block)
+                        listed.map_or("none".to_owned(), |b| b.chunks.len().to_string()),
+                        file.map_or("absent".to_owned(), |l| format!("of {l} byte(s)"))
                     ),
                 ));
             }
@@ -132,22 +135,32 @@ pub fn live_blocks_present(
     Ok(())
 }
 
-/// On every replica the data checksum in memory, in the database and in the tree file
-/// agree (HDDS-16808), and all replicas have the same one (reconciliation converges).
-pub fn data_checksums_agree(nodes: &[ReplicaNode]) -> Result<(), Violation> {
+/// The replica's data checksum in memory, in the database and in the tree file agree
+/// (HDDS-16808): the value reported to SCM and kept for a restart follows the tree.
+pub fn data_checksum_follows_the_tree(node: &ReplicaNode) -> Result<(), Violation> {
+    let views = node
+        .container()
+        .and_then(|c| c.checksum_views())
+        .map_err(setup)?;
+    if views.agree() {
+        return Ok(());
+    }
+    Err(violation(
+        "data checksum in memory, persisted and in the tree file agree (HDDS-16808)",
+        format!("{}: {views:?}", node.id()),
+    ))
+}
+
+/// All replicas' tree files have the same root (reconciliation converges).
+pub fn replicas_agree_on_the_data_checksum(nodes: &[ReplicaNode]) -> Result<(), Violation> {
     let mut roots = Vec::new();
     for node in nodes {
-        let views = node
+        let root = node
             .container()
             .and_then(|c| c.checksum_views())
-            .map_err(setup)?;
-        if !views.agree() {
-            return Err(violation(
-                "data checksum in memory, persisted and in the tree file agree (HDDS-16808)",
-                format!("{}: {views:?}", node.id()),
-            ));
-        }
-        roots.push((node.id(), views.tree));
+            .map_err(setup)?
+            .tree;
+        roots.push((node.id(), root));
     }
     if roots.windows(2).any(|w| w[0].1 != w[1].1) {
         return Err(violation(
@@ -156,6 +169,15 @@ pub fn data_checksums_agree(nodes: &[ReplicaNode]) -> Result<(), Violation> {
         ));
     }
     Ok(())
+}
+
+/// [`data_checksum_follows_the_tree`] on every replica of `nodes`, and
+/// [`replicas_agree_on_the_data_checksum`].
+pub fn data_checksums_agree(nodes: &[ReplicaNode]) -> Result<(), Violation> {
+    for node in nodes {
+        data_checksum_follows_the_tree(node)?;
+    }
+    replicas_agree_on_the_data_checksum(nodes)
 }
 
 /// The replica was not marked UNHEALTHY.

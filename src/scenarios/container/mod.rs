@@ -9,30 +9,42 @@
 //! metadata or not (HDDS-16808 keeps the data checksum on its root); reconciliation
 //! commits under the read lock only if the tree does not mark the block deleted.
 //!
+//! Each scenario runs the seed's patch (`SeedPatch`), the hardened code (`Hardened`) and,
+//! where the seed's race is the subject, the legacy code (`Legacy`).
+//!
 //! Real `KeyValueHandler`s over in-memory stores ([`ReplicaNode`](crate::sim::replica_node::ReplicaNode)s of the simulation),
 //! peers answered in process.
 //!
 //! - [`invariants`]: what is checked on replicas.
 //! - [`repair_races`]: a reconciliation against a deleting pass (the loom race), and two
 //!   reconciliations of one container at once.
+//! - [`beyond_seed`]: the races this crate found beyond the seed's patch, where the seed's
+//!   patch is caught and the hardened code holds.
 //! - [`reproductions`]: the seed's MC2 and MC3 with their own assertions and under the
 //!   invariants.
 //! - [`cluster`]: three replicas under random deletions, reconciliations and scans.
 
+pub mod beyond_seed;
 pub mod cluster;
 pub mod invariants;
 pub mod repair_races;
 pub mod reproductions;
 pub mod seed;
 
+pub use beyond_seed::{
+    data_checksum_follows_concurrent_tree_writes,
+    data_checksum_follows_concurrent_tree_writes_with,
+    failed_deletion_tree_write_never_orphans_a_repair,
+};
 pub use cluster::{ContainerClusterShape, deletes_and_repairs_keep_replicas_consistent};
 pub use invariants::{
-    data_checksums_agree, deleted_blocks_not_live, deletions_witnessed, live_blocks_present,
-    no_metadata_without_file, replica_healthy,
+    data_checksum_follows_the_tree, data_checksums_agree, deleted_blocks_not_live,
+    deletions_witnessed, live_blocks_present, no_metadata_without_file, replica_healthy,
+    replicas_agree_on_the_data_checksum,
 };
 pub use repair_races::{
-    concurrent_reconciliations, delete_during_partial_repair, delete_during_repair,
-    delete_during_repair_with,
+    concurrent_reconciliations, concurrent_reconciliations_with, delete_during_partial_repair,
+    delete_during_repair, delete_during_repair_with,
 };
 pub use reproductions::{
     DeleteMidReconcileRun, DeleteThenReconcileRun,

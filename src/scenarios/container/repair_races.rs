@@ -5,11 +5,13 @@
 //! metadata with no container lock while the block deleting service deletes the block
 //! under the write lock: the block is restored, or its metadata is left without its file.
 //! **The fix** records every deleted block in the tree and commits under the read lock
-//! only if the tree does not mark the block deleted and its file holds the pulled data; a
-//! failed repair removes what it pulled, never below what is committed.
+//! only if the tree does not mark the block deleted; the seed's patch and the hardened
+//! code both hold. The hardened removal of what a failed repair pulled never cuts below
+//! what is committed.
 
 use super::invariants::{
-    data_checksums_agree, deleted_blocks_not_live, live_blocks_present, no_metadata_without_file,
+    deleted_blocks_not_live, live_blocks_present, no_metadata_without_file,
+    replicas_agree_on_the_data_checksum,
 };
 use super::seed::{BLOCK_X, setup, violation};
 use crate::datanode::container::reconcile::{self, PeerDatanode};
@@ -25,10 +27,13 @@ use crate::sync::{Arc, thread};
 /// is pending on dn1. dn1 reconciles with dn2 (without the scan that follows) while its
 /// block deleting service runs a pass. Two spawned threads.
 ///
-/// Checks [`deleted_blocks_not_live`], [`no_metadata_without_file`] and, on dn1,
-/// [`data_checksums_agree`] (its three places agree): the harm, not the mechanism (a
-/// legacy deletion that leaves no tree entry is only harmful once a reconciliation copies
-/// the block back, which the seed's MC2 and the cluster scenario show).
+/// Checks [`deleted_blocks_not_live`] and [`no_metadata_without_file`]: the harm, not the
+/// mechanism (a legacy deletion that leaves no tree entry is only harmful once a
+/// reconciliation copies the block back, which the seed's MC2 and the cluster scenario
+/// show). The data checksum's agreement with the tree while a deletion and a
+/// reconciliation both write the tree is
+/// [`data_checksum_follows_concurrent_tree_writes`](super::beyond_seed::data_checksum_follows_concurrent_tree_writes),
+/// a race of HDDS-16808's refresh beyond this seed.
 pub fn delete_during_repair(behavior: ContainerBehavior) -> Result<(), Violation> {
     delete_during_repair_with(ContainerConfig::new(behavior), 0)
 }
@@ -40,13 +45,23 @@ pub fn delete_during_partial_repair(behavior: ContainerBehavior) -> Result<(), V
     delete_during_repair_with(ContainerConfig::new(behavior), 1)
 }
 
-/// [`delete_during_repair`] with a configuration of its own (e.g. the fixed behavior with
-/// the data checksum refreshed after the tree write rather than inside it), dn1 holding
-/// the first `local_chunks` chunks of X.
+/// [`delete_during_repair`] with a configuration of its own (e.g. the hardened behavior
+/// with one addition switched off), dn1 holding the first `local_chunks` chunks of X.
 pub fn delete_during_repair_with(
     config: ContainerConfig,
     local_chunks: usize,
 ) -> Result<(), Violation> {
+    let dn1 = run_delete_during_repair(config, local_chunks)?;
+    deleted_blocks_not_live(&dn1, &[BLOCK_X])?;
+    no_metadata_without_file(&dn1)
+}
+
+/// Runs the race of [`delete_during_repair_with`] and returns dn1 once both threads ended
+/// and the deleting pass executed X's transaction.
+fn run_delete_during_repair(
+    config: ContainerConfig,
+    local_chunks: usize,
+) -> Result<ReplicaNode, Violation> {
     let local: &[(LocalId, usize)] = if local_chunks == 0 {
         &[]
     } else {
@@ -86,28 +101,38 @@ pub fn delete_during_repair_with(
             "the deleting pass left the transaction pending".into(),
         ));
     }
-    deleted_blocks_not_live(&dn1, &[BLOCK_X])?;
-    no_metadata_without_file(&dn1)?;
-    data_checksums_agree(std::slice::from_ref(&dn1))
+    Ok(dn1)
 }
 
 /// Two reconciliations of [`CONTAINER`] on dn1, which lacks X (dn2 has it with two
 /// chunks): one with dn2, one with dn2 behind a connection that drops at X's second chunk.
 /// With `guarded` both go through the handler, which refuses the second while the first
-/// runs; without, they call reconciliation directly and may run at once, so only the
-/// failed repair's cleanup (never below what is committed) and the commit's file check
-/// keep each from undoing the other's block. Two spawned threads; then dn1 reconciles with
-/// dn2 alone.
+/// runs (as Ozone's replication supervisor does); without, they call reconciliation
+/// directly and may run at once. The seed's patch then commits the failed one's first
+/// chunk, a partial block: landing after the other's whole commit, with the whole block
+/// in the last tree write, it leaves the block's metadata without its second chunk, and
+/// no later reconciliation sees a difference. The hardened code fails it whole, and only
+/// its removal of the pulled chunk under the write lock, never below what is committed,
+/// keeps it from unlinking the block the other commits. Two spawned threads; then dn1
+/// reconciles with dn2 alone.
 ///
 /// Checks [`no_metadata_without_file`] on dn1 after the two (the harm: the failed repair
 /// unlinking the block the other committed); after the last reconciliation
-/// [`live_blocks_present`], [`no_metadata_without_file`] and [`data_checksums_agree`] for
-/// dn1 and dn2. Only the fixed behavior has the cleanup, so only it is checked here.
+/// [`live_blocks_present`], [`no_metadata_without_file`] and [`replicas_agree_on_the_data_checksum`]
+/// for dn1 and dn2.
 pub fn concurrent_reconciliations(
     behavior: ContainerBehavior,
     guarded: bool,
 ) -> Result<(), Violation> {
-    let config = ContainerConfig::new(behavior);
+    concurrent_reconciliations_with(ContainerConfig::new(behavior), guarded)
+}
+
+/// [`concurrent_reconciliations`] with a configuration of its own (e.g. the hardened
+/// behavior removing a failed repair's chunks under the read lock).
+pub fn concurrent_reconciliations_with(
+    config: ContainerConfig,
+    guarded: bool,
+) -> Result<(), Violation> {
     let qc = ContainerState::QuasiClosed;
     let dn1 = ReplicaNode::new(DatanodeId(1), config, qc, &[]).map_err(setup)?;
     let dn2 = ReplicaNode::new(DatanodeId(2), config, qc, &[(BLOCK_X, 2)]).map_err(setup)?;
@@ -136,5 +161,5 @@ pub fn concurrent_reconciliations(
     no_metadata_without_file(&dn1)?;
     let nodes = [dn1, dn2];
     live_blocks_present(&nodes, &[(BLOCK_X, 2)])?;
-    data_checksums_agree(&nodes)
+    replicas_agree_on_the_data_checksum(&nodes)
 }
