@@ -27,7 +27,7 @@
 //! | simulation | [`sim`] | in-process SCMs, Ratis, peers and their network, a faulty store, simulated datanodes of both systems |
 //! | components | [`datanode`], [`scm`], [`namenode`] | the production code the checkers run |
 //! | protocol | [`hdds`] | the Ozone types the datanode, the SCM and the simulation share |
-//! | base | [`sync`], [`clock`], [`unmodelled`] | the synchronization facade, time, and harness bookkeeping kept outside the model |
+//! | base | [`sync`], [`clock`], [`unmodelled`], [`story`] | the synchronization facade, time, harness bookkeeping kept outside the model, and the recorder of protocol events |
 //!
 //! ## How it is checked
 //!
@@ -81,5 +81,6 @@ pub mod namenode;
 pub mod scenarios;
 pub mod scm;
 pub mod sim;
+pub mod story;
 pub mod sync;
 pub mod unmodelled;

@@ -1,5 +1,5 @@
 //! Harness bookkeeping that must stay *outside* a checker's model, built on `std` and
-//! identical in every build: an execution counter, a stopwatch, a mailbox, a ghost variable, a
+//! identical in every build: an execution counter, a stopwatch, shared harness state, a ghost variable, a
 //! process-wide exclusive section, a fresh OS thread, a pause and the core count for the
 //! soak tool, and a counting allocator.
 //!
@@ -94,37 +94,40 @@ pub fn exclusive<T>(f: impl FnOnce() -> T) -> T {
     f()
 }
 
-/// A one-value box shared by clones: a harness hands a value out of a checker run (the
-/// violation an execution found, the schedule a scheduler made) without a panic.
-#[derive(Debug)]
-pub struct Mailbox<T>(Arc<Mutex<Option<T>>>);
+/// State a harness shares between clones of a handle and across threads, behind `std`'s
+/// lock: what a checker run hands out (the violation an execution found, the schedule a
+/// scheduler made, the events a collector recorded) without a panic and without a
+/// scheduling point.
+#[derive(Debug, Default)]
+pub struct Shared<T>(Arc<Mutex<T>>);
 
-impl<T> Mailbox<T> {
-    /// An empty box.
-    pub fn new() -> Self {
-        Self(Arc::new(Mutex::new(None)))
+impl<T> Shared<T> {
+    /// A handle on `value`.
+    pub fn new(value: T) -> Self {
+        Self(Arc::new(Mutex::new(value)))
     }
 
-    /// Puts `value` in the box, replacing what was there.
-    pub fn put(&self, value: T) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(value);
-    }
-
-    /// Takes what is in the box, leaving it empty.
-    pub fn take(&self) -> Option<T> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    /// Runs `f` on the value, holding the lock (keep `f` short: it cannot block).
+    pub fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        f(&mut self.0.lock().unwrap_or_else(PoisonError::into_inner))
     }
 }
 
-impl<T> Clone for Mailbox<T> {
+impl<T> Shared<Option<T>> {
+    /// Puts `value` in, replacing what was there.
+    pub fn put(&self, value: T) {
+        self.with(|slot| *slot = Some(value));
+    }
+
+    /// Takes what is in, leaving `None`.
+    pub fn take(&self) -> Option<T> {
+        self.with(Option::take)
+    }
+}
+
+impl<T> Clone for Shared<T> {
     fn clone(&self) -> Self {
         Self(Arc::clone(&self.0))
-    }
-}
-
-impl<T> Default for Mailbox<T> {
-    fn default() -> Self {
-        Self::new()
     }
 }
 

@@ -110,6 +110,12 @@ impl CommandDispatcher {
                 Err(error) => CommandOutcome::Failed(error),
             },
         };
+        tracing::debug!(
+            command = ?command.kind,
+            term = command.term,
+            outcome = ?outcome,
+            "command run"
+        );
         CommandReport {
             dispatched,
             outcome,

@@ -158,6 +158,13 @@ impl HeartbeatEndpointTask {
         for command in &response.commands {
             validate_term(command.term)?;
         }
+        tracing::debug!(
+            node = %self.datanode,
+            scm = %self.scm.scm_id(),
+            term = ?response.term,
+            commands = response.commands.len(),
+            "heartbeat response"
+        );
         if let Some(term) = response.term {
             self.context.update_term_from_heartbeat(term)?;
         }

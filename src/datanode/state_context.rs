@@ -391,13 +391,16 @@ impl StateContext {
     /// that update it unlocked).
     pub fn update_term_from_heartbeat(&self, term: Term) -> Result<(), DatanodeError> {
         validate_term(term)?;
+        tracing::debug!(term, "heartbeat term received");
         if self.behavior.updates_term_unlocked() {
             let current = self.term.load(Ordering::Acquire);
             if current != TERM_UNSET {
                 // The unpatched check-then-set: a concurrent higher write can land between
                 // this read and the store below and be overwritten.
+                tracing::debug!(term = current, "term read without the lock");
                 if current < term {
                     self.term.store(term, Ordering::Release);
+                    tracing::debug!(term, why = "heartbeat", "term set without the lock");
                 }
                 self.heartbeat_term_high_water
                     .fetch_max(term, Ordering::AcqRel);
@@ -406,6 +409,7 @@ impl StateContext {
             if self.behavior.ignores_heartbeat_term_before_init() {
                 // The code before the patch returns at once while the term is unset,
                 // without the lock.
+                tracing::debug!(term, "heartbeat term ignored before init");
                 self.heartbeat_term_high_water
                     .fetch_max(term, Ordering::AcqRel);
                 return Ok(());
@@ -415,11 +419,14 @@ impl StateContext {
         match self.term_locked(&inner) {
             Some(current) => {
                 if current < term {
-                    self.set_term_locked(&inner, term);
+                    self.set_term_locked(&inner, term, "heartbeat");
                 }
             }
-            None if self.behavior.ignores_heartbeat_term_before_init() => {}
+            None if self.behavior.ignores_heartbeat_term_before_init() => {
+                tracing::debug!(term, "heartbeat term ignored before init");
+            }
             None => {
+                tracing::debug!(term, "heartbeat term recorded for init");
                 inner.max_term_seen_before_init = Some(
                     inner
                         .max_term_seen_before_init
@@ -441,6 +448,7 @@ impl StateContext {
         let mut inner = self.inner.lock();
         if inner.queue.len() >= self.config.command_queue_limit {
             inner.stats.rejected_queue_full += 1;
+            tracing::debug!(command = ?command.kind, term = command.term, "command refused: queue full");
             return Err(DatanodeError::CommandQueueFull {
                 limit: self.config.command_queue_limit,
                 dropped: 1,
@@ -448,9 +456,10 @@ impl StateContext {
         }
         if let Some(current) = self.term_locked(&inner) {
             if current < command.term {
-                self.set_term_locked(&inner, command.term);
+                self.set_term_locked(&inner, command.term, "command queued");
             }
         }
+        tracing::debug!(command = ?command.kind, term = command.term, "command queued");
         inner.queue.push_back(command);
         debug_assert!(inner.queue.len() <= self.config.command_queue_limit);
         Ok(())
@@ -467,10 +476,11 @@ impl StateContext {
         while let Some(command) = inner.queue.pop_front() {
             let mut current = self.term_locked(&inner).unwrap_or(command.term);
             if current < command.term {
-                self.set_term_locked(&inner, command.term);
+                self.set_term_locked(&inner, command.term, "command dispatched");
                 current = command.term;
             }
             if command.term == current {
+                tracing::debug!(command = ?command.kind, term = command.term, "command dispatched");
                 return Some(DispatchedCommand {
                     command,
                     term_at_dispatch: current,
@@ -480,6 +490,7 @@ impl StateContext {
                 });
             }
             inner.stats.dropped_stale += 1;
+            tracing::debug!(command = ?command.kind, term = command.term, current, "command dropped as stale");
         }
         None
     }
@@ -506,6 +517,10 @@ impl StateContext {
         for endpoint in &self.endpoints {
             endpoint.set_state(EndpointState::GetVersion);
         }
+        tracing::debug!(
+            incarnation = inner.incarnation,
+            "restarted: term and queue lost"
+        );
     }
 
     /// The term together with the restart count, read under the lock so the two agree.
@@ -560,7 +575,13 @@ impl StateContext {
         let term = inner
             .max_term_seen_before_init
             .map_or(max_queued, |seen| seen.max(max_queued));
-        self.set_term_locked(inner, term);
+        tracing::debug!(
+            term,
+            highest_queued = max_queued,
+            heartbeat_seen = ?inner.max_term_seen_before_init,
+            "term initialised"
+        );
+        self.set_term_locked(inner, term, "init");
     }
 
     /// Reads the term; the guard proves the caller holds the lock.
@@ -568,9 +589,11 @@ impl StateContext {
         decode_term(self.term.load(Ordering::Acquire))
     }
 
-    /// Writes the term; the guard proves the caller holds the lock.
-    fn set_term_locked(&self, _inner: &MutexGuard<'_, Inner>, term: Term) {
+    /// Writes the term; the guard proves the caller holds the lock. `why` names the step
+    /// that raised it, for the story of a failure.
+    fn set_term_locked(&self, _inner: &MutexGuard<'_, Inner>, term: Term, why: &'static str) {
         self.term.store(term, Ordering::Release);
+        tracing::debug!(term, why, "term set");
     }
 }
 

@@ -16,6 +16,26 @@ pub mod atomic {
 pub mod thread {
     pub use loom::thread::{JoinHandle, spawn, yield_now};
 
+    /// Spawns a thread with a name (a failure's story names threads by it).
+    pub fn spawn_named<F, T>(name: &str, f: F) -> JoinHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        loom::thread::Builder::new()
+            .name(name.to_owned())
+            .spawn(f)
+            .unwrap_or_else(|error| panic!("failed to spawn thread {name}: {error}"))
+    }
+
+    /// The calling thread's name, or its id when it has none.
+    pub fn current_label() -> String {
+        let current = loom::thread::current();
+        current
+            .name()
+            .map_or_else(|| format!("{:?}", current.id()), str::to_owned)
+    }
+
     /// Loom does not model time: sleeping is a scheduling point and nothing more.
     pub fn sleep(_duration: std::time::Duration) {
         yield_now();

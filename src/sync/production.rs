@@ -10,9 +10,42 @@ pub mod atomic {
     pub use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 }
 
-/// Threads (`std::thread`).
+/// Threads (`std::thread`). A spawned thread inherits its parent's `tracing` dispatcher, so
+/// a collector installed around a run sees the events of every thread the run starts.
 pub mod thread {
-    pub use std::thread::{JoinHandle, sleep, spawn, yield_now};
+    pub use std::thread::{JoinHandle, sleep, yield_now};
+
+    /// Spawns a thread, as `std::thread::spawn` does.
+    pub fn spawn<F, T>(f: F) -> JoinHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        let dispatch = tracing::dispatcher::get_default(Clone::clone);
+        std::thread::spawn(move || tracing::dispatcher::with_default(&dispatch, f))
+    }
+
+    /// Spawns a thread with a name (a failure's story names threads by it). Panics if
+    /// the OS cannot start a thread, as `std::thread::spawn` does.
+    pub fn spawn_named<F, T>(name: &str, f: F) -> JoinHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        let dispatch = tracing::dispatcher::get_default(Clone::clone);
+        std::thread::Builder::new()
+            .name(name.to_owned())
+            .spawn(move || tracing::dispatcher::with_default(&dispatch, f))
+            .unwrap_or_else(|error| panic!("failed to spawn thread {name}: {error}"))
+    }
+
+    /// The calling thread's name, or its id when it has none.
+    pub fn current_label() -> String {
+        let current = std::thread::current();
+        current
+            .name()
+            .map_or_else(|| format!("{:?}", current.id()), str::to_owned)
+    }
 }
 
 /// Channels (`crossbeam-channel`).

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use hadoop_ref::check::catalogue::{self, Case};
 use hadoop_ref::check::plan::SchedulerKind;
-use hadoop_ref::check::shuttle::{RunSpec, run_case};
+use hadoop_ref::check::shuttle::{ReplayOutcome, RunSpec, explain_file, run_case};
 use hadoop_ref::scenarios::rng::SeededRng;
 use hadoop_ref::unmodelled::Stopwatch;
 
@@ -75,6 +75,9 @@ fn explore(case: Case, scheduler: SchedulerKind, run: &RunOne) -> RunStatus {
             if !run.no_minimize {
                 status.shrink = shrink_saved(status.schedule_file.as_deref());
             }
+            if let Some(file) = &status.schedule_file {
+                write_story(file);
+            }
             break;
         }
         // Progress is best effort: the final status is what counts.
@@ -95,6 +98,32 @@ fn shrink_saved(file: Option<&Path>) -> Option<Shrink> {
             None
         }
     }
+}
+
+/// Writes the story of the saved schedule beside it (`FILE.story`): its protocol events
+/// and the violation they end at. A story that cannot be written is reported in the run's
+/// log; the schedule is what counts.
+fn write_story(file: &Path) {
+    let text = match explain_file(file) {
+        Ok((ReplayOutcome::Violation(violation), story)) => story.ending_at(&violation).to_string(),
+        Ok((outcome, _)) => {
+            format!("the saved schedule does not replay to a violation: {outcome:?}\n")
+        }
+        Err(error) => format!("the saved schedule cannot be read: {error}\n"),
+    };
+    if let Err(error) = std::fs::write(story_path(file), text) {
+        eprintln!(
+            "soak run-one: cannot write the story of {}: {error}",
+            file.display()
+        );
+    }
+}
+
+/// Where the story of a failing schedule is kept: beside it.
+pub fn story_path(schedule: &Path) -> std::path::PathBuf {
+    let mut name = schedule.as_os_str().to_owned();
+    name.push(".story");
+    std::path::PathBuf::from(name)
 }
 
 fn millis(duration: Duration) -> u64 {

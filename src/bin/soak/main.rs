@@ -26,7 +26,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use hadoop_ref::check::catalogue;
-use hadoop_ref::check::shuttle::{ReplayOutcome, replay_file};
+use hadoop_ref::check::shuttle::{ReplayOutcome, explain_file};
 
 use cli::{Cli, Command};
 
@@ -59,17 +59,19 @@ fn list() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Replays `file` and prints the story of the violation it reproduces.
 fn replay(file: &Path) -> ExitCode {
-    match replay_file(file) {
-        Ok(ReplayOutcome::Violation(violation)) => {
-            println!("replayed {}: fails again: {violation}", file.display());
+    match explain_file(file) {
+        Ok((ReplayOutcome::Violation(violation), story)) => {
+            print!("{}", story.ending_at(&violation));
+            println!("\nreplayed {}: fails again: {violation}", file.display());
             ExitCode::FAILURE
         }
-        Ok(ReplayOutcome::Clean) => {
+        Ok((ReplayOutcome::Clean, _)) => {
             println!("replayed {}: the schedule runs clean now", file.display());
             ExitCode::SUCCESS
         }
-        Ok(ReplayOutcome::OtherFailure(message)) => {
+        Ok((ReplayOutcome::OtherFailure(message), _)) => {
             eprintln!(
                 "soak: {} does not replay as a violation (a stale schedule, or a panic): {message}",
                 file.display()

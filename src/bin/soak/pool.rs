@@ -224,7 +224,7 @@ impl Pool {
         }
     }
 
-    /// The row of a run whose child exited; its story goes beside its schedule.
+    /// The row of a run whose child exited (it wrote its story beside its schedule).
     fn finish(&self, mut done: Running) -> Row {
         let exit = done.child.wait();
         let status = read_status(&done.status);
@@ -240,22 +240,11 @@ impl Pool {
                 &format!("the run's process ended without a result ({exit:?})"),
             );
         }
-        if let Some(schedule) = &status.schedule_file {
-            // Best effort: the schedule itself is saved; the story is extra.
-            let _ = fs::copy(&done.log, story_path(schedule));
-        }
         Row {
             run: done.run,
             status,
         }
     }
-}
-
-/// Where the story of a failing schedule is kept: beside it.
-fn story_path(schedule: &Path) -> PathBuf {
-    let mut name = schedule.as_os_str().to_owned();
-    name.push(".log");
-    PathBuf::from(name)
 }
 
 fn read_status(path: &Path) -> RunStatus {

@@ -124,7 +124,7 @@ pub fn print_table(rows: &[Row]) {
     let failures: Vec<_> = rows.iter().filter(|r| r.status.failure.is_some()).collect();
     if !failures.is_empty() {
         println!(
-            "\nfailing schedules (replay with `cargo soak replay FILE`; the story is in FILE.log):"
+            "\nfailing schedules (replay with `cargo soak replay FILE`; the story is in FILE.story):"
         );
         for row in failures {
             println!(

@@ -25,7 +25,7 @@ use shuttle_engine::scheduler::{
 use super::replay::{ReplayOutcome, property_of, replay_schedule};
 use super::runner;
 use crate::check::catalogue::Case;
-use crate::unmodelled::Mailbox;
+use crate::unmodelled::Shared;
 
 /// A shrunk schedule, with how it compares to the original.
 #[derive(Debug, Clone)]
@@ -164,9 +164,10 @@ impl Search {
             return false;
         }
         self.replays += 1;
-        let ran = Mailbox::new();
+        let ran = Shared::new(None);
         let guided = GuidedScheduler::new(self.best.clone(), dropped.clone(), ran.clone());
-        let Ok(Some(failure)) = runner::run_quietly(self.case, guided) else {
+        let Ok(Some(failure)) = runner::run_quietly(self.case, guided, false).map(|q| q.violation)
+        else {
             return false;
         };
         let Some(ran) = ran.take() else {
@@ -193,11 +194,15 @@ struct GuidedScheduler {
     data: RandomDataSource,
     started: bool,
     ran: Schedule,
-    mailbox: Mailbox<Schedule>,
+    mailbox: Shared<Option<Schedule>>,
 }
 
 impl GuidedScheduler {
-    fn new(schedule: Schedule, dropped_steps: BTreeSet<usize>, mailbox: Mailbox<Schedule>) -> Self {
+    fn new(
+        schedule: Schedule,
+        dropped_steps: BTreeSet<usize>,
+        mailbox: Shared<Option<Schedule>>,
+    ) -> Self {
         // The task steps in order, and the dropped switches as positions among them.
         let mut plan = Vec::new();
         let mut dropped = BTreeSet::new();

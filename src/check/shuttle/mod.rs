@@ -14,10 +14,11 @@ use shuttle::scheduler::{PctScheduler, RandomScheduler};
 
 use super::catalogue::Case;
 use super::plan::SchedulerKind;
+use crate::story::Story;
 use crate::unmodelled::Stopwatch;
 
 pub use minimize::{MinimizeError, Minimized, minimize};
-pub use replay::{ReplayOutcome, property_of, replay_schedule};
+pub use replay::{ReplayOutcome, property_of, replay_schedule, replay_story};
 pub use schedule_file::ScheduleFileError;
 
 /// How long and how a case is explored.
@@ -94,4 +95,10 @@ pub fn run_case(case: Case, spec: &RunSpec) -> RunResult {
 pub fn replay_file(path: &Path) -> Result<ReplayOutcome, ScheduleFileError> {
     let file = schedule_file::read(path)?;
     Ok(replay_schedule(file.case, file.schedule))
+}
+
+/// Replays a schedule file written by [`run_case`], recording the story of its execution.
+pub fn explain_file(path: &Path) -> Result<(ReplayOutcome, Story), ScheduleFileError> {
+    let file = schedule_file::read(path)?;
+    Ok(replay_story(file.case, file.schedule))
 }

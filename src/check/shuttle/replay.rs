@@ -1,11 +1,12 @@
 //! Replays a failing schedule exactly and quietly, and reads what it did: the violation's
-//! seed key and property.
+//! seed key and property, and the story of its execution.
 
 use shuttle::scheduler::ReplayScheduler;
 use shuttle_engine::scheduler::Schedule;
 
 use super::runner;
 use crate::check::catalogue::Case;
+use crate::story::Story;
 
 /// What replaying a schedule did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,12 +42,22 @@ pub fn property_of(message: &str) -> Option<(&str, &str)> {
 /// Replays `schedule` of `case` exactly, as shuttle's replay does, and quietly: the
 /// outcome is returned, nothing is printed.
 pub fn replay_schedule(case: Case, schedule: Schedule) -> ReplayOutcome {
+    replay(case, schedule, false).0
+}
+
+/// Replays `schedule` of `case` exactly and quietly, recording its protocol events: the
+/// story of the failure it reproduces.
+pub fn replay_story(case: Case, schedule: Schedule) -> (ReplayOutcome, Story) {
+    replay(case, schedule, true)
+}
+
+fn replay(case: Case, schedule: Schedule, record_story: bool) -> (ReplayOutcome, Story) {
     let mut replay = ReplayScheduler::new_from_schedule(schedule);
     // The schedule ends where the violation was found; the execution's own teardown
     // after that point is not part of it.
     replay.set_allow_incomplete();
-    match runner::run_quietly(case, replay) {
-        Ok(found) => ReplayOutcome::of(found),
-        Err(panic) => ReplayOutcome::OtherFailure(panic),
+    match runner::run_quietly(case, replay, record_story) {
+        Ok(quiet) => (ReplayOutcome::of(quiet.violation), quiet.story),
+        Err(panic) => (ReplayOutcome::OtherFailure(panic), Story::default()),
     }
 }

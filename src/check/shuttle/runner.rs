@@ -16,7 +16,8 @@ use shuttle::scheduler::Scheduler;
 use shuttle::{Config, FailurePersistence, Runner};
 
 use crate::check::catalogue::Case;
-use crate::unmodelled::{Counter, Mailbox, exclusive, on_new_os_thread};
+use crate::story::{Recorder, Story};
+use crate::unmodelled::{Counter, Shared, exclusive, on_new_os_thread};
 
 /// How an exploration ended.
 #[derive(Debug, Clone, Default)]
@@ -96,32 +97,56 @@ fn explore_exclusively<S: Scheduler + Send + 'static>(
     }
 }
 
+/// What a quiet run found: the first violation, with the story of its execution when
+/// one was recorded.
+#[derive(Debug, Clone, Default)]
+pub struct Quiet {
+    /// The first violation's message.
+    pub violation: Option<String>,
+    /// The protocol events of the violating execution (empty unless recorded).
+    pub story: Story,
+}
+
 /// Runs the executions `scheduler` asks for and returns the first violation, without a
 /// panic: a violation is handed out of the run instead of failing it, so nothing is
-/// printed and no schedule is persisted (the caller's scheduler knows what it did). A
-/// panic of another kind still fails the run and is returned as `Err`.
+/// printed and no schedule is persisted (the caller's scheduler knows what it did). With
+/// `record_story`, every execution's protocol events are recorded and the violating
+/// one's are kept. A panic of another kind still fails the run and is returned as `Err`.
 pub fn run_quietly<S: Scheduler + Send + 'static>(
     case: Case,
     scheduler: S,
-) -> Result<Option<String>, String> {
-    let found = Mailbox::new();
+    record_story: bool,
+) -> Result<Quiet, String> {
+    let found = Shared::new(None);
     let inbox = found.clone();
     let outcome = on_new_os_thread(move || {
+        // Installed around the whole run, not inside an execution: shuttle starts every
+        // task with the dispatcher the run was started under.
+        let recorder = record_story.then(Recorder::default);
+        let in_body = recorder.clone();
         let body = move || {
             let seed = thread_rng().next_u64();
+            if let Some(recorder) = &in_body {
+                recorder.take();
+            }
             if let Err(violation) = case.run(seed) {
-                inbox.put(violation.to_string());
+                inbox.put(Quiet {
+                    violation: Some(violation.to_string()),
+                    story: in_body.as_ref().map(Recorder::take).unwrap_or_default(),
+                });
             }
         };
-        catch_unwind(AssertUnwindSafe(|| {
-            Runner::new(scheduler, quiet_config()).run(body)
+        let run = || Runner::new(scheduler, quiet_config()).run(body);
+        catch_unwind(AssertUnwindSafe(|| match recorder {
+            Some(recorder) => recorder.install(run),
+            None => run(),
         }))
         .map_err(|payload| panic_message(payload.as_ref()))
     });
     outcome
         .map_err(|payload| panic_message(payload.as_ref()))
         .and_then(|run| run)?;
-    Ok(found.take())
+    Ok(found.take().unwrap_or_default())
 }
 
 /// Shuttle's configuration without its warning that it treats every atomic ordering as

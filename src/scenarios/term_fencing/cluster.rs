@@ -142,7 +142,7 @@ impl DatanodeThreads<'_> {
         let done = Arc::clone(self.controller_done);
         let lifetime = Arc::clone(self.lifetime);
         let shape = self.shape;
-        thread::spawn(move || {
+        thread::spawn_named(&format!("endpoint scm{}", index + 1), move || {
             let mut observations = Vec::new();
             let mut tail = shape.tail_rounds;
             for _ in 0..shape.max_rounds {
@@ -165,7 +165,7 @@ impl DatanodeThreads<'_> {
         let done = Arc::clone(self.controller_done);
         let lifetime = Arc::clone(self.lifetime);
         let shape = self.shape;
-        thread::spawn(move || {
+        thread::spawn_named("command processor", move || {
             let mut reports = Vec::new();
             let mut observations = Vec::new();
             let mut tail = shape.tail_rounds;
@@ -185,7 +185,7 @@ impl DatanodeThreads<'_> {
 /// The controller thread: `steps` random steps, then it tells the datanode's threads it
 /// is done (also when a step fails, so that they stop).
 fn spawn_controller(mut controller: Controller, done: Arc<AtomicBool>, steps: usize) -> StepThread {
-    thread::spawn(move || {
+    thread::spawn_named("controller", move || {
         for _ in 0..steps {
             let step = controller.step();
             if step.is_err() {

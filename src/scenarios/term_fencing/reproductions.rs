@@ -190,7 +190,7 @@ fn spawn_heartbeats(
     rounds: usize,
 ) -> thread::JoinHandle<Result<Vec<Observed>, Violation>> {
     let datanode = Arc::clone(datanode);
-    thread::spawn(move || {
+    thread::spawn_named(&format!("endpoint scm{}", task + 1), move || {
         for _ in 0..rounds {
             datanode.heartbeat(task).map_err(setup_error)?;
         }
@@ -204,7 +204,7 @@ fn spawn_processor(
     rounds: usize,
 ) -> thread::JoinHandle<Result<Vec<Observed>, Violation>> {
     let datanode = Arc::clone(datanode);
-    thread::spawn(move || {
+    thread::spawn_named("command processor", move || {
         let mut reports = Vec::new();
         for _ in 0..rounds {
             reports.extend(datanode.process());

@@ -1,0 +1,188 @@
+//! The story of a failure: the protocol events the components emit, recorded per execution
+//! and printed as a step table ending at the violation.
+//!
+//! Components emit `tracing` events at their protocol steps (a heartbeat's term, a command
+//! queued or dropped, a report processed, an edit applied, …) and know nothing of this
+//! module. A [`Recorder`] installed around one execution with [`record`] keeps them, in
+//! the order they happened, with the thread that emitted each: under loom and shuttle all
+//! of an execution's threads run on the OS thread that installed it; in production the
+//! facade's [`thread::spawn`](crate::sync::thread::spawn) hands the recorder to every
+//! thread a run starts. Nothing is recorded, and next to nothing spent, when no recorder
+//! is installed: an event then costs `tracing`'s check of its call site.
+//!
+//! The recorder lives outside the checkers' model (its lock is `std`'s, through
+//! [`unmodelled::Shared`]), so recording adds no scheduling point: an execution explores
+//! the same interleavings with and without it.
+//!
+//! # Example
+//!
+//! ```
+//! # hadoop_ref::sync::run_example(|| {
+//! use hadoop_ref::clock::SystemClock;
+//! use hadoop_ref::datanode::state_context::{
+//!     StateContext, StateContextBehavior, StateContextConfig,
+//! };
+//! use hadoop_ref::hdds::ids::ScmId;
+//! use hadoop_ref::story;
+//!
+//! let context = StateContext::new(
+//!     StateContextBehavior::SeedPatch,
+//!     StateContextConfig::default(),
+//!     &[(ScmId(1), false)],
+//!     SystemClock::shared(),
+//! )?;
+//! let (result, story) = story::record(|| context.update_term_from_heartbeat(4));
+//! result?;
+//! let names: Vec<&str> = story.events.iter().map(|e| e.name.as_str()).collect();
+//! assert_eq!(names, ["heartbeat term received", "heartbeat term recorded for init"]);
+//! assert_eq!(story.events[0].field("term"), Some("4"));
+//! println!("{}", story.table());
+//! # Ok::<(), hadoop_ref::datanode::DatanodeError>(())
+//! # });
+//! ```
+
+mod event;
+mod table;
+
+use std::collections::VecDeque;
+use std::fmt;
+
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event as TracingEvent, Metadata, Subscriber};
+
+use crate::sync::thread;
+use crate::unmodelled::Shared;
+
+pub use event::{Event, Story};
+pub use table::{StepTable, fields_text};
+
+/// Events kept per execution; older ones are left out (and counted) past this bound, so a
+/// long run's story keeps its end, where the violation is.
+pub const MAX_EVENTS: usize = 4_096;
+
+/// The crate whose events are recorded (its components' `tracing` targets start with it).
+const TARGET_PREFIX: &str = "hadoop_ref::";
+
+/// Runs `f` with a fresh [`Recorder`] installed on this thread and returns what `f`
+/// returned with the story recorded meanwhile.
+///
+/// For one run of production threads (spawned through the facade, they inherit the
+/// recorder) or of a single thread. A checker run installs a recorder around the whole
+/// run instead ([`Recorder::install`]) and [takes](Recorder::take) each execution's
+/// story: shuttle starts every task with the dispatcher the run was started under, not
+/// the one an execution installs.
+pub fn record<T>(f: impl FnOnce() -> T) -> (T, Story) {
+    let recorder = Recorder::default();
+    let value = recorder.install(f);
+    (value, recorder.take())
+}
+
+/// A `tracing` subscriber that keeps this crate's events (see the module docs).
+#[derive(Debug, Clone, Default)]
+pub struct Recorder {
+    kept: Shared<Kept>,
+}
+
+/// The recorder's bounded buffer.
+#[derive(Debug, Default)]
+struct Kept {
+    events: VecDeque<Event>,
+    left_out: usize,
+}
+
+impl Recorder {
+    /// Runs `f` with this recorder as the calling thread's default subscriber.
+    pub fn install<T>(&self, f: impl FnOnce() -> T) -> T {
+        tracing::subscriber::with_default(self.clone(), f)
+    }
+
+    /// The events recorded so far, leaving the recorder empty for the next execution.
+    pub fn take(&self) -> Story {
+        let kept = self.kept.with(std::mem::take);
+        Story {
+            events: kept.events.into(),
+            left_out: kept.left_out,
+        }
+    }
+
+    fn push(&self, mut event: Event) {
+        self.kept.with(|kept| {
+            event.step = kept.left_out + kept.events.len() + 1;
+            if kept.events.len() == MAX_EVENTS {
+                kept.events.pop_front();
+                kept.left_out += 1;
+            }
+            kept.events.push_back(event);
+        });
+    }
+}
+
+impl Subscriber for Recorder {
+    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+        metadata.is_event() && metadata.target().starts_with(TARGET_PREFIX)
+    }
+
+    fn new_span(&self, _span: &Attributes<'_>) -> Id {
+        // Spans are never enabled (see `enabled`); tracing still wants an id.
+        Id::from_u64(1)
+    }
+
+    fn record(&self, _span: &Id, _values: &Record<'_>) {}
+
+    fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
+
+    fn event(&self, event: &TracingEvent<'_>) {
+        let metadata = event.metadata();
+        let mut fields = Fields::default();
+        event.record(&mut fields);
+        self.push(Event {
+            step: 0,
+            thread: thread::current_label(),
+            node: fields.node,
+            component: component_of(metadata.target()),
+            name: fields.message.unwrap_or_else(|| metadata.name().to_owned()),
+            fields: fields.rest,
+        });
+    }
+
+    fn enter(&self, _span: &Id) {}
+
+    fn exit(&self, _span: &Id) {}
+}
+
+/// `hadoop_ref::datanode::state_context` → `datanode::state_context`.
+fn component_of(target: &str) -> String {
+    target
+        .strip_prefix(TARGET_PREFIX)
+        .unwrap_or(target)
+        .to_owned()
+}
+
+/// An event's fields, split into its message, its node and the rest.
+#[derive(Default)]
+struct Fields {
+    message: Option<String>,
+    node: Option<String>,
+    rest: Vec<(String, String)>,
+}
+
+impl Fields {
+    fn put(&mut self, field: &Field, value: String) {
+        match field.name() {
+            "message" => self.message = Some(value),
+            "node" => self.node = Some(value),
+            name => self.rest.push((name.to_owned(), value)),
+        }
+    }
+}
+
+impl Visit for Fields {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.put(field, value.to_owned());
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        self.put(field, format!("{value:?}"));
+    }
+}
