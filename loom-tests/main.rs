@@ -7,6 +7,7 @@ mod delete_during_repair;
 mod heartbeat_term_race;
 mod rbw_report_race;
 mod rebuild_gate_race;
+mod reregistration_race;
 mod split_batch_race;
 mod support;
 mod term_before_init;

@@ -1,31 +1,50 @@
-//! What an SCM runs: the allocation-tracking logic ([`ScmBehavior`]) and its settings
-//! ([`ScmConfig`]).
+//! What an SCM runs: the allocation-tracking logic ([`ScmBehavior`]), the switches of this
+//! crate's additions beyond the seed ([`ScmHardening`]) and its settings ([`ScmConfig`]).
 
 use std::collections::BTreeSet;
 
 use super::container_info::Pipeline;
 use super::error::ScmError;
 
-/// Which allocation-tracking logic an SCM runs.
+/// Which allocation-tracking logic an SCM runs (HDDS-16891).
+///
+/// Every variant runs Ozone's allocation path (`ContainerManagerImpl.allocateContainer`:
+/// one random OPEN pipeline, its slots reserved by
+/// `PipelineManagerImpl.checkSpaceAndRecordAllocation` before the replicated
+/// `addContainer`); they differ in what happens when an SCM becomes the serving leader and
+/// in the additions of [`ScmHardening`], which only [`ScmBehavior::Hardened`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ScmBehavior {
-    /// On becoming the serving leader (leader ready and out of safe mode) the SCM drops
-    /// every pending entry, records a slot for each OPEN container on each datanode of its
-    /// pipeline that has no replica of it, and serves no allocation before that is done.
-    Fixed,
-    /// The seed's defect: nothing records the slots of containers granted by a previous
-    /// leader or incarnation.
+    /// This crate's reference: [`ScmBehavior::SeedPatch`] plus the additions of
+    /// [`ScmConfig::hardening`], each switchable and on by default.
+    Hardened,
+    /// The seed's proposal as the seed describes it (HDDS-16891 attaches no patch): on
+    /// becoming the serving leader (leader ready and out of safe mode) the SCM drops every
+    /// pending entry, records a slot for each OPEN container on each datanode of its
+    /// pipeline that has no replica of it, and serves no allocation before that is done (an
+    /// allocation gate keyed by the leader's term). Everything else is Ozone's code at the
+    /// seed's commit: the space check reads a datanode's storage reports before it takes the
+    /// bucket's monitor (`PendingContainerTracker.checkSpaceAndRecordAllocation`), a
+    /// datanode that registers again with a changed address, version or port set gets a
+    /// fresh `DatanodeInfo` and bucket (`SCMNodeManager.register`,
+    /// `NodeStateManager.updateNode`), and the rebuild reads the container table as applied
+    /// when the SCM became leader-ready.
+    SeedPatch,
+    /// Ozone before the seed (the seed's defect): nothing records the slots of containers
+    /// granted by a previous leader or incarnation.
     LegacyNoRebuild,
     /// The rebuild runs, but without a gate: the RPC layer's leader check opens when Ratis
     /// marks the division leader-ready, before `SCMStateMachine.notifyLeaderReady` has
     /// `SCMServiceManager` notify the services, so a first allocation can race the rebuild.
+    /// Otherwise as [`ScmBehavior::SeedPatch`].
     LegacyRebuildWithoutGate,
 }
 
 impl ScmBehavior {
-    /// Every behavior, the fixed one first.
-    pub const ALL: [ScmBehavior; 3] = [
-        ScmBehavior::Fixed,
+    /// Every behavior, the hardened one first.
+    pub const ALL: [ScmBehavior; 4] = [
+        ScmBehavior::Hardened,
+        ScmBehavior::SeedPatch,
         ScmBehavior::LegacyNoRebuild,
         ScmBehavior::LegacyRebuildWithoutGate,
     ];
@@ -33,10 +52,86 @@ impl ScmBehavior {
     /// A short stable name, used in reports and schedule files.
     pub fn name(self) -> &'static str {
         match self {
-            ScmBehavior::Fixed => "Fixed",
+            ScmBehavior::Hardened => "Hardened",
+            ScmBehavior::SeedPatch => "SeedPatch",
             ScmBehavior::LegacyNoRebuild => "LegacyNoRebuild",
             ScmBehavior::LegacyRebuildWithoutGate => "LegacyRebuildWithoutGate",
         }
+    }
+
+    /// Whether allocation waits for the rebuild of the leader's term (the seed's "finish
+    /// the rebuild before the first allocation is served").
+    pub fn gates_allocation(self) -> bool {
+        matches!(self, ScmBehavior::Hardened | ScmBehavior::SeedPatch)
+    }
+
+    /// The additions this behavior runs: `configured` for [`ScmBehavior::Hardened`], none
+    /// for the others.
+    pub fn hardening(self, configured: ScmHardening) -> ScmHardening {
+        match self {
+            ScmBehavior::Hardened => configured,
+            _ => ScmHardening::NONE,
+        }
+    }
+}
+
+/// This crate's additions beyond the seed's proposal, run by [`ScmBehavior::Hardened`]
+/// only; each closes a race the crate's checkers or reviews found (HDDS-16891).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ScmHardening {
+    /// The space check reads the datanode's storage reports while it holds the datanode's
+    /// bucket lock. Closes the report-order race (found by the shuttle cluster): Ozone reads
+    /// the reports before it takes the bucket's monitor, so a check can pair a storage
+    /// report from before a container was created (not counting it as committed) with a
+    /// bucket from after its container report removed the entry (not counting it as
+    /// pending) and grant the slot twice. Under the lock the check sees the container at
+    /// least once, given that a datanode's node report is processed before the container
+    /// report of the same create.
+    pub read_reports_under_bucket_lock: bool,
+    /// The rebuild applies every committed log entry after it takes the allocation gate.
+    /// Closes the re-election race (found by a review): an allocation that passed the
+    /// leader check of the old term submits after the same SCM was re-elected, Ratis (which
+    /// carries no term per request) commits it, the submit answers a timeout, and the new
+    /// term's rebuild, which waited for the gate, reads a table without the container: it
+    /// drops the container's reservation and does not seed it again.
+    pub apply_log_before_rebuild: bool,
+    /// A datanode that registers again with a changed address, version or port set keeps
+    /// its space record: the new `DatanodeInfo` takes over the old one's pending bucket and
+    /// storage-report slot (the same objects; the reports are cleared, as in Ozone's fresh
+    /// `DatanodeInfo`, until the next node report). Closes the re-registration gap (found by
+    /// this crate's re-registration scenario): Ozone's `NodeStateManager.updateNode` builds
+    /// a fresh `DatanodeInfo` with an empty bucket, so the slots of granted, unwritten
+    /// containers on that datanode are granted again. Sharing the objects, rather than
+    /// copying or re-seeding the bucket, also covers an allocation or a rebuild that
+    /// resolved the old `DatanodeInfo` just before the replacement
+    /// (`PipelineManagerImpl.checkSpaceAndRecordAllocation` resolves every node first): it
+    /// records into the bucket the next check reads, and it reads the reports the next
+    /// node report writes. Sharing the bucket alone is not enough: the shuttle cluster
+    /// found such an allocation pairing the old `DatanodeInfo`'s frozen reports (without a
+    /// container created since) with the shared bucket (from which that container's report
+    /// had removed it).
+    pub keep_space_on_reregistration: bool,
+}
+
+impl ScmHardening {
+    /// Every addition on (the default).
+    pub const ALL: ScmHardening = ScmHardening {
+        read_reports_under_bucket_lock: true,
+        apply_log_before_rebuild: true,
+        keep_space_on_reregistration: true,
+    };
+
+    /// No addition: what every behavior but [`ScmBehavior::Hardened`] runs.
+    pub const NONE: ScmHardening = ScmHardening {
+        read_reports_under_bucket_lock: false,
+        apply_log_before_rebuild: false,
+        keep_space_on_reregistration: false,
+    };
+}
+
+impl Default for ScmHardening {
+    fn default() -> Self {
+        Self::ALL
     }
 }
 
@@ -47,17 +142,27 @@ pub struct ScmConfig {
     pub container_size: u64,
     /// Bucket roll interval (`ozone.scm.pending.container.roll.interval`, default 5 min).
     pub roll_interval_ms: u64,
-    /// The open pipelines allocation chooses from, in order of preference.
+    /// The OPEN pipelines allocation chooses from.
     pub pipelines: Vec<Pipeline>,
+    /// Seed of the pipeline choice: allocation picks one of [`ScmConfig::pipelines`] at
+    /// random, as `ContainerManagerImpl.allocateContainer` does with its `java.util.Random`;
+    /// here the draws come from this seed (mixed with the SCM's id), so a run is a function
+    /// of its seed.
+    pub pipeline_choice_seed: u64,
+    /// The additions [`ScmBehavior::Hardened`] runs (ignored by the other behaviors).
+    pub hardening: ScmHardening,
 }
 
 impl ScmConfig {
-    /// Ozone's defaults with the given pipelines.
+    /// Ozone's defaults with the given pipelines, pipeline choice seed 0, every hardening
+    /// switch on.
     pub fn with_pipelines(pipelines: Vec<Pipeline>) -> Self {
         Self {
             container_size: 5 * 1024 * 1024 * 1024,
             roll_interval_ms: 5 * 60 * 1000,
             pipelines,
+            pipeline_choice_seed: 0,
+            hardening: ScmHardening::ALL,
         }
     }
 

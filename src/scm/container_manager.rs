@@ -12,6 +12,7 @@
 //! drops every pending entry, then records a slot for each OPEN container on each datanode
 //! of its pipeline that has no replica of it; an allocation gate, held by the rebuild and
 //! checked by allocation, keeps every allocation out until the rebuild of this term is done.
+//! [`ScmBehavior::Hardened`] also applies the log under the gate before it rebuilds.
 //!
 //! # Example
 //!
@@ -20,6 +21,7 @@
 //! use hadoop_ref::clock::ManualClock;
 //! use hadoop_ref::hdds::ids::{DatanodeId, PipelineId, ScmId};
 //! use hadoop_ref::hdds::report::StorageReport;
+//! use hadoop_ref::scm::datanode_details::DatanodeDetails;
 //! use hadoop_ref::scm::ha::ScmDb;
 //! use hadoop_ref::scm::{Pipeline, ScmBehavior, ScmConfig, ScmError, StorageContainerManager};
 //! use hadoop_ref::sim::ratis::SimulatedRatis;
@@ -31,12 +33,12 @@
 //!     nodes: vec![DatanodeId(1)],
 //! }]);
 //! let scm = StorageContainerManager::new(
-//!     ScmId(1), ScmBehavior::Fixed, config.clone(), ring.log(),
+//!     ScmId(1), ScmBehavior::Hardened, config.clone(), ring.log(),
 //!     Arc::new(ScmDb::new()), ManualClock::new(0).shared(),
 //! )?;
-//! scm.register_datanode(DatanodeId(1));
 //! // One slot: 1.5 containers of space.
-//! scm.process_node_report(DatanodeId(1), vec![StorageReport::new(config.container_size * 3 / 2, 0, 0)])?;
+//! let space = StorageReport::new(config.container_size * 3 / 2, 0, 0);
+//! scm.register_datanode(&DatanodeDetails::new(DatanodeId(1)), vec![space]);
 //! scm.exit_safe_mode();
 //! scm.notify_leader_changed(ring.elect(ScmId(1)));
 //! scm.notify_leader_ready();
@@ -48,11 +50,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::config::{ScmBehavior, ScmConfig};
+use super::config::{ScmBehavior, ScmConfig, ScmHardening};
 use super::container_info::{ContainerInfo, LifeCycleState, Pipeline};
+use super::datanode_details::{DatanodeDetails, Registration};
 use super::error::ScmError;
 use super::ha::{CatchUp, LogEntry, ReplicatedLog, ScmDb};
 use super::node::{DatanodeInfo, NodeManager};
+use super::pipeline_choice::PipelineChooser;
 use crate::clock::Clock;
 use crate::hdds::container::ContainerReplicaReport;
 use crate::hdds::ids::{ContainerId, DatanodeId, ScmId};
@@ -91,10 +95,12 @@ struct ContainerTable {
     replicas: BTreeMap<ContainerId, BTreeSet<DatanodeId>>,
 }
 
-/// The allocation gate, under the `ContainerManager` lock: the term whose rebuild is done.
-#[derive(Debug, Default)]
+/// What the `ContainerManager` lock guards: the allocation gate (the term whose rebuild is
+/// done) and the pipeline choice (Ozone's `random`, used under that lock).
+#[derive(Debug)]
 struct AllocationGate {
     rebuilt_for_term: Option<Term>,
+    chooser: PipelineChooser,
 }
 
 /// One SCM of the HA ring.
@@ -102,6 +108,8 @@ struct AllocationGate {
 pub struct StorageContainerManager {
     id: ScmId,
     behavior: ScmBehavior,
+    /// The additions the behavior runs (none unless [`ScmBehavior::Hardened`]).
+    hardening: ScmHardening,
     config: ScmConfig,
     log: Arc<dyn ReplicatedLog>,
     db: Arc<ScmDb>,
@@ -130,10 +138,21 @@ impl StorageContainerManager {
     ) -> Result<Self, ScmError> {
         config.validate()?;
         let loaded = db.load();
+        let hardening = behavior.hardening(config.hardening);
         Ok(Self {
             id,
             behavior,
-            nodes: NodeManager::new(config.container_size, config.roll_interval_ms, clock),
+            hardening,
+            nodes: NodeManager::new(
+                config.container_size,
+                config.roll_interval_ms,
+                hardening,
+                clock,
+            ),
+            allocation: Mutex::new(AllocationGate {
+                rebuilt_for_term: None,
+                chooser: PipelineChooser::new(config.pipeline_choice_seed, id),
+            }),
             config,
             log,
             db,
@@ -149,7 +168,6 @@ impl StorageContainerManager {
                 in_safe_mode: true,
             }),
             ratis_leader_ready: AtomicBool::new(false),
-            allocation: Mutex::new(AllocationGate::default()),
         })
     }
 
@@ -161,6 +179,12 @@ impl StorageContainerManager {
     /// The allocation logic in use.
     pub fn behavior(&self) -> ScmBehavior {
         self.behavior
+    }
+
+    /// The additions beyond the seed it runs: [`ScmConfig::hardening`] for
+    /// [`ScmBehavior::Hardened`], none for the others.
+    pub fn hardening(&self) -> ScmHardening {
+        self.hardening
     }
 
     /// Its settings.
@@ -228,8 +252,9 @@ impl StorageContainerManager {
         }
         match self.behavior {
             ScmBehavior::LegacyNoRebuild => {}
-            ScmBehavior::Fixed => {
-                // The gate is held for the whole rebuild: allocations wait, then see it.
+            ScmBehavior::Hardened | ScmBehavior::SeedPatch => {
+                // The gate is held for the whole rebuild: an allocation waits for it, and is
+                // refused (`NotReady`) until the rebuild of its term is done.
                 let mut gate = self.allocation.lock();
                 // Read again under the gate: a notification that raced a step-down and a
                 // re-election must not rebuild for, or open the gate to, a stale term.
@@ -237,10 +262,12 @@ impl StorageContainerManager {
                 if !context.is_serving() || gate.rebuilt_for_term == Some(context.term) {
                     return;
                 }
-                // Apply what committed before the gate was taken, so a container whose
-                // submit ended before the rebuild (even unconfirmed) is in the table and
-                // keeps its slot. No submit can be in flight: allocation holds the gate.
-                self.catch_up();
+                if self.hardening.apply_log_before_rebuild {
+                    // Apply what committed before the gate was taken, so a container whose
+                    // submit ended before the rebuild (even unconfirmed) is in the table and
+                    // keeps its slot. No submit can be in flight: allocation holds the gate.
+                    self.catch_up();
+                }
                 self.rebuild_pending_allocations();
                 gate.rebuilt_for_term = Some(context.term);
             }
@@ -292,10 +319,12 @@ impl StorageContainerManager {
     // --- allocation (`ContainerManagerImpl.allocateContainer`) ----------------------------
 
     /// `allocateContainer` as the client RPC reaches it: leader check (the Ratis flag), safe
-    /// mode, the gate (fixed logic), then the first pipeline whose every datanode has a
-    /// slot; the slots are reserved all-or-nothing, then the add-container is submitted to
-    /// the log. A submit that is not confirmed keeps the reservation: Ratis may commit an
-    /// entry it answered with an error, and a slot dropped then would be granted twice.
+    /// mode, the gate (behaviors that rebuild behind it), then one OPEN pipeline chosen at
+    /// random (`ContainerManagerImpl.allocateContainer`); its datanodes' slots are reserved
+    /// all-or-nothing, or the allocation fails without trying another pipeline. Then the
+    /// add-container is submitted to the log. A submit that is not confirmed keeps the
+    /// reservation: Ratis may commit an entry it answered with an error, and a slot dropped
+    /// then would be granted twice.
     pub fn allocate_container(&self) -> Result<ContainerId, ScmError> {
         let context = self.context();
         if !context.is_leader || !self.ratis_leader_ready.load(Ordering::Acquire) {
@@ -304,15 +333,17 @@ impl StorageContainerManager {
         if context.in_safe_mode {
             return Err(ScmError::InSafeMode);
         }
-        let gate = self.allocation.lock();
-        if self.behavior == ScmBehavior::Fixed && gate.rebuilt_for_term != Some(context.term) {
+        let mut gate = self.allocation.lock();
+        if self.behavior.gates_allocation() && gate.rebuilt_for_term != Some(context.term) {
             return Err(ScmError::NotReady);
         }
-        let (pipeline, container) = self
-            .config
-            .pipelines
-            .iter()
-            .find_map(|pipeline| self.reserve(pipeline).map(|c| (pipeline, c)))
+        let pipeline = gate
+            .chooser
+            .choose(self.config.pipelines.len())
+            .and_then(|index| self.config.pipelines.get(index))
+            .ok_or(ScmError::NoPipelineWithSpace)?;
+        let container = self
+            .reserve(pipeline)
             .ok_or(ScmError::NoPipelineWithSpace)?;
         let info = ContainerInfo {
             id: container,
@@ -396,9 +427,14 @@ impl StorageContainerManager {
 
     // --- datanodes -----------------------------------------------------------------------
 
-    /// Registers a datanode (with an empty bucket if it is new to this SCM).
-    pub fn register_datanode(&self, datanode: DatanodeId) {
-        self.nodes.register(datanode);
+    /// A datanode registers with its details and a node report (`SCMNodeManager.register`;
+    /// see [`NodeManager::register`] for when its `DatanodeInfo` and bucket are replaced).
+    pub fn register_datanode(
+        &self,
+        details: &DatanodeDetails,
+        node_report: Vec<StorageReport>,
+    ) -> Registration {
+        self.nodes.register(details, node_report)
     }
 
     /// A node report: the datanode's volumes.

@@ -18,7 +18,8 @@ pub enum ScmError {
     /// The leader has not finished rebuilding its pending allocations for this term.
     #[error("SCM leader is not ready: pending allocations are being rebuilt")]
     NotReady,
-    /// No open pipeline has a slot on all its datanodes (`FAILED_TO_ALLOCATE_CONTAINER`).
+    /// The OPEN pipeline chosen at random has no slot on one of its datanodes, or there is
+    /// no OPEN pipeline (`FAILED_TO_ALLOCATE_CONTAINER`).
     #[error("no suitable open pipeline with enough space")]
     NoPipelineWithSpace,
     /// The replicated add-container did not report success; the reservation is kept

@@ -1,23 +1,29 @@
 //! The Storage Container Manager's pending container allocations (HDDS-16891).
 //!
-//! - [`config`], [`error`], [`container_info`]: the SCM's behavior and settings, its
-//!   errors, and its container and pipeline tables' rows.
+//! - [`config`], [`error`], [`container_info`]: the SCM's behavior, the switches of this
+//!   crate's additions and its settings, its errors, and its container and pipeline
+//!   tables' rows.
 //! - [`pending`]: the per-datanode `TwoWindowBucket` and the slot arithmetic.
+//! - [`datanode_details`]: what a datanode registers with, and what a registration did.
 //! - [`node`]: registered datanodes (`DatanodeInfo`) and the `PendingContainerTracker`.
+//! - [`pipeline_choice`]: the random OPEN pipeline an allocation tries.
 //! - [`ha`]: the replicated log as an SCM sees it, and the SCM's persisted table.
 //! - [`container_manager`]: the SCM itself: allocation on the leader, the replicated
-//!   add-container, container reports, leadership and safe mode, and the fix: the rebuild
-//!   of the buckets with an allocation gate.
+//!   add-container, registrations and reports, leadership and safe mode, and the fix: the
+//!   rebuild of the buckets with an allocation gate.
 
 pub mod config;
 pub mod container_info;
 pub mod container_manager;
+pub mod datanode_details;
 pub mod error;
 pub mod ha;
 pub mod node;
 pub mod pending;
+pub mod pipeline_choice;
 
-pub use config::{ScmBehavior, ScmConfig};
+pub use config::{ScmBehavior, ScmConfig, ScmHardening};
 pub use container_info::{ContainerInfo, LifeCycleState, Pipeline};
 pub use container_manager::StorageContainerManager;
+pub use datanode_details::{DatanodeDetails, Registration, RegistrationChange};
 pub use error::ScmError;

@@ -1,18 +1,20 @@
-//! The SCM's registry of datanodes (`SCMNodeManager`, `DatanodeInfo`) and the
-//! `PendingContainerTracker` that keeps each datanode's pending allocations and checks a
-//! datanode's space before `ContainerManagerImpl.allocateContainer` grants on it.
+//! The SCM's registry of datanodes (`SCMNodeManager`, `NodeStateManager`, `DatanodeInfo`)
+//! and the `PendingContainerTracker` that keeps each datanode's pending allocations and
+//! checks a datanode's space before `ContainerManagerImpl.allocateContainer` grants on it.
 //!
-//! **The race (HDDS-16891).** The pending buckets are in memory only, created empty when a
-//! datanode registers; a restarted SCM, or a follower that becomes leader, has empty
-//! buckets for containers the previous leader granted and nobody wrote yet.
+//! **The race (HDDS-16891).** The pending buckets are in memory only, created empty with
+//! each `DatanodeInfo`: a restarted SCM, a follower that becomes leader, and a datanode that
+//! registers again with changed details all start from empty buckets.
 //!
-//! **The fix** lives in [`super::container_manager`]: it drops and reseeds these buckets
-//! when the SCM becomes the serving leader. Here, every operation on a bucket holds that
-//! bucket's lock and rolls it first, so a space check and the add it allows are one step
-//! per datanode: two allocations never both take a datanode's last slot.
+//! **The fix.** The rebuild in [`super::container_manager`] reseeds the buckets when the SCM
+//! becomes the serving leader. Here, with [`ScmHardening`], a re-registered datanode keeps
+//! its space record (bucket and storage reports), and the space check reads the storage
+//! reports under the bucket lock.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::config::ScmHardening;
+use super::datanode_details::{DatanodeDetails, Registration, RegistrationChange};
 use super::error::ScmError;
 use super::pending::{TwoWindowBucket, has_slot};
 use crate::clock::Clock;
@@ -20,54 +22,75 @@ use crate::hdds::ids::{ContainerId, DatanodeId};
 use crate::hdds::report::StorageReport;
 use crate::sync::{Arc, Mutex, RwLock};
 
-/// One registered datanode (`DatanodeInfo`).
+/// What SCM knows of a datanode's space: the storage reports of its last node report
+/// (under the `DatanodeInfo` lock in Ozone) and its pending bucket (under the bucket's
+/// monitor).
 #[derive(Debug)]
-pub struct DatanodeInfo {
-    id: DatanodeId,
+struct NodeSpace {
     storage_reports: RwLock<Vec<StorageReport>>,
     pending: Mutex<TwoWindowBucket>,
 }
 
+/// One registered datanode (`DatanodeInfo`): its registration details, the storage
+/// reports of its last node report, and its pending bucket.
+#[derive(Debug)]
+pub struct DatanodeInfo {
+    details: DatanodeDetails,
+    /// Shared with the `DatanodeInfo` that replaces this one on a re-registration when
+    /// [`ScmHardening::keep_space_on_reregistration`] is on.
+    space: Arc<NodeSpace>,
+}
+
 impl DatanodeInfo {
-    fn new(id: DatanodeId, now_ms: u64, roll_interval_ms: u64) -> Self {
-        Self {
-            id,
-            storage_reports: RwLock::new(Vec::new()),
-            pending: Mutex::new(TwoWindowBucket::new(now_ms, roll_interval_ms)),
-        }
+    fn new(details: DatanodeDetails, space: Arc<NodeSpace>) -> Self {
+        Self { details, space }
     }
 
     /// The datanode.
     pub fn id(&self) -> DatanodeId {
-        self.id
+        self.details.id
+    }
+
+    /// What it registered with.
+    pub fn details(&self) -> &DatanodeDetails {
+        &self.details
     }
 
     /// The volumes of its last node report (none before the first one).
     pub fn storage_reports(&self) -> Vec<StorageReport> {
-        self.storage_reports.read().clone()
+        self.space.storage_reports.read().clone()
+    }
+
+    fn set_storage_reports(&self, reports: Vec<StorageReport>) {
+        *self.space.storage_reports.write() = reports;
     }
 }
 
 /// Keeps the pending allocations of every datanode (`PendingContainerTracker`).
 ///
-/// A space check reads the datanode's storage reports *while holding its bucket lock*.
-/// Ozone reads them before taking the bucket's monitor; then a check can pair a storage
-/// report from before a container was created (not counting it as committed) with a
-/// bucket from after its container report removed the entry (not counting it as pending),
-/// and grant the slot twice. The shuttle cluster scenario found that interleaving; a
-/// datanode's node report reaches SCM before the container report for the same create, so
-/// under the bucket lock the check sees the container at least once.
+/// Ozone's space check reads a datanode's storage reports, then takes the bucket's monitor
+/// to roll it and check-and-add; with
+/// [`ScmHardening::read_reports_under_bucket_lock`] the reports are read under the bucket
+/// lock (see its docs for the race that closes).
 #[derive(Debug)]
 pub struct PendingContainerTracker {
     container_size: u64,
+    read_reports_under_bucket_lock: bool,
     clock: Arc<dyn Clock>,
 }
 
 impl PendingContainerTracker {
-    /// Slots are `container_size` bytes (`ozone.scm.container.size`).
-    pub fn new(container_size: u64, clock: Arc<dyn Clock>) -> Self {
+    /// Slots are `container_size` bytes (`ozone.scm.container.size`); the storage reports
+    /// are read under the bucket lock when `read_reports_under_bucket_lock`, before it (as
+    /// in Ozone) otherwise.
+    pub fn new(
+        container_size: u64,
+        read_reports_under_bucket_lock: bool,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
         Self {
             container_size,
+            read_reports_under_bucket_lock,
             clock,
         }
     }
@@ -78,72 +101,102 @@ impl PendingContainerTracker {
     }
 
     /// Rolls the bucket, then records `container` if the datanode has a slot beyond its
-    /// pending ones; atomic per datanode. No storage report yet: no slot.
+    /// pending ones; the check and the add are atomic per datanode. No storage report yet:
+    /// no slot.
     pub fn check_space_and_record_allocation(
         &self,
         node: &DatanodeInfo,
         container: ContainerId,
     ) -> bool {
-        let mut bucket = node.pending.lock();
-        // Read under the bucket lock: see `PendingContainerTracker`'s docs.
-        let reports = node.storage_reports();
-        if reports.is_empty() {
-            return false;
+        if self.read_reports_under_bucket_lock {
+            let mut bucket = node.space.pending.lock();
+            let reports = node.storage_reports();
+            if reports.is_empty() {
+                return false;
+            }
+            bucket.roll_if_needed(self.clock.now_ms());
+            bucket.check_space_and_add(&reports, self.container_size, container)
+        } else {
+            // Ozone's order: the reports first, then the bucket's monitor.
+            let reports = node.storage_reports();
+            if reports.is_empty() {
+                return false;
+            }
+            let mut bucket = node.space.pending.lock();
+            bucket.roll_if_needed(self.clock.now_ms());
+            bucket.check_space_and_add(&reports, self.container_size, container)
         }
-        bucket.roll_if_needed(self.clock.now_ms());
-        bucket.check_space_and_add(&reports, self.container_size, container)
     }
 
     /// Records `container` without a space check (replication targets, the rebuild).
     pub fn record_allocation(&self, node: &DatanodeInfo, container: ContainerId) {
-        let mut bucket = node.pending.lock();
+        let mut bucket = node.space.pending.lock();
         bucket.roll_if_needed(self.clock.now_ms());
         bucket.add(container);
     }
 
-    /// Whether the datanode has a slot beyond its pending ones; records nothing.
+    /// Whether the datanode has a slot beyond its pending ones; records nothing (the
+    /// placement policy's `hasEnoughSpace`). Reads the reports in the same order as
+    /// [`PendingContainerTracker::check_space_and_record_allocation`].
     pub fn has_available_space(&self, node: &DatanodeInfo) -> bool {
-        let mut bucket = node.pending.lock();
-        let reports = node.storage_reports();
+        let (reports, mut bucket) = if self.read_reports_under_bucket_lock {
+            let bucket = node.space.pending.lock();
+            (node.storage_reports(), bucket)
+        } else {
+            let reports = node.storage_reports();
+            (reports, node.space.pending.lock())
+        };
         bucket.roll_if_needed(self.clock.now_ms());
         has_slot(&reports, self.container_size, bucket.pending_count())
     }
 
     /// Removes `container` from the datanode's bucket; returns whether it was pending.
     pub fn remove_pending_allocation(&self, node: &DatanodeInfo, container: ContainerId) -> bool {
-        let mut bucket = node.pending.lock();
+        let mut bucket = node.space.pending.lock();
         bucket.roll_if_needed(self.clock.now_ms());
         bucket.remove(container)
     }
 
     /// The datanode's pending containers after a roll.
     pub fn pending(&self, node: &DatanodeInfo) -> BTreeSet<ContainerId> {
-        let mut bucket = node.pending.lock();
+        let mut bucket = node.space.pending.lock();
         bucket.roll_if_needed(self.clock.now_ms());
         bucket.containers()
     }
 
     /// Drops every pending entry of the datanode.
     pub fn clear(&self, node: &DatanodeInfo) {
-        node.pending.lock().clear();
+        node.space.pending.lock().clear();
     }
 }
 
-/// The registered datanodes of one SCM (`SCMNodeManager`, the parts used here).
+/// The registered datanodes of one SCM (`SCMNodeManager` and its `NodeStateManager`, the
+/// parts used here).
 #[derive(Debug)]
 pub struct NodeManager {
     nodes: RwLock<BTreeMap<DatanodeId, Arc<DatanodeInfo>>>,
     tracker: PendingContainerTracker,
+    keep_space_on_reregistration: bool,
     clock: Arc<dyn Clock>,
     roll_interval_ms: u64,
 }
 
 impl NodeManager {
-    /// No datanode registered yet.
-    pub fn new(container_size: u64, roll_interval_ms: u64, clock: Arc<dyn Clock>) -> Self {
+    /// No datanode registered yet; `hardening` as the SCM's behavior runs it.
+    pub fn new(
+        container_size: u64,
+        roll_interval_ms: u64,
+        hardening: ScmHardening,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
         Self {
             nodes: RwLock::new(BTreeMap::new()),
-            tracker: PendingContainerTracker::new(container_size, Arc::clone(&clock)),
+            tracker: PendingContainerTracker::new(
+                container_size,
+                hardening.read_reports_under_bucket_lock,
+                Arc::clone(&clock),
+            ),
+            keep_space_on_reregistration: hardening.keep_space_on_reregistration,
             clock,
             roll_interval_ms,
         }
@@ -154,16 +207,74 @@ impl NodeManager {
         &self.tracker
     }
 
-    /// Registers a datanode with an empty bucket; registering again keeps what it has.
-    pub fn register(&self, id: DatanodeId) -> Arc<DatanodeInfo> {
-        let mut nodes = self.nodes.write();
-        Arc::clone(nodes.entry(id).or_insert_with(|| {
-            Arc::new(DatanodeInfo::new(
-                id,
+    /// No storage report, an empty bucket.
+    fn fresh_space(&self) -> Arc<NodeSpace> {
+        Arc::new(NodeSpace {
+            storage_reports: RwLock::new(Vec::new()),
+            pending: Mutex::new(TwoWindowBucket::new(
                 self.clock.now_ms(),
                 self.roll_interval_ms,
-            ))
-        }))
+            )),
+        })
+    }
+
+    /// `SCMNodeManager.register`: a datanode new to this SCM gets a `DatanodeInfo` with no
+    /// storage report and an empty bucket, then `node_report` is processed. A registered
+    /// one whose address, version or ports changed gets a new `DatanodeInfo`
+    /// (`NodeStateManager.updateNode`) with no storage report and an empty bucket, unless
+    /// [`ScmHardening::keep_space_on_reregistration`] hands it the old one's space record
+    /// (its reports cleared, its bucket kept); `node_report` is processed after the
+    /// replacement only for an address change. Otherwise nothing changes.
+    pub fn register(
+        &self,
+        details: &DatanodeDetails,
+        node_report: Vec<StorageReport>,
+    ) -> Registration {
+        let replaced = {
+            let mut nodes = self.nodes.write();
+            match nodes.get(&details.id) {
+                None => {
+                    let info = DatanodeInfo::new(details.clone(), self.fresh_space());
+                    nodes.insert(details.id, Arc::new(info));
+                    None
+                }
+                Some(old) => {
+                    let Some(change) = old.details.change_to(details) else {
+                        return Registration::Unchanged;
+                    };
+                    let space = if self.keep_space_on_reregistration {
+                        // As fresh as Ozone's for the reports: none until the next one.
+                        old.set_storage_reports(Vec::new());
+                        Arc::clone(&old.space)
+                    } else {
+                        self.fresh_space()
+                    };
+                    nodes.insert(
+                        details.id,
+                        Arc::new(DatanodeInfo::new(details.clone(), space)),
+                    );
+                    Some(change)
+                }
+            }
+        };
+        // As in Ozone, the node report is processed after the map was updated.
+        match replaced {
+            None => {
+                self.set_storage_reports(details.id, node_report);
+                Registration::New
+            }
+            Some(RegistrationChange::Address) => {
+                self.set_storage_reports(details.id, node_report);
+                Registration::Updated(RegistrationChange::Address)
+            }
+            Some(change) => Registration::Updated(change),
+        }
+    }
+
+    fn set_storage_reports(&self, id: DatanodeId, reports: Vec<StorageReport>) {
+        if let Ok(node) = self.get(id) {
+            node.set_storage_reports(reports);
+        }
     }
 
     /// A registered datanode.
@@ -186,8 +297,7 @@ impl NodeManager {
         id: DatanodeId,
         reports: Vec<StorageReport>,
     ) -> Result<(), ScmError> {
-        let node = self.get(id)?;
-        *node.storage_reports.write() = reports;
+        self.get(id)?.set_storage_reports(reports);
         Ok(())
     }
 }

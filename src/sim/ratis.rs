@@ -144,7 +144,7 @@ impl ReplicatedLog for SimulatedRatis {
 /// only when the submitter does not lead now, never for the term it believes it leads at
 /// (Ratis carries no term per request). With it, an allocation of an old term that is
 /// still in flight when its SCM is re-elected commits at the new term, which is the
-/// interleaving the fixed rebuild must survive (HDDS-16891).
+/// interleaving the hardened rebuild must survive (HDDS-16891).
 #[derive(Debug, Clone)]
 pub struct UnfencedLog {
     ring: SimulatedRatis,

@@ -4,19 +4,23 @@
 //! The harness moves leadership the way Ratis tells an SCM about it (`notifyNotLeader` to
 //! the old leader, `notifyLeaderChanged` then `notifyLeaderReady` to the new one), crashes
 //! and restarts an SCM from its database, compacts the log so that a follower installs a
-//! snapshot, and delivers a client's `allocateContainer` and a first write's reports. It
+//! snapshot, delivers a client's `allocateContainer` and a first write's reports, and lets
+//! a datanode register again with changed details and send a heartbeat's node report. It
 //! checks nothing: the scenarios hold the invariants.
 //!
 //! Modelling choice: a datanode's node report reaches every SCM before its container
-//! report for the same create (both ride one heartbeat). Processed the other way round, a
-//! created container is briefly neither pending nor committed; that gap is outside
-//! HDDS-16891 and kept out of the harness.
+//! report for the same create (both ride one heartbeat), and a node report it sends later
+//! (a registration's, a heartbeat's) is never older than a container report it sent before
+//! (one endpoint thread per SCM sends them in turn). Processed out of order, a created
+//! container is briefly neither pending nor committed; that gap is outside HDDS-16891 and
+//! kept out of the harness.
 
 use super::ratis::SimulatedRatis;
 use super::slot_datanode::SlotDatanode;
 use crate::clock::ManualClock;
 use crate::hdds::container::{ContainerReplicaReport, ContainerState};
 use crate::hdds::ids::{ContainerId, DatanodeId, ScmId};
+use crate::scm::datanode_details::RegistrationChange;
 use crate::scm::ha::ScmDb;
 use crate::scm::{Pipeline, ScmBehavior, ScmConfig, ScmError, StorageContainerManager};
 use crate::sync::{Arc, ArcSwap};
@@ -80,9 +84,8 @@ impl ScmCluster {
         )?;
         scm.catch_up();
         for datanode in &self.datanodes {
-            scm.register_datanode(datanode.id());
             let (storage, created) = datanode.full_report();
-            scm.process_node_report(datanode.id(), vec![storage])?;
+            scm.register_datanode(&datanode.details(), vec![storage]);
             // A container this SCM has not applied yet is reported again later.
             match scm.process_container_report(datanode.id(), &created) {
                 Ok(()) | Err(ScmError::UnknownContainers { .. }) => {}
@@ -187,6 +190,37 @@ impl ScmCluster {
             }
         }
         Err(last)
+    }
+
+    /// Datanode number `index` restarts with `change` to its details and registers again
+    /// with every SCM, with its node report (`SCMNodeManager.register`). Only an address
+    /// change has the SCMs process that report; see [`ScmCluster::heartbeat`]. No create of
+    /// the datanode is reported in between (see [`SlotDatanode::send_storage_report`]).
+    pub fn reregister(&self, index: usize, change: RegistrationChange) {
+        let Some(datanode) = self.datanodes.get(index) else {
+            return;
+        };
+        let details = datanode.change_details(change);
+        datanode.send_storage_report(|report| {
+            for scm in self.scms.iter().map(ArcSwap::load_full) {
+                scm.register_datanode(&details, vec![report]);
+            }
+        });
+    }
+
+    /// Datanode number `index` heartbeats every SCM with its node report; no create of the
+    /// datanode is reported in between.
+    pub fn heartbeat(&self, index: usize) {
+        let Some(datanode) = self.datanodes.get(index) else {
+            return;
+        };
+        datanode.send_storage_report(|report| {
+            for scm in self.scms.iter().map(ArcSwap::load_full) {
+                // An SCM that restarted meanwhile knows every datanode again (it registers
+                // them when it starts).
+                let _ = scm.process_node_report(datanode.id(), vec![report]);
+            }
+        });
     }
 
     /// The first write of `container`: each datanode of its pipeline creates it (or

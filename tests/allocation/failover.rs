@@ -1,20 +1,26 @@
 //! What a new serving leader knows (HDDS-16891) without a checker: the replicated
 //! add-container on followers, snapshot install, and the rebuild of the pending buckets
-//! after a leader change, a re-election, a restart or a bootstrap.
+//! after a leader change, a re-election, a restart or a bootstrap, and what it leaves to a
+//! datanode that registers after it.
 
 use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, PipelineId, ScmId};
 use hadoop_ref::hdds::report::StorageReport;
 use hadoop_ref::scm::ha::SubmitError;
-use hadoop_ref::scm::{LifeCycleState, ScmBehavior, ScmError};
+use hadoop_ref::scm::{
+    DatanodeDetails, LifeCycleState, ScmBehavior, ScmError, StorageContainerManager,
+};
 use hadoop_ref::sim::ratis::SubmitFault;
+use hadoop_ref::sync::Arc;
 
-use crate::test_util::allocation::{Fixture, SIZE, open_replica, pending};
+use crate::test_util::allocation::{
+    Fixture, SIZE, allocate_within, grant_all, open_replica, pending, pipeline_of, report,
+};
 
 #[test]
 fn follower_applies_add_container_without_recording_a_slot() {
     let f = Fixture::new();
-    let leader = f.scm(1, ScmBehavior::Fixed, 1);
-    let follower = f.scm(2, ScmBehavior::Fixed, 1);
+    let leader = f.scm(1, ScmBehavior::Hardened, 1);
+    let follower = f.scm(2, ScmBehavior::Hardened, 1);
     f.lead(&leader);
     let c1 = leader.allocate_container().unwrap();
     follower.catch_up();
@@ -30,8 +36,8 @@ fn follower_applies_add_container_without_recording_a_slot() {
 #[test]
 fn lagging_follower_installs_snapshot() {
     let f = Fixture::new();
-    let leader = f.scm(1, ScmBehavior::Fixed, 2);
-    let follower = f.scm(2, ScmBehavior::Fixed, 2);
+    let leader = f.scm(1, ScmBehavior::Hardened, 2);
+    let follower = f.scm(2, ScmBehavior::Hardened, 2);
     f.lead(&leader);
     let c1 = leader.allocate_container().unwrap();
     f.ring.compact();
@@ -44,23 +50,31 @@ fn lagging_follower_installs_snapshot() {
 
 #[test]
 fn re_election_at_a_new_term_rebuilds_and_serves_again() {
-    let f = Fixture::new();
-    let scm = f.scm(1, ScmBehavior::Fixed, 1);
-    f.lead(&scm);
-    assert!(scm.allocate_container().is_ok());
-    // Re-elected at a new term: ready again, but the rebuild of the new term has to run.
-    scm.notify_leader_changed(f.ring.elect(ScmId(1)));
-    scm.notify_leader_ready();
-    assert!(scm.allocate_container().is_ok());
+    for behavior in [ScmBehavior::Hardened, ScmBehavior::SeedPatch] {
+        let f = Fixture::new();
+        let scm = f.scm(1, behavior, 1);
+        f.lead(&scm);
+        assert!(allocate_within(&scm, 16).is_ok());
+        // Re-elected at a new term: ready again, but the rebuild of the new term has to run.
+        scm.notify_leader_changed(f.ring.elect(ScmId(1)));
+        scm.notify_leader_ready();
+        assert!(
+            allocate_within(&scm, 16).is_ok(),
+            "{behavior:?}: the other pipeline"
+        );
+    }
 }
 
 #[test]
 fn new_leader_rebuilds_slots_of_unwritten_open_containers() {
     let f = Fixture::new();
-    let old = f.scm(1, ScmBehavior::Fixed, 1);
-    let new = f.scm(2, ScmBehavior::Fixed, 1);
+    let old = f.scm(1, ScmBehavior::Hardened, 1);
+    let new = f.scm(2, ScmBehavior::Hardened, 1);
+    // dn4 is full on the old leader: c1 goes to p1.
+    old.process_node_report(DatanodeId(4), vec![report(0)])
+        .unwrap();
     f.lead(&old);
-    let c1 = old.allocate_container().unwrap();
+    let c1 = allocate_within(&old, 16).unwrap();
     // dn1 wrote c1 and reported it to every SCM.
     new.catch_up();
     for scm in [&old, &new] {
@@ -78,17 +92,15 @@ fn new_leader_rebuilds_slots_of_unwritten_open_containers() {
     assert!(pending(&new, 1).is_empty(), "dn1 has a replica: no slot");
     assert_eq!(pending(&new, 2), vec![c1]);
     assert_eq!(pending(&new, 3), vec![c1]);
-    assert_eq!(
-        new.allocate_container().map(|_| ()),
-        Ok(()),
-        "p2 still has room"
-    );
+    let c2 = allocate_within(&new, 16).expect("p2 still has room");
+    assert_eq!(pipeline_of(&new, c2), PipelineId(2));
+    assert_eq!(grant_all(&new, 16), Vec::<ContainerId>::new());
     assert_eq!(new.allocate_container(), Err(ScmError::NoPipelineWithSpace));
 }
 
 #[test]
 fn legacy_new_leader_has_empty_buckets() {
-    let f = Fixture::new();
+    let f = Fixture::p1_only();
     let old = f.scm(1, ScmBehavior::LegacyNoRebuild, 1);
     let new = f.scm(2, ScmBehavior::LegacyNoRebuild, 1);
     f.lead(&old);
@@ -101,17 +113,13 @@ fn legacy_new_leader_has_empty_buckets() {
         "the defect: c1's slot is forgotten"
     );
     let c2 = new.allocate_container().unwrap();
-    assert_eq!(
-        new.container(c2).unwrap().pipeline,
-        PipelineId(1),
-        "granted again on p1"
-    );
+    assert_eq!(pipeline_of(&new, c2), PipelineId(1), "granted again on p1");
 }
 
 #[test]
 fn rebuild_drops_stale_entries_of_a_returning_leader() {
-    let f = Fixture::new();
-    let scm = f.scm(1, ScmBehavior::Fixed, 2);
+    let f = Fixture::p1_only();
+    let scm = f.scm(1, ScmBehavior::Hardened, 2);
     f.lead(&scm);
     let c1 = scm.allocate_container().unwrap();
     // The submit of c2 answers not-leader, and the entry is in the log.
@@ -141,13 +149,13 @@ fn rebuild_drops_stale_entries_of_a_returning_leader() {
 
 #[test]
 fn restarted_scm_reloads_its_table_and_rebuilds_when_it_leads_again() {
-    let f = Fixture::new();
-    let scm = f.scm(1, ScmBehavior::Fixed, 1);
+    let f = Fixture::p1_only();
+    let scm = f.scm(1, ScmBehavior::Hardened, 1);
     f.lead(&scm);
     let c1 = scm.allocate_container().unwrap();
     drop(scm);
     f.ring.lose_leader();
-    let restarted = f.scm(1, ScmBehavior::Fixed, 1);
+    let restarted = f.scm(1, ScmBehavior::Hardened, 1);
     assert_eq!(restarted.container(c1).unwrap().state, LifeCycleState::Open);
     assert!(pending(&restarted, 1).is_empty(), "buckets start empty");
     f.lead(&restarted);
@@ -157,12 +165,16 @@ fn restarted_scm_reloads_its_table_and_rebuilds_when_it_leads_again() {
 #[test]
 fn newly_bootstrapped_scm_installs_snapshot_and_rebuilds_as_leader() {
     let f = Fixture::new();
-    let leader = f.scm(1, ScmBehavior::Fixed, 1);
+    let leader = f.scm(1, ScmBehavior::Hardened, 1);
+    // dn4 is full on the first leader: c1 goes to p1.
+    leader
+        .process_node_report(DatanodeId(4), vec![report(0)])
+        .unwrap();
     f.lead(&leader);
-    let c1 = leader.allocate_container().unwrap();
+    let c1 = allocate_within(&leader, 16).unwrap();
     f.ring.compact();
     // SCM 3 joins with an empty database; the log before it is compacted away.
-    let bootstrapped = f.scm(3, ScmBehavior::Fixed, 1);
+    let bootstrapped = f.scm(3, ScmBehavior::Hardened, 1);
     assert!(
         bootstrapped.container(c1).is_some(),
         "installed from the snapshot"
@@ -170,11 +182,43 @@ fn newly_bootstrapped_scm_installs_snapshot_and_rebuilds_as_leader() {
     leader.notify_not_leader();
     f.lead(&bootstrapped);
     assert_eq!(pending(&bootstrapped, 1), vec![c1]);
+    let granted = grant_all(&bootstrapped, 32);
+    assert_eq!(granted.len(), 1, "p2's slot only");
     assert_eq!(
-        bootstrapped
-            .allocate_container()
-            .map(|c| bootstrapped.container(c).unwrap().pipeline),
-        Ok(PipelineId(2)),
+        pipeline_of(&bootstrapped, granted[0]),
+        PipelineId(2),
         "p1's slots stay reserved for c1"
     );
+}
+
+#[test]
+fn datanode_new_to_the_leader_after_its_rebuild_starts_with_an_empty_bucket() {
+    // The seed accepts this: the rebuild seeds the datanodes registered when it runs.
+    for behavior in [ScmBehavior::Hardened, ScmBehavior::SeedPatch] {
+        let f = Fixture::p1_only();
+        let old = f.scm(1, behavior, 1);
+        f.lead(&old);
+        let c1 = old.allocate_container().unwrap();
+        old.notify_not_leader();
+        // SCM 2 starts and leads before dn3 has registered with it.
+        let new = StorageContainerManager::new(
+            ScmId(2),
+            behavior,
+            f.config.clone(),
+            f.ring.log(),
+            Arc::clone(&f.dbs[1]),
+            f.clock.shared(),
+        )
+        .unwrap();
+        for dn in [1, 2] {
+            new.register_datanode(&DatanodeDetails::new(DatanodeId(dn)), vec![report(1)]);
+        }
+        f.lead(&new);
+        new.register_datanode(&DatanodeDetails::new(DatanodeId(3)), vec![report(1)]);
+        assert_eq!(pending(&new, 1), vec![c1], "{behavior:?}");
+        assert!(
+            pending(&new, 3).is_empty(),
+            "{behavior:?}: dn3 registered late"
+        );
+    }
 }

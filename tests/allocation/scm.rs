@@ -1,41 +1,103 @@
-//! Allocation on the SCM leader (HDDS-16891) without a checker: reservations on every
-//! datanode of a pipeline, refusals off the leader, in safe mode and before leader-ready,
-//! unconfirmed submits that keep their reservation, aging out, and every error.
+//! Allocation on the SCM leader (HDDS-16891) without a checker: one random OPEN pipeline
+//! per allocation, reservations on every datanode of it, refusals off the leader, in safe
+//! mode and before leader-ready, unconfirmed submits that keep their reservation, aging
+//! out, and every error.
 
 use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, PipelineId, ScmId};
 use hadoop_ref::scm::ha::{ScmDb, SubmitError};
+use hadoop_ref::scm::pipeline_choice::PipelineChooser;
 use hadoop_ref::scm::{
     LifeCycleState, Pipeline, ScmBehavior, ScmConfig, ScmError, StorageContainerManager,
 };
 use hadoop_ref::sim::ratis::SubmitFault;
 use hadoop_ref::sync::Arc;
 
-use crate::test_util::allocation::{Fixture, ROLL_MS, open_replica, pending, report};
+use crate::test_util::allocation::{
+    Fixture, ROLL_MS, grant_all, open_replica, pending, pipeline_of, report,
+};
 
 #[test]
-fn leader_reserves_on_every_pipeline_node_and_refuses_the_last_slot() {
+fn leader_reserves_on_every_pipeline_node_until_no_slot_is_left() {
     let f = Fixture::new();
-    let scm = f.scm(1, ScmBehavior::Fixed, 1);
+    let scm = f.scm(1, ScmBehavior::Hardened, 1);
     f.lead(&scm);
-    let c1 = scm.allocate_container().unwrap();
+    let granted = grant_all(&scm, 32);
+    assert_eq!(
+        granted.len(),
+        2,
+        "one slot per datanode: one container per pipeline"
+    );
+    let (on_p1, on_p2): (Vec<_>, Vec<_>) = granted
+        .iter()
+        .partition(|&&c| pipeline_of(&scm, c) == PipelineId(1));
     for dn in 1..=3 {
-        assert_eq!(pending(&scm, dn), vec![c1]);
+        assert_eq!(pending(&scm, dn), on_p1);
     }
-    let c2 = scm.allocate_container().unwrap();
-    assert_eq!(pending(&scm, 4), vec![c2], "p1 is full, p2 takes it");
+    assert_eq!(pending(&scm, 4), on_p2);
     assert_eq!(scm.allocate_container(), Err(ScmError::NoPipelineWithSpace));
-    assert_eq!(scm.container(c1).unwrap().state, LifeCycleState::Open);
+    assert_eq!(
+        scm.container(granted[0]).unwrap().state,
+        LifeCycleState::Open
+    );
+}
+
+#[test]
+fn allocation_tries_one_random_pipeline_and_never_falls_back() {
+    let f = Fixture::new();
+    let scm = f.scm(1, ScmBehavior::Hardened, 8);
+    // p1 has no room (dn1 is full); p2 has room for eight containers.
+    scm.process_node_report(DatanodeId(1), vec![report(0)])
+        .unwrap();
+    f.lead(&scm);
+    let results: Vec<_> = (0..8).map(|_| scm.allocate_container()).collect();
+    let granted: Vec<ContainerId> = results.iter().filter_map(|r| r.clone().ok()).collect();
+    assert!(
+        granted
+            .iter()
+            .all(|&c| pipeline_of(&scm, c) == PipelineId(2)),
+        "only p2 has room"
+    );
+    assert!(
+        results.contains(&Err(ScmError::NoPipelineWithSpace)),
+        "an allocation that chose p1 fails although p2 has room: {results:?}"
+    );
+    assert!(!granted.is_empty(), "an allocation that chose p2 succeeds");
+    assert_eq!(pending(&scm, 4), granted);
+}
+
+#[test]
+fn pipeline_choice_is_a_function_of_the_seed_and_the_scm() {
+    let draws = |seed, scm| {
+        let mut chooser = PipelineChooser::new(seed, ScmId(scm));
+        (0..32)
+            .map(|_| chooser.choose(3).unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        draws(7, 1),
+        draws(7, 1),
+        "same seed, same SCM: same choices"
+    );
+    assert_ne!(draws(7, 1), draws(7, 2), "another SCM draws differently");
+    assert_ne!(draws(7, 1), draws(8, 1), "another seed draws differently");
+    assert!(
+        (0..3).all(|p| draws(7, 1).contains(&p)),
+        "every pipeline is chosen"
+    );
+    let mut chooser = PipelineChooser::new(7, ScmId(1));
+    assert_eq!(chooser.choose(0), None, "no OPEN pipeline");
+    assert_eq!(chooser.choose(1), Some(0));
 }
 
 #[test]
 fn reservation_rolls_back_when_one_pipeline_node_is_full() {
-    let f = Fixture::new();
-    let scm = f.scm(1, ScmBehavior::Fixed, 1);
+    let f = Fixture::p1_only();
+    let scm = f.scm(1, ScmBehavior::Hardened, 1);
     // dn3 is already full.
     scm.process_node_report(DatanodeId(3), vec![report(0)])
         .unwrap();
     f.lead(&scm);
-    let c = scm.allocate_container().unwrap();
+    assert_eq!(scm.allocate_container(), Err(ScmError::NoPipelineWithSpace));
     assert_eq!(
         pending(&scm, 1),
         Vec::<ContainerId>::new(),
@@ -46,13 +108,12 @@ fn reservation_rolls_back_when_one_pipeline_node_is_full() {
         Vec::<ContainerId>::new(),
         "rolled back on dn2"
     );
-    assert_eq!(pending(&scm, 4), vec![c]);
 }
 
 #[test]
 fn allocation_is_refused_off_leader_in_safe_mode_and_before_ready() {
     let f = Fixture::new();
-    let scm = f.scm(1, ScmBehavior::Fixed, 1);
+    let scm = f.scm(1, ScmBehavior::Hardened, 1);
     assert_eq!(
         scm.allocate_container(),
         Err(ScmError::NotLeader { scm: ScmId(1) })
@@ -72,28 +133,41 @@ fn allocation_is_refused_off_leader_in_safe_mode_and_before_ready() {
 #[test]
 fn submit_timeout_keeps_the_reservation() {
     let f = Fixture::new();
-    let scm = f.scm(1, ScmBehavior::Fixed, 1);
+    let scm = f.scm(1, ScmBehavior::Hardened, 1);
     f.lead(&scm);
     f.ring.inject(SubmitFault::TimeoutAfterCommit);
-    match scm.allocate_container() {
+    let timed_out = match scm.allocate_container() {
         Err(ScmError::SubmitNotConfirmed {
             container,
             reason: SubmitError::Timeout,
-        }) => assert_eq!(pending(&scm, 1), vec![container]),
+        }) => container,
         other => panic!("expected a timeout, got {other:?}"),
+    };
+    scm.catch_up();
+    let reserved_on = pipeline_of(&scm, timed_out);
+    let nodes = &f
+        .config
+        .pipelines
+        .iter()
+        .find(|p| p.id == reserved_on)
+        .unwrap()
+        .nodes;
+    for dn in nodes {
+        assert_eq!(pending(&scm, dn.0), vec![timed_out]);
     }
-    let next = scm.allocate_container().unwrap();
-    assert_eq!(
-        scm.container(next).unwrap().pipeline,
-        PipelineId(2),
-        "p1's slots stay reserved"
+    let granted = grant_all(&scm, 32);
+    assert_eq!(granted.len(), 1, "the other pipeline's slot");
+    assert_ne!(
+        pipeline_of(&scm, granted[0]),
+        reserved_on,
+        "the timed-out container's slots stay reserved"
     );
 }
 
 #[test]
 fn deposed_leader_submit_is_refused_and_keeps_its_reservation() {
-    let f = Fixture::new();
-    let old = f.scm(1, ScmBehavior::Fixed, 1);
+    let f = Fixture::p1_only();
+    let old = f.scm(1, ScmBehavior::Hardened, 1);
     f.lead(&old);
     // Another SCM is elected before the old one hears of it.
     f.ring.elect(ScmId(2));
@@ -111,7 +185,7 @@ fn deposed_leader_submit_is_refused_and_keeps_its_reservation() {
 #[test]
 fn pending_entries_age_out_after_two_roll_intervals_without_a_report() {
     let f = Fixture::new();
-    let scm = f.scm(1, ScmBehavior::Fixed, 1);
+    let scm = f.scm(1, ScmBehavior::Hardened, 1);
     f.lead(&scm);
     scm.allocate_container().unwrap();
     f.clock.advance_ms(2 * ROLL_MS);
@@ -121,7 +195,7 @@ fn pending_entries_age_out_after_two_roll_intervals_without_a_report() {
 #[test]
 fn reports_from_unknown_datanodes_and_for_unknown_containers_are_errors() {
     let f = Fixture::new();
-    let scm = f.scm(1, ScmBehavior::Fixed, 1);
+    let scm = f.scm(1, ScmBehavior::Hardened, 1);
     f.lead(&scm);
     let c1 = scm.allocate_container().unwrap();
     assert_eq!(
@@ -179,7 +253,7 @@ fn invalid_config_is_refused() {
     ] {
         let result = StorageContainerManager::new(
             ScmId(1),
-            ScmBehavior::Fixed,
+            ScmBehavior::Hardened,
             config,
             f.ring.log(),
             Arc::new(ScmDb::new()),

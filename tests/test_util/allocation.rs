@@ -1,12 +1,15 @@
 //! Shared setup of the SCM pending-allocation tests (HDDS-16891): small slots, a short roll
-//! interval, node reports by slot count, and a [`Fixture`] of SCMs over one simulated ring.
+//! interval, node reports by slot count, a [`Fixture`] of SCMs over one simulated ring, and
+//! allocation helpers for a pipeline chosen at random.
 
 use hadoop_ref::clock::ManualClock;
 use hadoop_ref::hdds::container::{ContainerReplicaReport, ContainerState};
 use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, PipelineId, ScmId};
 use hadoop_ref::hdds::report::StorageReport;
 use hadoop_ref::scm::ha::ScmDb;
-use hadoop_ref::scm::{Pipeline, ScmBehavior, ScmConfig, StorageContainerManager};
+use hadoop_ref::scm::{
+    DatanodeDetails, Pipeline, ScmBehavior, ScmConfig, ScmError, StorageContainerManager,
+};
 use hadoop_ref::sim::ratis::SimulatedRatis;
 use hadoop_ref::sync::Arc;
 
@@ -30,6 +33,35 @@ pub fn pending(scm: &StorageContainerManager, dn: u64) -> Vec<ContainerId> {
     scm.pending(DatanodeId(dn)).unwrap().into_iter().collect()
 }
 
+/// `attempts` allocations on `scm` (each tries one pipeline chosen at random): the
+/// containers granted, in order.
+pub fn grant_all(scm: &StorageContainerManager, attempts: usize) -> Vec<ContainerId> {
+    (0..attempts)
+        .filter_map(|_| scm.allocate_container().ok())
+        .collect()
+}
+
+/// Allocates on `scm` until one is granted, at most `attempts` times: the first grant, or
+/// the last refusal.
+pub fn allocate_within(
+    scm: &StorageContainerManager,
+    attempts: usize,
+) -> Result<ContainerId, ScmError> {
+    let mut last = Err(ScmError::NoPipelineWithSpace);
+    for _ in 0..attempts {
+        last = scm.allocate_container();
+        if last.is_ok() {
+            break;
+        }
+    }
+    last
+}
+
+/// The pipeline `scm`'s table puts `container` on.
+pub fn pipeline_of(scm: &StorageContainerManager, container: ContainerId) -> PipelineId {
+    scm.container(container).unwrap().pipeline
+}
+
 /// A ring, a clock, the settings and three SCM databases; SCMs are started on demand.
 pub struct Fixture {
     /// The simulated Ratis ring.
@@ -49,11 +81,12 @@ impl Default for Fixture {
 }
 
 impl Fixture {
-    /// Pipelines: p1 = [dn1, dn2, dn3], p2 = [dn4].
+    /// Pipelines: p1 = [dn1, dn2, dn3], p2 = [dn4]; pipeline choice seed 7.
     pub fn new() -> Self {
         let config = ScmConfig {
             container_size: SIZE,
             roll_interval_ms: ROLL_MS,
+            pipeline_choice_seed: 7,
             ..ScmConfig::with_pipelines(vec![
                 Pipeline {
                     id: PipelineId(1),
@@ -65,12 +98,20 @@ impl Fixture {
                 },
             ])
         };
+
         Self {
             ring: SimulatedRatis::new(),
             clock: ManualClock::new(0),
             config,
             dbs: (0..3).map(|_| Arc::new(ScmDb::new())).collect(),
         }
+    }
+
+    /// The fixture with p1 = [dn1, dn2, dn3] alone: every allocation tries p1.
+    pub fn p1_only() -> Self {
+        let mut fixture = Self::new();
+        fixture.config.pipelines.truncate(1);
+        fixture
     }
 
     /// SCM `n` (1-based) started from its database with datanodes 1..=4 of `slots` each.
@@ -86,9 +127,7 @@ impl Fixture {
         .unwrap();
         scm.catch_up();
         for dn in 1..=4 {
-            scm.register_datanode(DatanodeId(dn));
-            scm.process_node_report(DatanodeId(dn), vec![report(slots)])
-                .unwrap();
+            scm.register_datanode(&DatanodeDetails::new(DatanodeId(dn)), vec![report(slots)]);
         }
         scm
     }

@@ -1,24 +1,33 @@
-//! The catalogue of the SCM pending container allocations (HDDS-16891).
+//! The catalogue of the SCM pending container allocations (HDDS-16891): the seed's MC8
+//! after a transfer and restarts, re-registrations with changed details, the races around
+//! the rebuild and the space check, and the random cluster. Every scenario lists every
+//! `ScmBehavior`: `Hardened` holds everywhere; `SeedPatch` is caught by each race this crate
+//! found beyond the seed (report order, re-election, re-registration).
 
 use crate::check::catalogue::case::Case;
 use crate::scenarios::allocation::{
     AllocationClusterShape, ScmFailover, allocation_waits_for_the_rebuild,
     failover_keeps_slots_of_unwritten_containers, random_failovers_never_over_grant,
-    rebuild_sees_allocation_committed_across_reelection, space_check_sees_created_container,
+    rebuild_sees_allocation_committed_across_reelection,
+    reregistration_during_allocation_keeps_the_slot, reregistration_keeps_unwritten_slots,
+    space_check_sees_created_container,
 };
-use crate::scm::ScmBehavior;
+use crate::scm::{RegistrationChange, ScmBehavior};
 
 /// The SCM pending-allocation scenarios (HDDS-16891).
 pub fn allocation() -> Vec<Case> {
     let mut cases = Vec::new();
     failover_reproductions(&mut cases);
+    reregistrations(&mut cases);
     rebuild_races(&mut cases);
+    space_check_races(&mut cases);
     random_cluster(&mut cases);
     cases
 }
 
 /// The seed's MC8: a leader transfer, one SCM's restart, every SCM's restart. They spawn
-/// no thread: one execution says all, and PCT does not apply.
+/// no thread: one execution says all, and PCT does not apply. Without a second thread the
+/// ungated rebuild is done before the first allocation, so only the missing rebuild fails.
 fn failover_reproductions(cases: &mut Vec<Case>) {
     let first = cases.len();
     cases!(
@@ -29,7 +38,12 @@ fn failover_reproductions(cases: &mut Vec<Case>) {
             behavior,
             ScmFailover::Transfer
         ),
-        [(Fixed, Holds), (LegacyNoRebuild, Caught)]
+        [
+            (Hardened, Holds),
+            (SeedPatch, Holds),
+            (LegacyNoRebuild, Caught),
+            (LegacyRebuildWithoutGate, Holds)
+        ]
     );
     cases!(
         cases,
@@ -39,7 +53,12 @@ fn failover_reproductions(cases: &mut Vec<Case>) {
             behavior,
             ScmFailover::RestartSingleScm
         ),
-        [(Fixed, Holds), (LegacyNoRebuild, Caught)]
+        [
+            (Hardened, Holds),
+            (SeedPatch, Holds),
+            (LegacyNoRebuild, Caught),
+            (LegacyRebuildWithoutGate, Holds)
+        ]
     );
     cases!(
         cases,
@@ -49,9 +68,68 @@ fn failover_reproductions(cases: &mut Vec<Case>) {
             behavior,
             ScmFailover::RestartAllScms
         ),
-        [(Fixed, Holds), (LegacyNoRebuild, Caught)]
+        [
+            (Hardened, Holds),
+            (SeedPatch, Holds),
+            (LegacyNoRebuild, Caught),
+            (LegacyRebuildWithoutGate, Holds)
+        ]
     );
-    for case in &mut cases[first..] {
+    mark_sequential(&mut cases[first..]);
+}
+
+/// Beyond the seed: every datanode of the pipeline registers again with a changed address,
+/// version or port set while C1 is granted and unwritten. Ozone's fresh `DatanodeInfo`
+/// forgets C1's slots in every behavior but `Hardened`. Sequential.
+fn reregistrations(cases: &mut Vec<Case>) {
+    let first = cases.len();
+    cases!(
+        cases,
+        "address_change_keeps_unwritten_slots",
+        ScmBehavior,
+        |behavior, _seed| reregistration_keeps_unwritten_slots(
+            behavior,
+            RegistrationChange::Address
+        ),
+        [
+            (Hardened, Holds),
+            (SeedPatch, Caught),
+            (LegacyNoRebuild, Caught),
+            (LegacyRebuildWithoutGate, Caught)
+        ]
+    );
+    cases!(
+        cases,
+        "version_change_keeps_unwritten_slots",
+        ScmBehavior,
+        |behavior, _seed| reregistration_keeps_unwritten_slots(
+            behavior,
+            RegistrationChange::Version
+        ),
+        [
+            (Hardened, Holds),
+            (SeedPatch, Caught),
+            (LegacyNoRebuild, Caught),
+            (LegacyRebuildWithoutGate, Caught)
+        ]
+    );
+    cases!(
+        cases,
+        "port_change_keeps_unwritten_slots",
+        ScmBehavior,
+        |behavior, _seed| reregistration_keeps_unwritten_slots(behavior, RegistrationChange::Ports),
+        [
+            (Hardened, Holds),
+            (SeedPatch, Caught),
+            (LegacyNoRebuild, Caught),
+            (LegacyRebuildWithoutGate, Caught)
+        ]
+    );
+    mark_sequential(&mut cases[first..]);
+}
+
+fn mark_sequential(cases: &mut [Case]) {
+    for case in cases {
         case.sequential = true;
     }
 }
@@ -64,28 +142,60 @@ fn rebuild_races(cases: &mut Vec<Case>) {
         ScmBehavior,
         |behavior, _seed| allocation_waits_for_the_rebuild(behavior),
         [
-            (Fixed, Holds),
+            (Hardened, Holds),
+            (SeedPatch, Holds),
             (LegacyRebuildWithoutGate, Caught),
             (LegacyNoRebuild, Caught)
         ]
     );
+    // Beyond the seed (the re-election race). Without a rebuild nothing drops the old
+    // term's reservation, so the missing rebuild holds here.
     cases!(
         cases,
         "rebuild_sees_allocation_committed_across_reelection",
         ScmBehavior,
         |behavior, _seed| rebuild_sees_allocation_committed_across_reelection(behavior),
-        [(Fixed, Holds)]
+        [
+            (Hardened, Holds),
+            (SeedPatch, Caught),
+            (LegacyNoRebuild, Holds),
+            (LegacyRebuildWithoutGate, Caught)
+        ]
     );
+}
+
+/// Races of the space check against reports and registrations (beyond the seed), small
+/// enough for loom too: every behavior but `Hardened` reads the reports before the bucket
+/// and replaces the bucket of a re-registered datanode.
+fn space_check_races(cases: &mut Vec<Case>) {
     cases!(
         cases,
         "space_check_sees_created_container",
         ScmBehavior,
         |behavior, _seed| space_check_sees_created_container(behavior),
-        [(Fixed, Holds)]
+        [
+            (Hardened, Holds),
+            (SeedPatch, Caught),
+            (LegacyNoRebuild, Caught),
+            (LegacyRebuildWithoutGate, Caught)
+        ]
+    );
+    cases!(
+        cases,
+        "reregistration_during_allocation_keeps_the_slot",
+        ScmBehavior,
+        |behavior, _seed| reregistration_during_allocation_keeps_the_slot(behavior),
+        [
+            (Hardened, Holds),
+            (SeedPatch, Caught),
+            (LegacyNoRebuild, Caught),
+            (LegacyRebuildWithoutGate, Caught)
+        ]
     );
 }
 
-/// SCMs failing over at random while datanodes create the containers they were granted.
+/// SCMs failing over at random while datanodes create the containers they were granted
+/// and register again with changed details.
 fn random_cluster(cases: &mut Vec<Case>) {
     cases!(
         cases,
@@ -97,7 +207,8 @@ fn random_cluster(cases: &mut Vec<Case>) {
             AllocationClusterShape::default()
         ),
         [
-            (Fixed, Holds),
+            (Hardened, Holds),
+            (SeedPatch, Caught),
             (LegacyNoRebuild, Caught),
             (LegacyRebuildWithoutGate, Caught)
         ]

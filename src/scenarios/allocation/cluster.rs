@@ -1,14 +1,15 @@
 //! The random allocation cluster of HDDS-16891, for shuttle and the soak tool: clients
-//! allocate, a writer writes what they were granted, and a controller moves leadership,
-//! restarts SCMs, installs snapshots, injects unconfirmed submits and ticks the clock, all
-//! at once and from a seed.
+//! allocate (each on one OPEN pipeline chosen at random), a writer writes what they were
+//! granted, and a controller moves leadership, restarts SCMs, installs snapshots, injects
+//! unconfirmed submits, has datanodes register again with changed details and ticks the
+//! clock, all at once and from a seed.
 
 use super::invariants::{leader_reserves_unwritten_containers, no_datanode_over_granted};
-use super::seed::{pipeline, scm_cluster, setup};
+use super::seed::{pipeline, scenario_config, scm_cluster_with, setup};
 use crate::hdds::ids::ContainerId;
 use crate::scenarios::rng::SeededRng;
 use crate::scenarios::{Violation, join_all};
-use crate::scm::ScmBehavior;
+use crate::scm::{RegistrationChange, ScmBehavior, ScmHardening};
 use crate::sim::ratis::SubmitFault;
 use crate::sim::scm_cluster::ScmCluster;
 use crate::sync::atomic::{AtomicBool, Ordering};
@@ -39,33 +40,46 @@ impl Default for AllocationClusterShape {
 /// out (aging out is by design, and would over-grant with any behavior).
 const MAX_TICK_MS: u64 = 30_000;
 
+/// Mixed into the scenario seed for the SCMs' pipeline choice.
+const PIPELINE_CHOICE_STREAM: u64 = 0x5C3C_0016_891F_EED5;
+
 /// Containers granted so far, in grant order; the writer writes them in that order.
 type Granted = Arc<Mutex<Vec<ContainerId>>>;
 
 /// No datanode is granted more than it has room for, and the serving leader reserves every
-/// unwritten container, whatever leadership changes, restarts and unconfirmed submits
-/// happen while clients allocate and containers are written. Three SCMs, four datanodes
-/// near their last slots (1, 1, 2, 2) on three pipelines; client threads allocate, a writer
-/// writes granted containers (the datanodes create them and report), and a controller
-/// transfers leadership, restarts SCMs (the leader included), installs a snapshot on a
-/// follower, injects a submit that times out or answers not-leader after committing, and
-/// ticks the clock, all from `seed`. Checks [`no_datanode_over_granted`] and, at
-/// quiescence, [`leader_reserves_unwritten_containers`].
+/// unwritten container, whatever leadership changes, restarts, unconfirmed submits and
+/// re-registrations happen while clients allocate and containers are written. Three SCMs,
+/// four datanodes near their last slots (1, 1, 2, 2) on three pipelines; client threads
+/// allocate (the SCMs choose the pipeline from `seed`), a writer writes granted containers
+/// (the datanodes create them and report), and a controller transfers leadership, restarts
+/// SCMs (the leader included), installs a snapshot on a follower, injects a submit that
+/// times out or answers not-leader after committing, has a datanode register again with a
+/// changed address, version or port, and ticks the clock, all from `seed`. Checks
+/// [`no_datanode_over_granted`] and, at quiescence, [`leader_reserves_unwritten_containers`].
 pub fn random_failovers_never_over_grant(
     behavior: ScmBehavior,
     seed: u64,
     shape: AllocationClusterShape,
 ) -> Result<(), Violation> {
-    let cluster = Arc::new(scm_cluster(
-        behavior,
-        3,
-        &[1, 1, 2, 2],
-        vec![
-            pipeline(1, &[1, 2, 3]),
-            pipeline(2, &[2, 3, 4]),
-            pipeline(3, &[4]),
-        ],
-    )?);
+    random_failovers_never_over_grant_with(behavior, ScmHardening::ALL, seed, shape)
+}
+
+/// [`random_failovers_never_over_grant`] with the given switches of `ScmBehavior::Hardened`.
+pub fn random_failovers_never_over_grant_with(
+    behavior: ScmBehavior,
+    hardening: ScmHardening,
+    seed: u64,
+    shape: AllocationClusterShape,
+) -> Result<(), Violation> {
+    let pipelines = vec![
+        pipeline(1, &[1, 2, 3]),
+        pipeline(2, &[2, 3, 4]),
+        pipeline(3, &[4]),
+    ];
+    // The pipeline choice draws from its own stream of the seed, not the controller's.
+    let choice_seed = SeededRng::new(seed ^ PIPELINE_CHOICE_STREAM).next_u64();
+    let config = scenario_config(pipelines, hardening, choice_seed);
+    let cluster = Arc::new(scm_cluster_with(behavior, config, 3, &[1, 1, 2, 2])?);
     cluster.elect(0);
     let granted: Granted = Arc::new(Mutex::new(Vec::new()));
     let done = Arc::new(AtomicBool::new(false));
@@ -159,9 +173,10 @@ fn spawn_controller(
     })
 }
 
-/// One controller step: an election (40 %), a restart (20 %, the leader's followed by an
-/// election), a snapshot install (10 %), an injected unconfirmed submit (15 %) or a clock
-/// tick (15 %).
+/// One controller step: an election (35 %), a restart (15 %, the leader's followed by an
+/// election), a snapshot install (10 %), an injected unconfirmed submit (15 %), a datanode
+/// registering again with changed details, then heartbeating (12 %), or a clock tick
+/// (13 %).
 fn controller_step(
     cluster: &ScmCluster,
     rng: &mut SeededRng,
@@ -169,8 +184,8 @@ fn controller_step(
 ) -> Result<(), Violation> {
     let scm_count = cluster.scm_count() as u64;
     match rng.below(100) {
-        0..=39 => cluster.elect(rng.below(scm_count) as usize),
-        40..=59 => {
+        0..=34 => cluster.elect(rng.below(scm_count) as usize),
+        35..=49 => {
             let index = rng.below(scm_count) as usize;
             let was_leader = cluster.ring().leadership().1 == Some(cluster.scm(index).id());
             cluster.restart_scm(index).map_err(setup)?;
@@ -178,12 +193,22 @@ fn controller_step(
                 cluster.elect(rng.below(scm_count) as usize);
             }
         }
-        60..=69 => cluster.install_snapshot(rng.below(scm_count) as usize),
-        70..=84 => cluster.ring().inject(if rng.chance(50) {
+        50..=59 => cluster.install_snapshot(rng.below(scm_count) as usize),
+        60..=74 => cluster.ring().inject(if rng.chance(50) {
             SubmitFault::TimeoutAfterCommit
         } else {
             SubmitFault::NotLeaderAfterCommit
         }),
+        75..=86 => {
+            let index = rng.below(cluster.datanodes().len() as u64) as usize;
+            let change = match rng.below(3) {
+                0 => RegistrationChange::Address,
+                1 => RegistrationChange::Version,
+                _ => RegistrationChange::Ports,
+            };
+            cluster.reregister(index, change);
+            cluster.heartbeat(index);
+        }
         _ => {
             let tick = (1 + rng.below(MAX_TICK_MS)).min(MAX_TICK_MS.saturating_sub(*ticked_ms));
             *ticked_ms += tick;

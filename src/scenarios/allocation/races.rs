@@ -4,19 +4,22 @@
 //! - [`allocation_waits_for_the_rebuild`]: the gate keeps an allocation out until the
 //!   rebuild of the new leader's term is done.
 //! - [`space_check_sees_created_container`]: a space check sees a container being written
-//!   as committed space or as pending, never as neither.
+//!   as committed space or as pending, never as neither (beyond the seed: needs
+//!   `ScmHardening::read_reports_under_bucket_lock`).
 //! - [`rebuild_sees_allocation_committed_across_reelection`]: the rebuild of a new term
-//!   sees a container an old-term allocation committed with a timeout answer.
+//!   sees a container an old-term allocation committed with a timeout answer (beyond the
+//!   seed: needs `ScmHardening::apply_log_before_rebuild`).
 
 use super::invariants::{leader_reserves_unwritten_containers, no_datanode_over_granted};
 use super::seed::{
-    CONTAINER_SIZE, SCENARIO_START_MS, pipeline, scenario_config, scm_cluster, setup,
+    CONTAINER_SIZE, SCENARIO_START_MS, pipeline, scenario_config, scm_cluster, scm_cluster_with,
+    setup,
 };
 use crate::clock::ManualClock;
 use crate::hdds::ids::{ContainerId, DatanodeId, ScmId};
 use crate::scenarios::{Violation, join_all};
 use crate::scm::ha::ScmDb;
-use crate::scm::{ScmBehavior, StorageContainerManager};
+use crate::scm::{ScmBehavior, ScmHardening, StorageContainerManager};
 use crate::sim::ratis::{SimulatedRatis, SubmitFault, UnfencedLog};
 use crate::sim::slot_datanode::SlotDatanode;
 use crate::sync::{Arc, thread};
@@ -60,9 +63,19 @@ pub fn allocation_waits_for_the_rebuild(behavior: ScmBehavior) -> Result<(), Vio
 /// found beyond the seed (the report-order race): on the serving leader, a client's allocation runs while the
 /// first write of C1 (holding the one slot of the datanode) reports, node report then
 /// container report. A space check that reads the storage report before taking the bucket
-/// lock can see neither the committed space nor the pending entry. Two spawned threads.
+/// lock can see neither the committed space nor the pending entry (Ozone's order, which
+/// `ScmBehavior::SeedPatch` keeps). Two spawned threads.
 pub fn space_check_sees_created_container(behavior: ScmBehavior) -> Result<(), Violation> {
-    let cluster = Arc::new(scm_cluster(behavior, 1, &[1], vec![pipeline(1, &[1])])?);
+    space_check_sees_created_container_with(behavior, ScmHardening::ALL)
+}
+
+/// [`space_check_sees_created_container`] with the given switches of `ScmBehavior::Hardened`.
+pub fn space_check_sees_created_container_with(
+    behavior: ScmBehavior,
+    hardening: ScmHardening,
+) -> Result<(), Violation> {
+    let config = scenario_config(vec![pipeline(1, &[1])], hardening, 0);
+    let cluster = Arc::new(scm_cluster_with(behavior, config, 1, &[1])?);
     cluster.elect(0);
     let c1 = cluster.allocate().map_err(setup)?;
     let writer = {
@@ -94,8 +107,17 @@ pub fn space_check_sees_created_container(behavior: ScmBehavior) -> Result<(), V
 pub fn rebuild_sees_allocation_committed_across_reelection(
     behavior: ScmBehavior,
 ) -> Result<(), Violation> {
+    rebuild_sees_allocation_committed_across_reelection_with(behavior, ScmHardening::ALL)
+}
+
+/// [`rebuild_sees_allocation_committed_across_reelection`] with the given switches of
+/// `ScmBehavior::Hardened`.
+pub fn rebuild_sees_allocation_committed_across_reelection_with(
+    behavior: ScmBehavior,
+    hardening: ScmHardening,
+) -> Result<(), Violation> {
     let ring = SimulatedRatis::new();
-    let scm = serving_scm_over_unfenced_log(behavior, &ring)?;
+    let scm = serving_scm_over_unfenced_log(behavior, hardening, &ring)?;
     scm.allocate_container().map_err(setup)?;
     ring.inject(SubmitFault::TimeoutAfterCommit);
 
@@ -125,10 +147,11 @@ pub fn rebuild_sees_allocation_committed_across_reelection(
 /// and reported, out of safe mode, elected and leader-ready.
 fn serving_scm_over_unfenced_log(
     behavior: ScmBehavior,
+    hardening: ScmHardening,
     ring: &SimulatedRatis,
 ) -> Result<Arc<StorageContainerManager>, Violation> {
     let log = UnfencedLog::new(ring.clone()).into_log();
-    let config = scenario_config(vec![pipeline(1, &[1])]);
+    let config = scenario_config(vec![pipeline(1, &[1])], hardening, 0);
     let datanode = SlotDatanode::new(DatanodeId(1), 2, CONTAINER_SIZE);
     let scm = Arc::new(
         StorageContainerManager::new(
@@ -141,9 +164,7 @@ fn serving_scm_over_unfenced_log(
         )
         .map_err(setup)?,
     );
-    scm.register_datanode(datanode.id());
-    scm.process_node_report(datanode.id(), vec![datanode.storage_report()])
-        .map_err(setup)?;
+    scm.register_datanode(&datanode.details(), vec![datanode.storage_report()]);
     scm.exit_safe_mode();
     scm.notify_leader_changed(ring.elect(scm.id()));
     scm.notify_leader_ready();

@@ -5,7 +5,7 @@
 use crate::clock::ManualClock;
 use crate::hdds::ids::{DatanodeId, PipelineId};
 use crate::scenarios::Violation;
-use crate::scm::{Pipeline, ScmBehavior, ScmConfig, ScmError};
+use crate::scm::{Pipeline, ScmBehavior, ScmConfig, ScmError, ScmHardening};
 use crate::sim::scm_cluster::ScmCluster;
 
 /// The seed every violation of these scenarios names.
@@ -39,23 +39,41 @@ pub(super) fn pipeline(id: u64, nodes: &[u64]) -> Pipeline {
     }
 }
 
-/// Ozone's settings with the scenarios' slot size and the given pipelines.
-pub(super) fn scenario_config(pipelines: Vec<Pipeline>) -> ScmConfig {
+/// Ozone's settings with the scenarios' slot size, the given pipelines, `hardening` for
+/// `ScmBehavior::Hardened`, and pipeline choice seed `seed`.
+pub(super) fn scenario_config(
+    pipelines: Vec<Pipeline>,
+    hardening: ScmHardening,
+    seed: u64,
+) -> ScmConfig {
     ScmConfig {
         container_size: CONTAINER_SIZE,
+        pipeline_choice_seed: seed,
+        hardening,
         ..ScmConfig::with_pipelines(pipelines)
     }
 }
 
 /// A cluster of `scm_count` SCMs on a clock at [`SCENARIO_START_MS`], datanodes of the
-/// given slots (ids 1..), the given pipelines; no leader yet.
+/// given slots (ids 1..), the given pipelines, every hardening switch on, pipeline choice
+/// seed 0; no leader yet.
 pub(super) fn scm_cluster(
     behavior: ScmBehavior,
     scm_count: u64,
     datanode_slots: &[u64],
     pipelines: Vec<Pipeline>,
 ) -> Result<ScmCluster, Violation> {
+    let config = scenario_config(pipelines, ScmHardening::ALL, 0);
+    scm_cluster_with(behavior, config, scm_count, datanode_slots)
+}
+
+/// [`scm_cluster`] with the given settings.
+pub(super) fn scm_cluster_with(
+    behavior: ScmBehavior,
+    config: ScmConfig,
+    scm_count: u64,
+    datanode_slots: &[u64],
+) -> Result<ScmCluster, Violation> {
     let clock = ManualClock::new(SCENARIO_START_MS);
-    let config = scenario_config(pipelines);
     ScmCluster::new(behavior, clock, config, scm_count, datanode_slots).map_err(setup)
 }
