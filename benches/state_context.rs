@@ -1,4 +1,4 @@
-//! `StateContext` under three heartbeat threads: `Fixed` (every term update under the
+//! `StateContext` under three heartbeat threads: `SeedPatch` (every term update under the
 //! context lock) against `LegacyUnlockedTermUpdate` (the unlocked check-then-set), in the
 //! same run. Goal: the locked fix costs at most 1.2x the unlocked legacy.
 //!

@@ -36,6 +36,19 @@ fn unlocked_check_then_set_loses_higher_term() {
         },
     );
     assert_caught(&exploration, SEED_KEY);
+    // The story is the failing execution's alone: it starts at the scenario's setup (the
+    // first heartbeat's response) and shows the unlocked read the race needs.
+    let story = exploration.story.expect("a caught execution has a story");
+    assert_eq!(story.events[0].name, "heartbeat response");
+    assert_eq!(story.events[0].step, 1);
+    assert!(
+        story
+            .events
+            .iter()
+            .any(|e| e.name == "term read without the lock"),
+        "{}",
+        story.table()
+    );
 }
 
 /// The code before the patch has both defects; the unlocked update alone loses the term.

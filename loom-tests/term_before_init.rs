@@ -79,4 +79,26 @@ fn fixed_rule_leaves_residual_window_open() {
         deposed_leader_command_never_runs_after_restart(StateContextBehavior::SeedPatch, 1)
     });
     assert_caught(&exploration, SEED_KEY);
+    // Loom ran about two thousand executions; the story is the failing one's alone: one
+    // restart, then the deposed leader's command initialising the term before the new
+    // leader's term is applied.
+    let story = exploration.story.expect("a caught execution has a story");
+    let restarts = story
+        .events
+        .iter()
+        .filter(|e| e.name == "restarted: term and queue lost")
+        .count();
+    assert_eq!(
+        (story.events[0].step, restarts),
+        (1, 1),
+        "{}",
+        story.table()
+    );
+    let initialised = story.events.iter().find(|e| e.name == "term initialised");
+    assert_eq!(
+        initialised.and_then(|e| e.field("term")),
+        Some("1"),
+        "{}",
+        story.table()
+    );
 }

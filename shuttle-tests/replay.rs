@@ -5,7 +5,8 @@
 //! A schedule goes stale when the code a scenario runs changes its scheduling points;
 //! regenerate them all with
 //! `rm -r shuttle-tests/schedules && cargo soak --seed 1 --out shuttle-tests/schedules &&
-//! rm shuttle-tests/schedules/*.log` (the stories stay out of the repository).
+//! rm shuttle-tests/schedules/*.story` (the stories stay out of the repository; the soak
+//! shrinks each schedule before it saves it).
 
 use std::path::Path;
 

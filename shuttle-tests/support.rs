@@ -3,11 +3,11 @@
 //! `CATCH_BOUND`. Scheduler seeds are fixed, so a run is reproducible; a failing schedule
 //! is written under the target's temporary directory for `cargo soak replay FILE`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use hadoop_ref::check::catalogue::{Case, Expectation};
 use hadoop_ref::check::plan::SchedulerKind;
-use hadoop_ref::check::shuttle::{RunSpec, run_case};
+use hadoop_ref::check::shuttle::{ReplayOutcome, RunSpec, explain_file, run_case};
 
 /// Schedules a fixed variant must survive, per scheduler.
 pub const HOLD_ITERATIONS: usize = 10_000;
@@ -72,10 +72,11 @@ pub fn check(
     match (case.expectation, &result.failure) {
         (Expectation::Holds, None) => {}
         (Expectation::Holds, Some(failure)) => panic!(
-            "{} must hold but failed after {} schedules (saved to {:?}): {failure}",
+            "{} must hold but failed after {} schedules (saved to {:?}); its story:\n{}",
             case.id(),
             result.iterations,
-            result.schedule_file
+            result.schedule_file,
+            story_of(result.schedule_file.as_deref(), failure)
         ),
         (Expectation::Caught, Some(failure)) => assert!(
             failure.contains(seed_key),
@@ -87,6 +88,17 @@ pub fn check(
             case.id(),
             result.iterations
         ),
+    }
+}
+
+/// The story of the saved failing schedule, ending at its violation (the violation alone
+/// when the schedule was not saved or does not replay).
+fn story_of(schedule_file: Option<&Path>, failure: &str) -> String {
+    match schedule_file.map(explain_file) {
+        Some(Ok((ReplayOutcome::Violation(violation), story))) => {
+            story.ending_at(&violation).to_string()
+        }
+        _ => failure.to_owned(),
     }
 }
 

@@ -1,7 +1,8 @@
 //! Harness bookkeeping that must stay *outside* a checker's model, built on `std` and
-//! identical in every build: an execution counter, a stopwatch, shared harness state, a ghost variable, a
-//! process-wide exclusive section, a fresh OS thread, a pause and the core count for the
-//! soak tool, and a counting allocator.
+//! identical in every build: an execution counter, a stopwatch, shared harness state, a
+//! quiet panic for expected catches, a ghost variable, a process-wide exclusive section, a
+//! fresh OS thread, a pause and the core count for the soak tool, and a counting
+//! allocator.
 //!
 //! A loom or shuttle run re-executes its closure many times; a count of those executions,
 //! or the wall time they took, has to survive between executions, which a model primitive
@@ -92,6 +93,29 @@ pub fn exclusive<T>(f: impl FnOnce() -> T) -> T {
     static SECTION: Mutex<()> = Mutex::new(());
     let _held = SECTION.lock().unwrap_or_else(PoisonError::into_inner);
     f()
+}
+
+/// The payload of a panic a harness raises on purpose to end a checker's run at a
+/// violation it has already recorded: [`quiet_expected_panics`] keeps it off stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExpectedPanic;
+
+/// Installs, once per process, a panic hook that prints nothing for an [`ExpectedPanic`]
+/// and hands every other panic to the hook that was there before.
+///
+/// Loom and shuttle end a run only on a panic; a harness that has already kept the
+/// violation (and its story) panics with [`ExpectedPanic`], so an expected catch prints no
+/// message and no backtrace.
+pub fn quiet_expected_panics() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if info.payload().downcast_ref::<ExpectedPanic>().is_none() {
+                previous(info);
+            }
+        }));
+    });
 }
 
 /// State a harness shares between clones of a handle and across threads, behind `std`'s

@@ -38,7 +38,7 @@ impl Event {
 /// The events of one execution, oldest first.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Story {
-    /// The events kept (at most [`MAX_EVENTS`]), oldest first.
+    /// The events kept (at most [`MAX_EVENTS`](super::MAX_EVENTS)), oldest first.
     pub events: Vec<Event>,
     /// Older events left out to keep the bound.
     pub left_out: usize,

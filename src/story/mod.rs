@@ -3,16 +3,18 @@
 //!
 //! Components emit `tracing` events at their protocol steps (a heartbeat's term, a command
 //! queued or dropped, a report processed, an edit applied, …) and know nothing of this
-//! module. A [`Recorder`] installed around one execution with [`record`] keeps them, in
-//! the order they happened, with the thread that emitted each: under loom and shuttle all
-//! of an execution's threads run on the OS thread that installed it; in production the
-//! facade's [`thread::spawn`](crate::sync::thread::spawn) hands the recorder to every
-//! thread a run starts. Nothing is recorded, and next to nothing spent, when no recorder
-//! is installed: an event then costs `tracing`'s check of its call site.
+//! module. A [`Recorder`] keeps them, in the order they happened, with the thread that
+//! emitted each. A checker run installs it around the whole run and takes each
+//! execution's story ([`Recorder::install`], [`Recorder::take`]): loom runs all of an
+//! execution's threads on the OS thread that installed it, and shuttle starts every task
+//! with the dispatcher its run was started under. In production, [`record`] installs it
+//! around a closure and the facade's [`crate::sync::thread::spawn`] hands it to every
+//! thread the closure starts. With no recorder installed nothing is recorded, and an event
+//! costs `tracing`'s check of its call site.
 //!
 //! The recorder lives outside the checkers' model (its lock is `std`'s, through
-//! [`unmodelled::Shared`]), so recording adds no scheduling point: an execution explores
-//! the same interleavings with and without it.
+//! [`crate::unmodelled::Shared`]), so recording adds no scheduling point: an execution
+//! explores the same interleavings with and without it.
 //!
 //! # Example
 //!

@@ -28,12 +28,15 @@ pub mod thread {
             .unwrap_or_else(|error| panic!("failed to spawn thread {name}: {error}"))
     }
 
-    /// The calling thread's name, or its id when it has none.
+    /// The calling thread's name, or its id when it has none; loom's thread 0 is the
+    /// model's own (shuttle calls it `main-thread`, and so does this).
     pub fn current_label() -> String {
         let current = loom::thread::current();
-        current
-            .name()
-            .map_or_else(|| format!("{:?}", current.id()), str::to_owned)
+        match (current.name(), format!("{:?}", current.id())) {
+            (Some(name), _) => name.to_owned(),
+            (None, id) if id == "ThreadId(0)" => "main-thread".to_owned(),
+            (None, id) => id,
+        }
     }
 
     /// Loom does not model time: sleeping is a scheduling point and nothing more.

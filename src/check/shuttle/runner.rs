@@ -17,7 +17,9 @@ use shuttle::{Config, FailurePersistence, Runner};
 
 use crate::check::catalogue::Case;
 use crate::story::{Recorder, Story};
-use crate::unmodelled::{Counter, Shared, exclusive, on_new_os_thread};
+use crate::unmodelled::{
+    Counter, ExpectedPanic, Shared, exclusive, on_new_os_thread, quiet_expected_panics,
+};
 
 /// How an exploration ended.
 #[derive(Debug, Clone, Default)]
@@ -63,6 +65,9 @@ fn explore_exclusively<S: Scheduler + Send + 'static>(
         Err(_) => FailurePersistence::Print,
     };
     let before = files_in(&dir);
+    let found = Shared::new(None);
+    let inbox = found.clone();
+    quiet_expected_panics();
     let outcome = on_new_os_thread(move || {
         let mut config = quiet_config();
         config.max_time = max_time;
@@ -71,7 +76,10 @@ fn explore_exclusively<S: Scheduler + Send + 'static>(
             executions.increment();
             let seed = thread_rng().next_u64();
             if let Err(violation) = case.run(seed) {
-                panic!("{violation}");
+                // Kept here; the panic only ends the run (and makes shuttle persist the
+                // schedule), quietly.
+                inbox.put(violation.to_string());
+                std::panic::panic_any(ExpectedPanic);
             }
         };
         catch_unwind(AssertUnwindSafe(|| {
@@ -80,7 +88,9 @@ fn explore_exclusively<S: Scheduler + Send + 'static>(
         .err()
         .map(|payload| panic_message(payload.as_ref()))
     });
-    let failure = outcome.unwrap_or_else(|payload| Some(panic_message(payload.as_ref())));
+    let failure = found
+        .take()
+        .or_else(|| outcome.unwrap_or_else(|payload| Some(panic_message(payload.as_ref()))));
     let written: Vec<PathBuf> = files_in(&dir).difference(&before).cloned().collect();
     let schedule = match (&failure, written.first()) {
         (Some(_), Some(file)) => fs::read_to_string(file).ok(),
