@@ -1,11 +1,13 @@
 //! The shuttle suite: every catalogue case under the random and PCT schedulers, one
-//! module per seed, and the replay of the committed failing schedules.
+//! module per seed, the replay of the committed failing schedules, and their timeline in
+//! a browser.
 
 #[macro_use]
 mod support;
 
 mod allocation;
 mod container;
+mod explain;
 mod replay;
 mod standby;
 mod term_fencing;

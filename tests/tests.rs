@@ -9,5 +9,6 @@ mod container;
 mod datanode;
 mod regression;
 mod standby;
+mod story;
 mod term_fencing;
 mod test_util;

@@ -160,7 +160,7 @@ impl HeartbeatEndpointTask {
         }
         tracing::debug!(
             node = %self.datanode,
-            scm = %self.scm.scm_id(),
+            from = %self.scm.scm_id(),
             term = ?response.term,
             commands = response.commands.len(),
             "heartbeat response"

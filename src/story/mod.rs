@@ -1,5 +1,6 @@
 //! The story of a failure: the protocol events the components emit, recorded per execution
-//! and printed as a step table ending at the violation.
+//! and printed as a step table ending at the violation, or drawn as an HTML swimlane
+//! timeline ([`timeline`]).
 //!
 //! Components emit `tracing` events at their protocol steps (a heartbeat's term, a command
 //! queued or dropped, a report processed, an edit applied, …) and know nothing of this
@@ -44,6 +45,7 @@
 //! ```
 
 mod event;
+mod html;
 mod table;
 
 use std::collections::VecDeque;
@@ -57,6 +59,7 @@ use crate::sync::thread;
 use crate::unmodelled::Shared;
 
 pub use event::{Event, Story};
+pub use html::timeline;
 pub use table::{StepTable, fields_text};
 
 /// Events kept per execution; older ones are left out (and counted) past this bound, so a

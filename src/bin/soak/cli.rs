@@ -33,6 +33,15 @@ pub enum Command {
         #[arg(long)]
         minimize: bool,
     },
+    /// Replay a saved failing schedule and explain it: print its step table and write an
+    /// HTML swimlane timeline of it (exit codes as `replay`).
+    Explain {
+        /// The schedule file.
+        file: PathBuf,
+        /// Where to write the timeline (default: FILE.html, beside the schedule).
+        #[arg(long)]
+        html: Option<PathBuf>,
+    },
     /// List the scenarios, their variants and what each must do.
     List,
     /// One run, in a child process of `run` (not for direct use).

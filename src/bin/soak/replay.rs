@@ -1,0 +1,110 @@
+//! The commands that work on one saved schedule: replay it with its story, shrink it, and
+//! explain it (its step table and an HTML timeline).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use hadoop_ref::check::shuttle::{ReplayOutcome, explain_file, schedule_file};
+use hadoop_ref::story;
+
+use crate::shrink;
+
+/// Replays `file` and prints the story of the violation it reproduces.
+pub fn replay(file: &Path) -> ExitCode {
+    match explain_file(file) {
+        Ok((ReplayOutcome::Violation(violation), story)) => {
+            print!("{}", story.ending_at(&violation));
+            println!("\nreplayed {}: fails again: {violation}", file.display());
+            ExitCode::FAILURE
+        }
+        Ok((ReplayOutcome::Clean, _)) => {
+            println!("replayed {}: the schedule runs clean now", file.display());
+            ExitCode::SUCCESS
+        }
+        Ok((ReplayOutcome::OtherFailure(message), _)) => {
+            eprintln!(
+                "soak: {} does not replay as a violation (a stale schedule, or a panic): {message}",
+                file.display()
+            );
+            ExitCode::from(2)
+        }
+        Err(error) => {
+            eprintln!("soak: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Shrinks the schedule in `file` and writes the shrunk one over it; exits as a replay
+/// of a violation does (1), or 2 when the file cannot be shrunk.
+pub fn minimize(file: &Path) -> ExitCode {
+    match shrink::shrink_file(file) {
+        Ok(shrunk) => {
+            println!(
+                "minimized {} ({} replays): {}\n{}",
+                file.display(),
+                shrunk.replays,
+                shrink::summary(&shrunk),
+                shrunk.violation
+            );
+            ExitCode::FAILURE
+        }
+        Err(error) => {
+            eprintln!("soak: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Replays `file`, prints its step table and writes its timeline to `html` (default
+/// `FILE.html`); exits as [`replay`] does.
+pub fn explain(file: &Path, html: Option<&Path>) -> ExitCode {
+    let case = match schedule_file::read(file) {
+        Ok(read) => read.case,
+        Err(error) => {
+            eprintln!("soak: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let (outcome, story) = match explain_file(file) {
+        Ok(explained) => explained,
+        Err(error) => {
+            eprintln!("soak: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let violation = match &outcome {
+        ReplayOutcome::Violation(violation) => Some(violation.as_str()),
+        ReplayOutcome::Clean => None,
+        ReplayOutcome::OtherFailure(message) => {
+            eprintln!(
+                "soak: {} does not replay as a violation (a stale schedule, or a panic): {message}",
+                file.display()
+            );
+            return ExitCode::from(2);
+        }
+    };
+    match violation {
+        Some(violation) => print!("{}", story.ending_at(violation)),
+        None => print!("{}\nthe schedule runs clean now\n", story.table()),
+    }
+    let path = html.map_or_else(|| html_path(file), Path::to_path_buf);
+    let page = story::timeline(&story, violation, &case.id(), &file.display().to_string());
+    if let Err(error) = std::fs::write(&path, page) {
+        eprintln!("soak: cannot write {}: {error}", path.display());
+        return ExitCode::from(2);
+    }
+    println!("\ntimeline: {}", path.display());
+    if violation.is_some() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// `FILE.html`, beside the schedule.
+fn html_path(file: &Path) -> PathBuf {
+    let mut name = file.as_os_str().to_owned();
+    name.push(".html");
+    PathBuf::from(name)
+}

@@ -1,0 +1,6 @@
+//! The story of a failure (`hadoop_ref::story`): what the recorder keeps, the step table
+//! and the HTML timeline, without a checker. The timeline as a browser shows it is checked
+//! by the shuttle suite (`shuttle-tests/explain.rs`).
+
+mod recorder;
+mod timeline;

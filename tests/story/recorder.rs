@@ -1,0 +1,91 @@
+//! The recorder: this crate's events in order, with their thread, node and fields; a
+//! bound that keeps the end of a long story; threads spawned through the facade.
+
+use hadoop_ref::story::{self, MAX_EVENTS, Recorder};
+use hadoop_ref::sync::thread;
+
+/// An event as a component emits one (the recorder keeps this crate's targets only).
+fn emit(term: i64) {
+    tracing::debug!(target: "hadoop_ref::datanode::state_context", node = "dn1", term, "term set");
+}
+
+#[test]
+fn recorder_keeps_this_crates_events_with_their_node_and_fields() {
+    let ((), story) = story::record(|| {
+        emit(2);
+        tracing::debug!(target: "another_crate", "not ours");
+    });
+    assert_eq!(story.events.len(), 1);
+    let event = &story.events[0];
+    assert_eq!(
+        (event.step, event.name.as_str(), event.component.as_str()),
+        (1, "term set", "datanode::state_context")
+    );
+    assert_eq!(event.node.as_deref(), Some("dn1"));
+    assert_eq!(event.field("term"), Some("2"));
+    assert_eq!(
+        event.field("node"),
+        None,
+        "the node is not repeated as a field"
+    );
+}
+
+#[test]
+fn recorder_keeps_the_last_events_within_its_bound() {
+    let ((), story) = story::record(|| {
+        for term in 0..(MAX_EVENTS + 5) {
+            emit(i64::try_from(term).unwrap_or(i64::MAX));
+        }
+    });
+    assert_eq!((story.events.len(), story.left_out), (MAX_EVENTS, 5));
+    assert_eq!(story.events[0].step, 6, "steps count the events left out");
+    let last = story
+        .events
+        .last()
+        .map(|e| e.field("term").map(str::to_owned));
+    assert_eq!(last, Some(Some((MAX_EVENTS + 4).to_string())));
+    assert!(
+        story
+            .table()
+            .to_string()
+            .contains("(5 earlier events left out)")
+    );
+}
+
+#[test]
+fn recorder_follows_threads_spawned_through_the_facade() {
+    let ((), story) = story::record(|| {
+        emit(1);
+        let child = thread::spawn_named("endpoint scm2", || emit(2));
+        child.join().expect("the thread does not panic");
+    });
+    let threads: Vec<_> = story.events.iter().map(|e| e.thread.as_str()).collect();
+    assert_eq!(threads[1], "endpoint scm2");
+    assert_eq!(story.events.len(), 2);
+}
+
+#[test]
+fn taking_a_story_starts_the_next_execution_empty() {
+    let recorder = Recorder::default();
+    recorder.install(|| emit(1));
+    assert_eq!(recorder.take().events.len(), 1);
+    recorder.install(|| emit(2));
+    let second = recorder.take();
+    assert_eq!((second.events.len(), second.events[0].step), (1, 1));
+}
+
+#[test]
+fn step_table_ends_at_the_violation() {
+    let ((), story) = story::record(|| emit(3));
+    let table = story
+        .ending_at("HDDS-17268: property `x` violated: y")
+        .to_string();
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[0].starts_with("step"), "{table}");
+    assert!(
+        lines[1].contains("dn1 · ") && lines[1].contains("term=3"),
+        "{table}"
+    );
+    assert_eq!(lines.len(), 3, "{table}");
+    assert!(lines[2].contains("VIOLATION: HDDS-17268"), "{table}");
+}
