@@ -224,15 +224,42 @@ fn delete_transactions(
                 None => {
                     // `deleteUnreferenced`: remove a file if there is one; errors are only
                     // logged in Ozone.
-                    let _ = store.delete_block_file(block);
+                    let file = store.delete_block_file(block);
+                    tracing::debug!(
+                        node = %container.datanode(),
+                        container = %id,
+                        block,
+                        tx = tx.tx_id,
+                        metadata = false,
+                        file = matches!(file, Ok(true)),
+                        "block deleted"
+                    );
                     push_once(&mut round.unreferenced, block);
                 }
                 Some(meta) => match store.delete_block_file(block) {
-                    Ok(_) => {
+                    Ok(file) => {
+                        tracing::debug!(
+                            node = %container.datanode(),
+                            container = %id,
+                            block,
+                            tx = tx.tx_id,
+                            metadata = true,
+                            file,
+                            "block deleted"
+                        );
                         round.deleted.push(block);
                         deleted.insert(block, meta);
                     }
-                    Err(_) => {
+                    Err(error) => {
+                        tracing::debug!(
+                            node = %container.datanode(),
+                            container = %id,
+                            block,
+                            tx = tx.tx_id,
+                            recorded = record_failed_unlinks,
+                            %error,
+                            "block unlink failed"
+                        );
                         push_once(&mut round.file_delete_failures, block);
                         if record_failed_unlinks {
                             deleted.insert(block, meta);

@@ -149,6 +149,12 @@ impl KeyValueHandler {
     /// waiting, when one already is.
     fn begin_reconciliation(&self, id: ContainerId) -> Result<InFlight<'_>, ContainerError> {
         if !self.reconciling.lock().insert(id) {
+            tracing::debug!(
+                node = %self.datanode,
+                container = %id,
+                why = "one in flight",
+                "reconciliation refused"
+            );
             return Err(ContainerError::ReconciliationInProgress { container: id });
         }
         Ok(InFlight {

@@ -50,6 +50,14 @@ pub(super) fn apply_peer_deletion(
     store
         .delete_block_file(block)
         .map_err(ContainerError::store(id))?;
+    tracing::debug!(
+        node = %container.datanode(),
+        container = %id,
+        block,
+        metadata = meta.is_some(),
+        file = has_file,
+        "peer deletion applied"
+    );
     if store
         .summary()
         .map_err(ContainerError::store(id))?

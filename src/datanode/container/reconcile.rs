@@ -33,7 +33,7 @@ use super::config::ContainerBehavior;
 use super::error::{ContainerError, PeerError};
 use super::merkle::{self, ChunkMerkle, ContainerChecksumInfo, ContainerMerkleTree};
 use super::peer_deletion::apply_peer_deletion;
-use super::replica::KeyValueContainer;
+use super::replica::{ChecksumText, KeyValueContainer, TreeWriter};
 use super::store::{BlockData, ChunkInfo};
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
@@ -135,6 +135,12 @@ pub fn reconcile_container(
     peers: &[Arc<dyn PeerDatanode>],
 ) -> Result<ReconcileReport, ContainerError> {
     container.check_closed_for_repair()?;
+    tracing::debug!(
+        node = %container.datanode(),
+        container = %container.id(),
+        peers = %ids_text(peers.iter().map(|p| p.id())),
+        "reconciliation started"
+    );
     let mut latest = Arc::new(container.checksums().read()?);
     if !latest.has_data_checksum() {
         latest = container.update_checksum_from_metadata()?;
@@ -146,9 +152,25 @@ pub fn reconcile_container(
                 latest = updated;
                 report.rounds.push(round);
             }
-            Err(error) => report.peer_failures.push((peer.id(), error)),
+            Err(error) => {
+                tracing::debug!(
+                    node = %container.datanode(),
+                    container = %container.id(),
+                    peer = %peer.id(),
+                    %error,
+                    "peer round failed"
+                );
+                report.peer_failures.push((peer.id(), error));
+            }
         }
     }
+    tracing::debug!(
+        node = %container.datanode(),
+        container = %container.id(),
+        repaired = ?report.committed(),
+        root = %ChecksumText(latest.tree.data_checksum()),
+        "reconciliation finished"
+    );
     Ok(report)
 }
 
@@ -188,6 +210,14 @@ fn reconcile_with_peer(
         .collect();
     work.extend(report.missing_chunks.clone());
     work.extend(report.corrupt_chunks.clone());
+    tracing::debug!(
+        node = %container.datanode(),
+        container = %id,
+        peer = %peer.id(),
+        repair = ?work.iter().map(|(block, _)| *block).collect::<Vec<_>>(),
+        deleted = ?report.diverged_deleted.iter().map(|(block, _)| *block).collect::<Vec<_>>(),
+        "trees compared"
+    );
     for (block, chunks) in work {
         let outcome = reconcile_chunks_per_block(container, peer, block, &chunks, &mut writer);
         round.blocks.insert(block, outcome);
@@ -199,7 +229,7 @@ fn reconcile_with_peer(
         writer.set_deleted_block(*block, *checksum);
         round.adopted_deleted.push(*block);
     }
-    let updated = container.update_and_get_container_checksum(&writer)?;
+    let updated = container.update_and_get_container_checksum(TreeWriter::Reconciliation, &writer)?;
     Ok((round, updated))
 }
 
@@ -294,6 +324,14 @@ impl<'a> BlockPull<'a> {
         self.attempted_write = true;
         self.container
             .write_chunk_for_closed_container(self.block, offset, &data)?;
+        tracing::debug!(
+            node = %self.container.datanode(),
+            container = %self.container.id(),
+            block = self.block,
+            offset,
+            peer = %self.peer.id(),
+            "chunk pulled"
+        );
         self.chunks.insert(offset, info.clone());
         self.pulled.push(info);
         Ok(())
@@ -379,6 +417,7 @@ fn finish_patched(
     let whole_only = container.config().fail_incomplete_blocks;
     if whole_only {
         if let Some(error) = incomplete {
+            abort_decided(container, block, "pull incomplete, block failed whole", &error);
             if pull.attempted_write {
                 remove_pulled_under_own_lock(container, block);
             }
@@ -388,13 +427,10 @@ fn finish_patched(
         writer.add_chunks(block, true, &pull.pulled);
     }
     if pull.chunks.is_empty() {
-        return match incomplete {
-            Some(error) => BlockRepair::Failed(error),
-            None => BlockRepair::Skipped,
-        };
+        return nothing_to_commit(container, block, incomplete);
     }
     let (data, pulled) = pull.into_block_data();
-    match commit_patched(container, block, data) {
+    match commit_patched(container, block, data, incomplete.as_ref()) {
         Ok(()) => {
             if whole_only {
                 writer.add_chunks(block, true, &pulled);
@@ -421,10 +457,7 @@ fn finish_legacy(
 ) -> BlockRepair {
     let (container, block) = (pull.container, pull.block);
     if pull.chunks.is_empty() {
-        return match incomplete {
-            Some(error) => BlockRepair::Failed(error),
-            None => BlockRepair::Skipped,
-        };
+        return nothing_to_commit(container, block, incomplete);
     }
     // The seed's code adds each chunk to the tree as soon as it is written, before any
     // commit: a failed commit leaves them in the tree all the same.
@@ -433,6 +466,85 @@ fn finish_legacy(
     }
     let (data, pulled) = pull.into_block_data();
     commit_legacy(container, block, data, pulled.len(), incomplete)
+}
+
+/// A block with no chunk, local or pulled: skipped, or failed (with a `commit decided`
+/// abort) when the pull stopped before its first chunk.
+fn nothing_to_commit(
+    container: &KeyValueContainer,
+    block: LocalId,
+    incomplete: Option<ContainerError>,
+) -> BlockRepair {
+    match incomplete {
+        Some(error) => {
+            abort_decided(container, block, "nothing pulled", &error);
+            BlockRepair::Failed(error)
+        }
+        None => BlockRepair::Skipped,
+    }
+}
+
+/// The `commit decided` event of a block's repair that commits nothing: why, and the
+/// error that says what happened.
+fn abort_decided(
+    container: &KeyValueContainer,
+    block: LocalId,
+    why: &'static str,
+    error: &ContainerError,
+) {
+    tracing::debug!(
+        node = %container.datanode(),
+        container = %container.id(),
+        block,
+        decision = "abort",
+        why,
+        %error,
+        "commit decided"
+    );
+}
+
+/// Commits the repaired block's metadata (`putBlockForClosedContainer`), then emits the
+/// `commit decided` event (once the metadata is in, so that a story shows what a
+/// concurrent step saw): a commit `why`, `partial` when the pull stopped early
+/// (`incomplete`), or an abort when the metadata write failed.
+fn put_block(
+    container: &KeyValueContainer,
+    block: LocalId,
+    data: BlockData,
+    why: &'static str,
+    incomplete: Option<&ContainerError>,
+) -> Result<(), ContainerError> {
+    if let Err(error) = container.put_block_for_closed_container(data) {
+        abort_decided(container, block, "metadata write failed", &error);
+        return Err(error);
+    }
+    match incomplete {
+        None => tracing::debug!(
+            node = %container.datanode(),
+            container = %container.id(),
+            block,
+            decision = "commit",
+            why,
+            "commit decided"
+        ),
+        Some(error) => tracing::debug!(
+            node = %container.datanode(),
+            container = %container.id(),
+            block,
+            decision = "commit",
+            partial = true,
+            why,
+            stopped = %error,
+            "commit decided"
+        ),
+    }
+    Ok(())
+}
+
+/// Datanode ids as events show them: `[dn2, dn3]`.
+fn ids_text(ids: impl Iterator<Item = DatanodeId>) -> String {
+    let ids: Vec<String> = ids.map(|id| id.to_string()).collect();
+    format!("[{}]", ids.join(", "))
 }
 
 fn incomplete_repair(container: ContainerId, block: LocalId, reason: String) -> ContainerError {
@@ -451,10 +563,18 @@ fn commit_legacy(
     pulled: usize,
     incomplete: Option<ContainerError>,
 ) -> BlockRepair {
-    if let Err(error) = container.put_block_for_closed_container(data) {
+    if let Err(error) = put_block(container, block, data, "no check, no lock (legacy)", incomplete.as_ref()) {
         return BlockRepair::Failed(error);
     }
     if let Err(error) = container.finish_write_chunks(block) {
+        tracing::debug!(
+            node = %container.datanode(),
+            container = %container.id(),
+            block,
+            committed = true,
+            %error,
+            "block file not found"
+        );
         return BlockRepair::Failed(error);
     }
     match incomplete {
@@ -474,11 +594,20 @@ fn commit_legacy(
 /// seed's patch. Best effort: bytes past the committed end have no metadata and no reader
 /// sees them; if the metadata cannot be read the file is left alone, since a stray tail is
 /// harmless and cutting committed data is not.
-fn remove_pulled<G>(container: &KeyValueContainer, block: LocalId, _locked: &G) {
+fn remove_pulled<G>(container: &KeyValueContainer, block: LocalId, lock: &'static str, _locked: &G) {
     let store = container.store();
     if let Ok(committed) = store.get_block(block) {
         let keep = committed.as_ref().map_or(0, BlockData::end);
-        let _ = store.truncate_block_file(block, keep);
+        let cut = store.truncate_block_file(block, keep).is_ok();
+        tracing::debug!(
+            node = %container.datanode(),
+            container = %container.id(),
+            block,
+            kept = keep,
+            lock,
+            cut,
+            "pulled chunks removed"
+        );
     }
 }
 
@@ -487,9 +616,9 @@ fn remove_pulled<G>(container: &KeyValueContainer, block: LocalId, _locked: &G) 
 /// else under the read lock.
 fn remove_pulled_under_own_lock(container: &KeyValueContainer, block: LocalId) {
     if container.config().cleanup_under_write_lock {
-        remove_pulled(container, block, &container.write_lock());
+        remove_pulled(container, block, "write", &container.write_lock());
     } else {
-        remove_pulled(container, block, &container.read_lock());
+        remove_pulled(container, block, "read", &container.read_lock());
     }
 }
 
@@ -511,46 +640,60 @@ fn commit_patched(
     container: &KeyValueContainer,
     block: LocalId,
     data: BlockData,
+    incomplete: Option<&ContainerError>,
 ) -> Result<(), ContainerError> {
     // "Chunk file not found": the file was unlinked while its handle was cached, and the
     // chunks went to the orphan. Nothing to remove, nothing committed.
-    container.finish_write_chunks(block)?;
+    if let Err(error) = container.finish_write_chunks(block) {
+        abort_decided(container, block, "block file not found", &error);
+        return Err(error);
+    }
     let read = container.read_lock();
-    let refused = match commit_unless_deleted(container, block, data, &read) {
+    let refused = match commit_unless_deleted(container, block, data, incomplete, &read) {
         Ok(()) => return Ok(()),
         Err(refused) => refused,
     };
     if container.config().cleanup_under_write_lock {
         drop(read);
-        remove_pulled(container, block, &container.write_lock());
+        remove_pulled(container, block, "write", &container.write_lock());
     } else {
-        remove_pulled(container, block, &read);
+        remove_pulled(container, block, "read", &read);
     }
     Err(refused)
 }
 
 /// The patched commit's checks, under the read lock the caller holds: the tree must not
 /// mark the block deleted, and (with `commit_requires_block_file`) its file must hold
-/// every chunk `data` lists.
+/// every chunk `data` lists. The `commit decided` event says which check decided.
 fn commit_unless_deleted(
     container: &KeyValueContainer,
     block: LocalId,
     data: BlockData,
+    incomplete: Option<&ContainerError>,
     _read: &RwLockReadGuard<'_, ()>,
 ) -> Result<(), ContainerError> {
     let id = container.id();
-    if container.tree_marks_deleted(block)? {
-        return Err(ContainerError::DeletedDuringRepair {
+    let deleted = match container.tree_marks_deleted(block) {
+        Ok(deleted) => deleted,
+        Err(error) => {
+            abort_decided(container, block, "tree file unreadable", &error);
+            return Err(error);
+        }
+    };
+    if deleted {
+        let error = ContainerError::DeletedDuringRepair {
             container: id,
             block,
-        });
+        };
+        abort_decided(container, block, "block deleted in tree", &error);
+        return Err(error);
     }
     if !container.config().commit_requires_block_file {
-        return container.put_block_for_closed_container(data);
+        return put_block(container, block, data, "tree has no deletion", incomplete);
     }
     let needed = data.end();
-    match container.store().block_file_len(block) {
-        Ok(Some(len)) if len >= needed => container.put_block_for_closed_container(data),
+    let checked = match container.store().block_file_len(block) {
+        Ok(Some(len)) if len >= needed => Ok(()),
         Ok(found) => Err(ContainerError::BlockFileLostDuringRepair {
             container: id,
             block,
@@ -561,5 +704,18 @@ fn commit_unless_deleted(
             container: id,
             source,
         }),
+    };
+    match checked {
+        Ok(()) => put_block(
+            container,
+            block,
+            data,
+            "tree has no deletion, block file holds the chunks",
+            incomplete,
+        ),
+        Err(error) => {
+            abort_decided(container, block, "block file lost", &error);
+            Err(error)
+        }
     }
 }

@@ -22,7 +22,7 @@ use super::error::ContainerError;
 use super::merkle::{self, ContainerChecksumInfo, ContainerMerkleTree};
 use super::store::{BlockData, ContainerStore, MetadataBatch};
 use crate::hdds::container::{ContainerReplicaReport, ContainerState};
-use crate::hdds::ids::{ContainerId, LocalId};
+use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
 use crate::sync::atomic::{AtomicU64, Ordering};
 use crate::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -31,6 +31,7 @@ use crate::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 /// atomically.
 #[derive(Debug)]
 pub struct ContainerChecksumTreeManager {
+    datanode: DatanodeId,
     container: ContainerId,
     store: Arc<dyn ContainerStore>,
     generation_check: bool,
@@ -43,17 +44,19 @@ pub struct ContainerChecksumTreeManager {
 }
 
 impl ContainerChecksumTreeManager {
-    /// The manager of `container`'s tree file in `store`. With `generation_check`,
-    /// [`read_latest`](Self::read_latest) re-reads the file only after a write; with
-    /// `refresh_in_write`, [`write`](Self::write) runs its `after_write` before releasing
-    /// the writer lock (else after).
+    /// The manager of `container`'s tree file in `store`, on `datanode`. With
+    /// `generation_check`, [`read_latest`](Self::read_latest) re-reads the file only after
+    /// a write; with `refresh_in_write`, [`write`](Self::write) runs its `after_write`
+    /// before releasing the writer lock (else after).
     pub fn new(
+        datanode: DatanodeId,
         container: ContainerId,
         store: Arc<dyn ContainerStore>,
         generation_check: bool,
         refresh_in_write: bool,
     ) -> Self {
         Self {
+            datanode,
             container,
             store,
             generation_check,
@@ -115,9 +118,12 @@ impl ContainerChecksumTreeManager {
     /// `write`: under the writer lock, reads the current tree (a read error starts from an
     /// empty tree, as Ozone does), builds the new one with `update`, writes it (temporary
     /// file and rename), then runs `after_write` on it, before the lock is released when
-    /// the manager refreshes in the write, after it otherwise.
+    /// the manager refreshes in the write, after it otherwise. Emits `tree written` (or
+    /// `tree write failed`) with `by`, under the writer lock, so that a story orders the
+    /// tree writes as they happened.
     pub fn write(
         &self,
+        by: TreeWriter,
         update: impl FnOnce(&ContainerMerkleTree) -> ContainerMerkleTree,
         after_write: impl FnOnce(&ContainerChecksumInfo) -> Result<(), ContainerError>,
     ) -> Result<Arc<ContainerChecksumInfo>, ContainerError> {
@@ -130,10 +136,25 @@ impl ContainerChecksumTreeManager {
             container: self.container,
             tree: update(&current.tree),
         };
-        self.store
-            .write_tree_file(&merkle::encode(&info))
-            .map_err(ContainerError::store(self.container))?;
+        if let Err(error) = self.store.write_tree_file(&merkle::encode(&info)) {
+            tracing::debug!(
+                node = %self.datanode,
+                container = %self.container,
+                by = %by,
+                %error,
+                "tree write failed"
+            );
+            return Err(ContainerError::store(self.container)(error));
+        }
         let generation = self.generation.fetch_add(1, Ordering::AcqRel) + 1;
+        tracing::debug!(
+            node = %self.datanode,
+            container = %self.container,
+            by = %by,
+            root = %ChecksumText(info.tree.data_checksum()),
+            deleted = ?deleted_blocks(&info.tree),
+            "tree written"
+        );
         let info = Arc::new(info);
         if self.generation_check {
             *self.cache.lock() = Some((generation, Arc::clone(&info)));
@@ -144,6 +165,55 @@ impl ContainerChecksumTreeManager {
         after_write(&info)?;
         Ok(info)
     }
+}
+
+/// Who writes a tree file: the `by` of the `tree written` event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeWriter {
+    /// A tree built from block metadata (`updateAndGetContainerChecksumFromMetadata`).
+    Metadata,
+    /// Reconciliation with a peer, its repaired blocks and adopted deletions.
+    Reconciliation,
+    /// The on-demand scanner's observed tree.
+    Scan,
+    /// A round of the block deleting service (`addDeletedBlocks`).
+    DeletingRound,
+    /// A peer's deletion applied here (HDDS-11765).
+    PeerDeletion,
+}
+
+impl std::fmt::Display for TreeWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Metadata => "metadata",
+            Self::Reconciliation => "reconciliation",
+            Self::Scan => "scan",
+            Self::DeletingRound => "deleting round",
+            Self::PeerDeletion => "peer deletion",
+        })
+    }
+}
+
+/// A data checksum as events show it: eight hex digits (a CRC32C), or `none`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ChecksumText(pub(super) Option<u64>);
+
+impl std::fmt::Display for ChecksumText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(checksum) => write!(f, "{checksum:08x}"),
+            None => f.write_str("none"),
+        }
+    }
+}
+
+/// The blocks `tree` marks deleted, for the `tree written` event.
+fn deleted_blocks(tree: &ContainerMerkleTree) -> Vec<LocalId> {
+    tree.blocks()
+        .iter()
+        .filter(|(_, block)| block.deleted)
+        .map(|(id, _)| *id)
+        .collect()
 }
 
 /// In-memory container data (`ContainerData`).
@@ -157,6 +227,7 @@ struct ContainerData {
 /// One container replica on a datanode (`KeyValueContainer`).
 #[derive(Debug)]
 pub struct KeyValueContainer {
+    datanode: DatanodeId,
     id: ContainerId,
     config: ContainerConfig,
     /// The container lock (`ReentrantReadWriteLock`): guards no data itself, it orders
@@ -169,22 +240,25 @@ pub struct KeyValueContainer {
 }
 
 impl KeyValueContainer {
-    /// Loads the replica of `id` from `store`. A replica that is not OPEN and has no block
-    /// metadata is marked empty on load, as Ozone's container loading does
+    /// Loads `datanode`'s replica of `id` from `store`. A replica that is not OPEN and has
+    /// no block metadata is marked empty on load, as Ozone's container loading does
     /// (`KeyValueContainerData.markAsEmpty`).
     pub fn load(
+        datanode: DatanodeId,
         id: ContainerId,
         config: ContainerConfig,
         store: Arc<dyn ContainerStore>,
     ) -> Result<Self, ContainerError> {
         let summary = store.summary().map_err(ContainerError::store(id))?;
         let checksums = ContainerChecksumTreeManager::new(
+            datanode,
             id,
             Arc::clone(&store),
             config.tree_generation_check,
             config.refreshes_in_tree_write(),
         );
         Ok(Self {
+            datanode,
             id,
             config,
             lock: RwLock::new(()),
@@ -201,6 +275,11 @@ impl KeyValueContainer {
     /// Its id.
     pub fn id(&self) -> ContainerId {
         self.id
+    }
+
+    /// The datanode it is on (the `node` of its events).
+    pub fn datanode(&self) -> DatanodeId {
+        self.datanode
     }
 
     /// Its configuration.
@@ -251,7 +330,10 @@ impl KeyValueContainer {
     /// Marks the replica empty (`KeyValueContainerData.markAsEmpty`); the flag is never
     /// cleared: SCM deletes a container once every replica reports it empty.
     pub(super) fn mark_empty(&self) {
-        self.data.lock().empty = true;
+        let was_empty = std::mem::replace(&mut self.data.lock().empty, true);
+        if !was_empty {
+            tracing::debug!(node = %self.datanode, container = %self.id, "container marked empty");
+        }
     }
 
     /// `markContainerForDelete`: the replica is DELETED in memory from now on; its storage
@@ -350,6 +432,13 @@ impl KeyValueContainer {
                 ..MetadataBatch::default()
             }))?;
             self.data.lock().state = to;
+            tracing::debug!(
+                node = %self.datanode,
+                container = %self.id,
+                ?from,
+                ?to,
+                "container state changed"
+            );
         }
         Ok(from != to)
     }
@@ -402,7 +491,14 @@ impl KeyValueContainer {
             data_checksum: Some(root),
             ..MetadataBatch::default()
         }))?;
-        self.data.lock().data_checksum = Some(root);
+        let previous = self.data.lock().data_checksum.replace(root);
+        tracing::debug!(
+            node = %self.datanode,
+            container = %self.id,
+            from = %ChecksumText(previous),
+            to = %ChecksumText(Some(root)),
+            "checksum refreshed"
+        );
         Ok(())
     }
 
@@ -410,6 +506,7 @@ impl KeyValueContainer {
     /// says (see [`refresh_data_checksum`](Self::refresh_data_checksum)).
     fn write_tree_and_refresh(
         &self,
+        by: TreeWriter,
         update: impl FnOnce(&ContainerMerkleTree) -> ContainerMerkleTree,
     ) -> Result<Arc<ContainerChecksumInfo>, ContainerError> {
         // Ozone's order reads the value before the write; inside the write the current
@@ -420,16 +517,18 @@ impl KeyValueContainer {
             self.data_checksum()
         };
         self.checksums
-            .write(update, |info| self.refresh_data_checksum(info, original))
+            .write(by, update, |info| self.refresh_data_checksum(info, original))
     }
 
     /// `updateAndGetContainerChecksum`: merges `writer` with the tree on disk (a delete
-    /// witnessed on disk wins), writes it and refreshes the data checksum.
+    /// witnessed on disk wins), writes it and refreshes the data checksum; `by` is the
+    /// writer the `tree written` event names.
     pub fn update_and_get_container_checksum(
         &self,
+        by: TreeWriter,
         writer: &ContainerMerkleTree,
     ) -> Result<Arc<ContainerChecksumInfo>, ContainerError> {
-        self.write_tree_and_refresh(|existing| {
+        self.write_tree_and_refresh(by, |existing| {
             let mut tree = writer.clone();
             tree.merge_existing(existing);
             tree
@@ -443,7 +542,7 @@ impl KeyValueContainer {
     ) -> Result<Arc<ContainerChecksumInfo>, ContainerError> {
         let blocks = self.storage(self.store.blocks())?;
         let tree = ContainerMerkleTree::from_metadata(&blocks);
-        self.update_and_get_container_checksum(&tree)
+        self.update_and_get_container_checksum(TreeWriter::Metadata, &tree)
     }
 
     /// The deleting round's tree write (`addDeletedBlocks`): `deleted` are the blocks whose
@@ -472,9 +571,10 @@ impl KeyValueContainer {
             tree
         };
         if patched {
-            self.write_tree_and_refresh(update)?;
+            self.write_tree_and_refresh(TreeWriter::DeletingRound, update)?;
         } else {
-            self.checksums.write(update, |_| Ok(()))?;
+            self.checksums
+                .write(TreeWriter::DeletingRound, update, |_| Ok(()))?;
         }
         Ok(())
     }
@@ -487,7 +587,7 @@ impl KeyValueContainer {
         block: LocalId,
         checksum: u64,
     ) -> Result<(), ContainerError> {
-        self.write_tree_and_refresh(|current| {
+        self.write_tree_and_refresh(TreeWriter::PeerDeletion, |current| {
             let mut tree = current.clone();
             tree.set_deleted_block(block, checksum);
             if current.data_checksum().is_some() {

@@ -38,7 +38,7 @@ impl KeyValueHandler {
                 .volume
                 .open(id)
                 .map_err(ContainerError::from)
-                .and_then(|store| KeyValueContainer::load(id, self.config, store));
+                .and_then(|store| KeyValueContainer::load(self.datanode, id, self.config, store));
             match replica {
                 Ok(replica) => {
                     loaded.insert(id, Arc::new(replica));
@@ -69,7 +69,7 @@ impl KeyValueHandler {
             return Err(ContainerError::ContainerExists { container: id });
         }
         self.volume.adopt(id, Arc::clone(&store))?;
-        let container = match KeyValueContainer::load(id, self.config, store) {
+        let container = match KeyValueContainer::load(self.datanode, id, self.config, store) {
             Ok(container) => Arc::new(container),
             Err(error) => {
                 // Nothing was added: the volume must not list what the set does not hold.
@@ -191,7 +191,7 @@ impl KeyValueHandler {
             return Err(error);
         }
         let store = self.volume.publish(id)?;
-        match KeyValueContainer::load(id, self.config, store) {
+        match KeyValueContainer::load(self.datanode, id, self.config, store) {
             Ok(replica) => {
                 self.containers.write().insert(id, Arc::new(replica));
                 Ok(())
@@ -213,7 +213,7 @@ impl KeyValueHandler {
         staged: Arc<dyn ContainerStore>,
         source: &Arc<dyn PeerDatanode>,
     ) -> Result<(), ContainerError> {
-        let replica = KeyValueContainer::load(id, self.config, staged)?;
+        let replica = KeyValueContainer::load(self.datanode, id, self.config, staged)?;
         let report = reconcile::reconcile_container(&replica, std::slice::from_ref(source))?;
         if let Some((_, error)) = report.peer_failures.into_iter().next() {
             return Err(error);

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 
 use super::error::ContainerError;
 use super::merkle::{ChunkMerkle, ContainerMerkleTree, chunk_checksum};
-use super::replica::KeyValueContainer;
+use super::replica::{KeyValueContainer, TreeWriter};
 use super::store::{BlockData, ChunkInfo, window_checksums};
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, LocalId};
@@ -110,8 +110,26 @@ pub fn should_scan_data(state: ContainerState) -> bool {
 
 /// `ContainerScanHelper.scanData`: checks every block with metadata against its file,
 /// writes the scanned tree (merged, so deleted entries survive and live entries of blocks
-/// it did not scan are dropped) and marks the replica UNHEALTHY on any failure.
+/// it did not scan are dropped) and marks the replica UNHEALTHY on any failure. Emits
+/// `container scanned` with the failures and whether the replica was marked UNHEALTHY.
 pub fn scan_container(container: &KeyValueContainer) -> Result<ScanReport, ContainerError> {
+    let result = scan_data(container);
+    if let Ok(report) = &result
+        && report.data_scanned
+    {
+        tracing::debug!(
+            node = %container.datanode(),
+            container = %container.id(),
+            errors = %ScanErrorsText(&report.errors),
+            unhealthy = report.marked_unhealthy,
+            "container scanned"
+        );
+    }
+    result
+}
+
+/// [`scan_container`]'s work.
+fn scan_data(container: &KeyValueContainer) -> Result<ScanReport, ContainerError> {
     let mut report = ScanReport::default();
     if !should_scan_data(container.state()) {
         return Ok(report);
@@ -138,7 +156,7 @@ pub fn scan_container(container: &KeyValueContainer) -> Result<ScanReport, Conta
         }
     }
     tree.compute_root();
-    if let Err(error) = container.update_and_get_container_checksum(&tree) {
+    if let Err(error) = container.update_and_get_container_checksum(TreeWriter::Scan, &tree) {
         report.errors.push(ScanError {
             kind: ScanFailure::WriteFailure,
             block: None,
@@ -153,6 +171,29 @@ pub fn scan_container(container: &KeyValueContainer) -> Result<ScanReport, Conta
         report.marked_unhealthy = true;
     }
     Ok(report)
+}
+
+/// A scan's failures as its event shows them: `[MissingDataFile@1, CorruptChunk@2+8]`
+/// (kind, block, chunk offset).
+struct ScanErrorsText<'a>(&'a [ScanError]);
+
+impl std::fmt::Display for ScanErrorsText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[")?;
+        for (i, error) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{:?}", error.kind)?;
+            if let Some(block) = error.block {
+                write!(f, "@{block}")?;
+            }
+            if let Some(offset) = error.offset {
+                write!(f, "+{offset}")?;
+            }
+        }
+        f.write_str("]")
+    }
 }
 
 /// After a missing file: is the block still there, looked up under the read lock? If its

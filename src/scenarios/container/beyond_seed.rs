@@ -61,7 +61,7 @@ pub fn data_checksum_follows_concurrent_tree_writes_with(
         .map_err(setup)?;
     let repair = {
         let (dn1, peer) = (dn1.clone(), dn2.peer());
-        thread::spawn(move || {
+        thread::spawn_named("reconciler", move || {
             dn1.handler
                 .reconcile_without_scan(CONTAINER, &[peer])
                 .map_err(setup)?;
@@ -70,7 +70,7 @@ pub fn data_checksum_follows_concurrent_tree_writes_with(
     };
     let deleting = {
         let dn1 = dn1.clone();
-        thread::spawn(move || {
+        thread::spawn_named("deleting service", move || {
             dn1.delete_blocks().map_err(setup)?;
             Ok(Vec::new())
         })
@@ -116,7 +116,7 @@ pub fn failed_deletion_tree_write_never_orphans_a_repair(
     });
     let repair = {
         let (dn1, peer) = (dn1.clone(), dn2.peer());
-        thread::spawn(move || {
+        thread::spawn_named("reconciler", move || {
             // A failed block or peer round is an outcome, not a violation.
             let _ = dn1.handler.reconcile_without_scan(CONTAINER, &[peer]);
             Ok(Vec::<()>::new())
@@ -124,7 +124,7 @@ pub fn failed_deletion_tree_write_never_orphans_a_repair(
     };
     let deleting = {
         let dn1 = dn1.clone();
-        thread::spawn(move || {
+        thread::spawn_named("deleting service", move || {
             // The round fails when it found X unreferenced: an outcome of the fault.
             let _ = dn1.delete_blocks();
             Ok(Vec::new())

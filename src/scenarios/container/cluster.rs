@@ -163,7 +163,8 @@ fn spawn_deleting_service(
     deliver_after: usize,
     passes: usize,
 ) -> thread::JoinHandle<Result<Vec<()>, Violation>> {
-    thread::spawn(move || {
+    let name = format!("deleting service {}", node.id());
+    thread::spawn_named(&name, move || {
         for pass in 0..=passes {
             if pass == deliver_after {
                 node.store_transactions(&txs).map_err(setup)?;
@@ -197,7 +198,8 @@ fn spawn_repairs(
     index: usize,
     ops: Vec<Option<usize>>,
 ) -> thread::JoinHandle<Result<Vec<()>, Violation>> {
-    thread::spawn(move || {
+    let name = format!("reconciler {}", nodes[index].id());
+    thread::spawn_named(&name, move || {
         let node = &nodes[index];
         for op in ops {
             // Failed rounds and scans are outcomes; the invariants judge the end.

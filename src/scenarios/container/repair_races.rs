@@ -81,7 +81,7 @@ fn run_delete_during_repair(
 
     let repair = {
         let (dn1, peer) = (dn1.clone(), dn2.peer());
-        thread::spawn(move || {
+        thread::spawn_named("reconciler", move || {
             // A failed block or peer round is an outcome, not a violation.
             let _ = dn1.handler.reconcile_without_scan(CONTAINER, &[peer]);
             Ok(Vec::<()>::new())
@@ -89,7 +89,7 @@ fn run_delete_during_repair(
     };
     let deleting = {
         let dn1 = dn1.clone();
-        thread::spawn(move || {
+        thread::spawn_named("deleting service", move || {
             dn1.delete_blocks().map_err(setup)?;
             Ok(Vec::new())
         })
@@ -136,8 +136,8 @@ pub fn concurrent_reconciliations_with(
     let qc = ContainerState::QuasiClosed;
     let dn1 = ReplicaNode::new(DatanodeId(1), config, qc, &[]).map_err(setup)?;
     let dn2 = ReplicaNode::new(DatanodeId(2), config, qc, &[(BLOCK_X, 2)]).map_err(setup)?;
-    let reconcile = move |node: ReplicaNode, peer: Arc<dyn PeerDatanode>| {
-        thread::spawn(move || {
+    let reconcile = move |name: &str, node: ReplicaNode, peer: Arc<dyn PeerDatanode>| {
+        thread::spawn_named(name, move || {
             // Refused, failed or repaired: an outcome, not a violation.
             if guarded {
                 let _ = node.handler.reconcile_without_scan(CONTAINER, &[peer]);
@@ -148,8 +148,9 @@ pub fn concurrent_reconciliations_with(
             Ok(Vec::<()>::new())
         })
     };
-    let whole = reconcile(dn1.clone(), dn2.peer());
+    let whole = reconcile("reconciler", dn1.clone(), dn2.peer());
     let failing = reconcile(
+        "reconciler, failing peer",
         dn1.clone(),
         ScriptedPeer::failing(dn2.peer(), 1, PeerFailure::FromThenOn),
     );
