@@ -14,6 +14,20 @@
 //! checked by allocation, keeps every allocation out until the rebuild of this term is done.
 //! [`ScmBehavior::Hardened`] also applies the log under the gate before it rebuilds.
 //!
+//! # Events
+//!
+//! For the [story](crate::story) of a failure, each with `node` set to the SCM's id:
+//! `started`, `safe mode exited`, `became leader`, `leader ready`, `stepped down`;
+//! `buckets rebuilt` (the pending entries dropped, the containers reserved again, the
+//! slots recorded), `allocation gate opened` and `allocation gate closed` (behaviors with
+//! a gate); `slots reserved` (what each datanode's space check saw: the slots of the
+//! reports it read and the pending count), `allocation granted`, `allocation refused`
+//! (with a `why`); `log applied`, `snapshot installed`; `datanode re-registered` (whether
+//! the bucket was kept or is empty), `storage report processed` (only when the slots
+//! changed), `container report processed` (the replicas confirmed and the pending entries
+//! they removed). They carry values already in hand: logging adds no synchronization, so
+//! loom and shuttle explore the same interleavings with and without a recorder.
+//!
 //! # Example
 //!
 //! ```
@@ -49,13 +63,14 @@
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 
 use super::config::{ScmBehavior, ScmConfig, ScmHardening};
 use super::container_info::{ContainerInfo, LifeCycleState, Pipeline};
-use super::datanode_details::{DatanodeDetails, Registration};
+use super::datanode_details::{DatanodeDetails, Registration, RegistrationChange};
 use super::error::ScmError;
 use super::ha::{CatchUp, LogEntry, ReplicatedLog, ScmDb};
-use super::node::{DatanodeInfo, NodeManager};
+use super::node::{DatanodeInfo, NodeManager, SpaceCheck};
 use super::pipeline_choice::PipelineChooser;
 use crate::clock::Clock;
 use crate::hdds::container::ContainerReplicaReport;
@@ -103,6 +118,43 @@ struct AllocationGate {
     chooser: PipelineChooser,
 }
 
+/// A list as an event field: `c1,c2`, or `-` when empty.
+struct Listed<'a, T>(&'a [T]);
+
+impl<T: fmt::Display> fmt::Display for Listed<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("-");
+        }
+        for (i, item) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{item}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The slots of a datanode's storage reports as an event field: `none` when SCM holds no
+/// storage report of it.
+struct Slots(Option<u64>);
+
+impl Slots {
+    fn of(reports: &[StorageReport], container_size: u64) -> Self {
+        Self((!reports.is_empty()).then(|| super::pending::slots(reports, container_size)))
+    }
+}
+
+impl fmt::Display for Slots {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(slots) => write!(f, "{slots}"),
+            None => f.write_str("none"),
+        }
+    }
+}
+
 /// One SCM of the HA ring.
 #[derive(Debug)]
 pub struct StorageContainerManager {
@@ -139,6 +191,12 @@ impl StorageContainerManager {
         config.validate()?;
         let loaded = db.load();
         let hardening = behavior.hardening(config.hardening);
+        tracing::debug!(
+            node = %id,
+            index = loaded.index,
+            containers = loaded.containers.len(),
+            "started"
+        );
         Ok(Self {
             id,
             behavior,
@@ -211,36 +269,50 @@ impl StorageContainerManager {
         context.term = term;
         context.leader_ready = false;
         self.ratis_leader_ready.store(false, Ordering::Release);
+        tracing::debug!(node = %self.id, term, "became leader");
     }
 
     /// Ratis made this SCM leader-ready (`notifyLeaderReady`): it has applied the log, the
     /// RPC layer's leader check opens, then the services are notified.
     pub fn notify_leader_ready(&self) {
         self.catch_up();
-        if !self.context.read().is_leader {
+        let context = *self.context.read();
+        if !context.is_leader {
             return;
         }
         self.ratis_leader_ready.store(true, Ordering::Release);
         self.context.write().leader_ready = true;
+        tracing::debug!(node = %self.id, term = context.term, "leader ready");
         self.notify_status_changed();
     }
 
     /// Ratis told this SCM it lost leadership (`notifyNotLeader`).
     pub fn notify_not_leader(&self) {
         self.ratis_leader_ready.store(false, Ordering::Release);
-        {
+        let led = {
             let mut context = self.context.write();
+            let led = context.is_leader.then_some(context.term);
             context.is_leader = false;
             context.leader_ready = false;
             context.term = 0;
+            led
+        };
+        if let Some(term) = led {
+            tracing::debug!(node = %self.id, term, "stepped down");
         }
-        self.allocation.lock().rebuilt_for_term = None;
+        let rebuilt_for = self.allocation.lock().rebuilt_for_term.take();
+        if let Some(term) = rebuilt_for.filter(|_| self.behavior.gates_allocation()) {
+            tracing::debug!(node = %self.id, term, "allocation gate closed");
+        }
         self.notify_status_changed();
     }
 
     /// Safe-mode rules are met (`SCMSafeModeManager.emitSafeModeStatus`).
     pub fn exit_safe_mode(&self) {
-        self.context.write().in_safe_mode = false;
+        let was_in_safe_mode = std::mem::replace(&mut self.context.write().in_safe_mode, false);
+        if was_in_safe_mode {
+            tracing::debug!(node = %self.id, "safe mode exited");
+        }
         self.notify_status_changed();
     }
 
@@ -270,6 +342,7 @@ impl StorageContainerManager {
                 }
                 self.rebuild_pending_allocations();
                 gate.rebuilt_for_term = Some(context.term);
+                tracing::debug!(node = %self.id, term = context.term, "allocation gate opened");
             }
             ScmBehavior::LegacyRebuildWithoutGate => {
                 let term = self.context().term;
@@ -288,12 +361,14 @@ impl StorageContainerManager {
         let nodes: BTreeMap<DatanodeId, Arc<DatanodeInfo>> =
             self.nodes.all().into_iter().map(|n| (n.id(), n)).collect();
         let tracker = self.nodes.tracker();
+        let mut dropped = BTreeSet::new();
         for node in nodes.values() {
-            tracker.clear(node);
+            dropped.append(&mut tracker.clear(node));
         }
         let pipelines: BTreeMap<_, _> = self.config.pipelines.iter().map(|p| (p.id, p)).collect();
         let table = self.table.read();
         let mut recorded = 0;
+        let mut reserved = Vec::new();
         for info in table.containers.values() {
             if info.state != LifeCycleState::Open {
                 continue;
@@ -310,9 +385,20 @@ impl StorageContainerManager {
                 if let Some(node) = nodes.get(datanode) {
                     tracker.record_allocation(node, info.id);
                     recorded += 1;
+                    if reserved.last() != Some(&info.id) {
+                        reserved.push(info.id);
+                    }
                 }
             }
         }
+        let dropped: Vec<ContainerId> = dropped.into_iter().collect();
+        tracing::debug!(
+            node = %self.id,
+            dropped = %Listed(&dropped),
+            reserved = %Listed(&reserved),
+            slots = recorded,
+            "buckets rebuilt"
+        );
         recorded
     }
 
@@ -328,20 +414,31 @@ impl StorageContainerManager {
     pub fn allocate_container(&self) -> Result<ContainerId, ScmError> {
         let context = self.context();
         if !context.is_leader || !self.ratis_leader_ready.load(Ordering::Acquire) {
+            tracing::debug!(node = %self.id, why = "not leader", "allocation refused");
             return Err(ScmError::NotLeader { scm: self.id });
         }
         if context.in_safe_mode {
+            tracing::debug!(node = %self.id, why = "in safe mode", "allocation refused");
             return Err(ScmError::InSafeMode);
         }
         let mut gate = self.allocation.lock();
         if self.behavior.gates_allocation() && gate.rebuilt_for_term != Some(context.term) {
+            tracing::debug!(
+                node = %self.id,
+                term = context.term,
+                why = "rebuild not done",
+                "allocation refused"
+            );
             return Err(ScmError::NotReady);
         }
-        let pipeline = gate
+        let Some(pipeline) = gate
             .chooser
             .choose(self.config.pipelines.len())
             .and_then(|index| self.config.pipelines.get(index))
-            .ok_or(ScmError::NoPipelineWithSpace)?;
+        else {
+            tracing::debug!(node = %self.id, why = "no open pipeline", "allocation refused");
+            return Err(ScmError::NoPipelineWithSpace);
+        };
         let container = self
             .reserve(pipeline)
             .ok_or(ScmError::NoPipelineWithSpace)?;
@@ -355,32 +452,101 @@ impl StorageContainerManager {
             .submit(self.id, context.term, LogEntry::AddContainer(info));
         drop(gate);
         match submitted {
-            Ok(_) => {
+            Ok(index) => {
                 self.catch_up();
+                tracing::debug!(
+                    node = %self.id,
+                    container = %container,
+                    pipeline = %pipeline.id,
+                    term = context.term,
+                    index,
+                    "allocation granted"
+                );
                 Ok(container)
             }
-            Err(reason) => Err(ScmError::SubmitNotConfirmed { container, reason }),
+            Err(reason) => {
+                // The reservation stays: the entry may still commit.
+                tracing::debug!(
+                    node = %self.id,
+                    container = %container,
+                    why = "submit not confirmed",
+                    reason = %reason,
+                    "allocation refused"
+                );
+                Err(ScmError::SubmitNotConfirmed { container, reason })
+            }
         }
     }
 
     /// `PipelineManagerImpl.checkSpaceAndRecordAllocation`: a fresh container id reserved
     /// on every datanode of `pipeline`, or on none (rolled back on the first refusal).
     fn reserve(&self, pipeline: &Pipeline) -> Option<ContainerId> {
-        let nodes: Vec<Arc<DatanodeInfo>> = pipeline
-            .nodes
-            .iter()
-            .map(|&d| self.nodes.get(d).ok())
-            .collect::<Option<_>>()?;
+        // Every datanode is resolved first; an unregistered one refuses the pipeline.
+        let mut nodes: Vec<Arc<DatanodeInfo>> = Vec::with_capacity(pipeline.nodes.len());
+        for &datanode in &pipeline.nodes {
+            let Ok(node) = self.nodes.get(datanode) else {
+                tracing::debug!(
+                    node = %self.id,
+                    pipeline = %pipeline.id,
+                    datanode = %datanode,
+                    why = "datanode not registered",
+                    "allocation refused"
+                );
+                return None;
+            };
+            nodes.push(node);
+        }
         let tracker = self.nodes.tracker();
         let container = self.log.next_container_id();
+        // What each check saw, in the pipeline's order, for the story of the allocation.
+        let mut seen_slots = Vec::with_capacity(nodes.len());
+        let mut seen_pending = Vec::with_capacity(nodes.len());
         for (reserved, node) in nodes.iter().enumerate() {
-            if !tracker.check_space_and_record_allocation(node, container) {
-                for node in &nodes[..reserved] {
-                    tracker.remove_pending_allocation(node, container);
-                }
-                return None;
+            let check = tracker.check_space_and_record(node, container);
+            if let SpaceCheck::Checked {
+                slots,
+                pending,
+                recorded: true,
+            } = check
+            {
+                seen_slots.push(slots);
+                seen_pending.push(pending);
+                continue;
             }
+            for node in &nodes[..reserved] {
+                tracker.remove_pending_allocation(node, container);
+            }
+            match check {
+                SpaceCheck::Checked { slots, pending, .. } => tracing::debug!(
+                    node = %self.id,
+                    container = %container,
+                    pipeline = %pipeline.id,
+                    datanode = %node.id(),
+                    slots,
+                    pending,
+                    why = "no slot",
+                    "allocation refused"
+                ),
+                SpaceCheck::NoReport => tracing::debug!(
+                    node = %self.id,
+                    container = %container,
+                    pipeline = %pipeline.id,
+                    datanode = %node.id(),
+                    why = "no storage report",
+                    "allocation refused"
+                ),
+            }
+            return None;
         }
+        tracing::debug!(
+            node = %self.id,
+            container = %container,
+            pipeline = %pipeline.id,
+            datanodes = %Listed(&pipeline.nodes),
+            slots = %Listed(&seen_slots),
+            pending = %Listed(&seen_pending),
+            "slots reserved"
+        );
         Some(container)
     }
 
@@ -392,15 +558,33 @@ impl StorageContainerManager {
         let mut table = self.table.write();
         let CatchUp { snapshot, entries } = self.log.catch_up(table.applied_index);
         if let Some(snapshot) = snapshot {
+            tracing::debug!(
+                node = %self.id,
+                index = snapshot.index,
+                containers = snapshot.containers.len(),
+                "snapshot installed"
+            );
             table.containers = snapshot.containers.clone();
             table.applied_index = snapshot.index;
             self.db.install(snapshot);
         }
+        let mut added = Vec::new();
         for (index, entry) in entries {
             debug_assert!(index > table.applied_index, "entries arrive in order");
+            match &entry {
+                LogEntry::AddContainer(info) => added.push(info.id),
+            }
             super::ha::apply_to(&mut table.containers, &entry);
             table.applied_index = index;
             self.db.apply(index, &entry);
+        }
+        if !added.is_empty() {
+            tracing::debug!(
+                node = %self.id,
+                index = table.applied_index,
+                containers = %Listed(&added),
+                "log applied"
+            );
         }
         table.applied_index
     }
@@ -434,7 +618,31 @@ impl StorageContainerManager {
         details: &DatanodeDetails,
         node_report: Vec<StorageReport>,
     ) -> Registration {
-        self.nodes.register(details, node_report)
+        let slots = Slots::of(&node_report, self.config.container_size);
+        let registration = self.nodes.register(details, node_report);
+        if let Registration::Updated(change) = registration {
+            let bucket = if self.hardening.keep_space_on_reregistration {
+                "kept"
+            } else {
+                "empty"
+            };
+            // Only an address change has the registration's node report processed; otherwise
+            // SCM holds no storage report of the datanode until its next one.
+            let slots = if change == RegistrationChange::Address {
+                slots
+            } else {
+                Slots(None)
+            };
+            tracing::debug!(
+                node = %self.id,
+                datanode = %details.id,
+                change = ?change,
+                bucket,
+                slots = %slots,
+                "datanode re-registered"
+            );
+        }
+        registration
     }
 
     /// A node report: the datanode's volumes.
@@ -443,7 +651,21 @@ impl StorageContainerManager {
         datanode: DatanodeId,
         reports: Vec<StorageReport>,
     ) -> Result<(), ScmError> {
-        self.nodes.process_node_report(datanode, reports)
+        let size = self.config.container_size;
+        let slots = Slots::of(&reports, size);
+        let replaced = self.nodes.process_node_report(datanode, reports)?;
+        // A report that leaves the slots as they were tells no story: it is not logged.
+        let was = Slots::of(&replaced, size);
+        if was.0 != slots.0 {
+            tracing::debug!(
+                node = %self.id,
+                datanode = %datanode,
+                slots = %slots,
+                was = %was,
+                "storage report processed"
+            );
+        }
+        Ok(())
     }
 
     /// A container report (run on every SCM, leader or not): each container reported for
@@ -473,10 +695,33 @@ impl StorageContainerManager {
                 }
             }
         }
-        for container in confirmed {
-            self.nodes
+        let mut pending_removed = Vec::new();
+        for &container in &confirmed {
+            if self
+                .nodes
                 .tracker()
-                .remove_pending_allocation(&node, container);
+                .remove_pending_allocation(&node, container)
+            {
+                pending_removed.push(container);
+            }
+        }
+        if !unknown.is_empty() {
+            tracing::debug!(
+                node = %self.id,
+                datanode = %datanode,
+                confirmed = %Listed(&confirmed),
+                pending_removed = %Listed(&pending_removed),
+                unknown = %Listed(&unknown),
+                "container report processed"
+            );
+        } else if !replicas.is_empty() {
+            tracing::debug!(
+                node = %self.id,
+                datanode = %datanode,
+                confirmed = %Listed(&confirmed),
+                pending_removed = %Listed(&pending_removed),
+                "container report processed"
+            );
         }
         if unknown.is_empty() {
             Ok(())

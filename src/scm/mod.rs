@@ -10,7 +10,8 @@
 //! - [`ha`]: the replicated log as an SCM sees it, and the SCM's persisted table.
 //! - [`container_manager`]: the SCM itself: allocation on the leader, the replicated
 //!   add-container, registrations and reports, leadership and safe mode, and the fix: the
-//!   rebuild of the buckets with an allocation gate.
+//!   rebuild of the buckets with an allocation gate. Its protocol steps are the events of
+//!   a failure's [story](crate::story) (listed there).
 
 pub mod config;
 pub mod container_info;

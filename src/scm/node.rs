@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::config::ScmHardening;
 use super::datanode_details::{DatanodeDetails, Registration, RegistrationChange};
 use super::error::ScmError;
-use super::pending::{TwoWindowBucket, has_slot};
+use super::pending::{TwoWindowBucket, has_slot, slots};
 use crate::clock::Clock;
 use crate::hdds::ids::{ContainerId, DatanodeId};
 use crate::hdds::report::StorageReport;
@@ -61,8 +61,35 @@ impl DatanodeInfo {
         self.space.storage_reports.read().clone()
     }
 
-    fn set_storage_reports(&self, reports: Vec<StorageReport>) {
-        *self.space.storage_reports.write() = reports;
+    /// Replaces the storage reports; returns the replaced ones.
+    fn set_storage_reports(&self, reports: Vec<StorageReport>) -> Vec<StorageReport> {
+        std::mem::replace(&mut *self.space.storage_reports.write(), reports)
+    }
+}
+
+/// What one space check saw and did
+/// ([`PendingContainerTracker::check_space_and_record`]): the values the story of an
+/// allocation shows, so a reader sees which storage report and which pending count a grant
+/// was decided on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpaceCheck {
+    /// The datanode has sent no storage report yet: no slot, nothing recorded.
+    NoReport,
+    /// The reports' slots were compared with the pending count.
+    Checked {
+        /// Slots of the storage reports the check read.
+        slots: u64,
+        /// Pending allocations it counted (after the roll, before the add).
+        pending: usize,
+        /// Whether the container was recorded.
+        recorded: bool,
+    },
+}
+
+impl SpaceCheck {
+    /// Whether the container was recorded.
+    pub fn recorded(self) -> bool {
+        matches!(self, SpaceCheck::Checked { recorded: true, .. })
     }
 }
 
@@ -108,23 +135,38 @@ impl PendingContainerTracker {
         node: &DatanodeInfo,
         container: ContainerId,
     ) -> bool {
-        if self.read_reports_under_bucket_lock {
-            let mut bucket = node.space.pending.lock();
+        self.check_space_and_record(node, container).recorded()
+    }
+
+    /// [`PendingContainerTracker::check_space_and_record_allocation`], with what the check
+    /// saw: the slots of the reports it read and the pending count it compared them with.
+    pub fn check_space_and_record(
+        &self,
+        node: &DatanodeInfo,
+        container: ContainerId,
+    ) -> SpaceCheck {
+        let (reports, mut bucket) = if self.read_reports_under_bucket_lock {
+            let bucket = node.space.pending.lock();
             let reports = node.storage_reports();
             if reports.is_empty() {
-                return false;
+                return SpaceCheck::NoReport;
             }
-            bucket.roll_if_needed(self.clock.now_ms());
-            bucket.check_space_and_add(&reports, self.container_size, container)
+            (reports, bucket)
         } else {
             // Ozone's order: the reports first, then the bucket's monitor.
             let reports = node.storage_reports();
             if reports.is_empty() {
-                return false;
+                return SpaceCheck::NoReport;
             }
-            let mut bucket = node.space.pending.lock();
-            bucket.roll_if_needed(self.clock.now_ms());
-            bucket.check_space_and_add(&reports, self.container_size, container)
+            (reports, node.space.pending.lock())
+        };
+        bucket.roll_if_needed(self.clock.now_ms());
+        let pending = bucket.pending_count();
+        let recorded = bucket.check_space_and_add(&reports, self.container_size, container);
+        SpaceCheck::Checked {
+            slots: slots(&reports, self.container_size),
+            pending,
+            recorded,
         }
     }
 
@@ -164,9 +206,12 @@ impl PendingContainerTracker {
         bucket.containers()
     }
 
-    /// Drops every pending entry of the datanode.
-    pub fn clear(&self, node: &DatanodeInfo) {
-        node.space.pending.lock().clear();
+    /// Drops every pending entry of the datanode; returns the containers dropped.
+    pub fn clear(&self, node: &DatanodeInfo) -> BTreeSet<ContainerId> {
+        let mut bucket = node.space.pending.lock();
+        let dropped = bucket.containers();
+        bucket.clear();
+        dropped
     }
 }
 
@@ -244,7 +289,7 @@ impl NodeManager {
                     };
                     let space = if self.keep_space_on_reregistration {
                         // As fresh as Ozone's for the reports: none until the next one.
-                        old.set_storage_reports(Vec::new());
+                        let _ = old.set_storage_reports(Vec::new());
                         Arc::clone(&old.space)
                     } else {
                         self.fresh_space()
@@ -273,7 +318,7 @@ impl NodeManager {
 
     fn set_storage_reports(&self, id: DatanodeId, reports: Vec<StorageReport>) {
         if let Ok(node) = self.get(id) {
-            node.set_storage_reports(reports);
+            let _ = node.set_storage_reports(reports);
         }
     }
 
@@ -291,13 +336,12 @@ impl NodeManager {
         self.nodes.read().values().cloned().collect()
     }
 
-    /// Replaces the datanode's storage reports (a node report).
+    /// Replaces the datanode's storage reports (a node report); returns the replaced ones.
     pub fn process_node_report(
         &self,
         id: DatanodeId,
         reports: Vec<StorageReport>,
-    ) -> Result<(), ScmError> {
-        self.get(id)?.set_storage_reports(reports);
-        Ok(())
+    ) -> Result<Vec<StorageReport>, ScmError> {
+        Ok(self.get(id)?.set_storage_reports(reports))
     }
 }

@@ -47,6 +47,15 @@ pub fn has_slot(reports: &[StorageReport], container_size: u64, pending_count: u
     false
 }
 
+/// The slots of the healthy volumes of `reports`, summed (what [`has_slot`] compares with
+/// the pending count; a failed volume counts for nothing).
+pub fn slots(reports: &[StorageReport], container_size: u64) -> u64 {
+    reports
+        .iter()
+        .filter(|r| !r.failed)
+        .fold(0u64, |sum, r| sum.saturating_add(r.slots(container_size)))
+}
+
 /// The pending allocations of one datanode: two windows rolled on access
 /// (`TwoWindowBucket`). Not synchronized itself: its owner holds it under a lock (the
 /// bucket's monitor in Ozone).

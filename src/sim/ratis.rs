@@ -10,6 +10,12 @@
 //!
 //! [`UnfencedLog`] is a handle to the same ring that drops the one check real Ratis does
 //! not make: the submitter's term.
+//!
+//! For the [story](crate::story) of a failure the ring tells what the SCMs cannot see:
+//! `submit fault injected`, an entry `committed, timeout answered` or `committed,
+//! not-leader answered, leader lost`, `leader lost` (a crash or partition of the leader)
+//! and `log compacted`. Elections are told by the SCMs themselves (`became leader`,
+//! `stepped down`).
 
 use std::collections::VecDeque;
 
@@ -75,7 +81,10 @@ impl SimulatedRatis {
 
     /// The leader crashed or was partitioned away: no leader until the next election.
     pub fn lose_leader(&self) {
-        self.state.lock().leader = None;
+        let mut state = self.state.lock();
+        if let Some(leader) = state.leader.take() {
+            tracing::debug!(leader = %leader, term = state.term, "leader lost");
+        }
     }
 
     /// Compacts every committed entry into the snapshot; a member behind it must install
@@ -83,15 +92,20 @@ impl SimulatedRatis {
     pub fn compact(&self) {
         let mut state = self.state.lock();
         let entries = std::mem::take(&mut state.entries);
+        let compacted = !entries.is_empty();
         for (index, entry) in entries {
             apply_to(&mut state.snapshot.containers, &entry);
             state.snapshot.index = index;
+        }
+        if compacted {
+            tracing::debug!(index = state.snapshot.index, "log compacted");
         }
     }
 
     /// The next submit meets `fault`.
     pub fn inject(&self, fault: SubmitFault) {
         self.state.lock().faults.push_back(fault);
+        tracing::debug!(fault = ?fault, "submit fault injected");
     }
 
     /// Index of the last committed entry.
@@ -111,11 +125,19 @@ impl ReplicatedLog for SimulatedRatis {
         state.entries.push((index, entry));
         match state.faults.pop_front() {
             None => Ok(index),
-            Some(SubmitFault::TimeoutAfterCommit) => Err(SubmitError::Timeout),
+            Some(SubmitFault::TimeoutAfterCommit) => {
+                tracing::debug!(from = %from, index, "committed, timeout answered");
+                Err(SubmitError::Timeout)
+            }
             Some(SubmitFault::NotLeaderAfterCommit) => {
                 // The leader stepped down with the entry in its log; a next leader commits
                 // it. Until an election there is no leader.
                 state.leader = None;
+                tracing::debug!(
+                    from = %from,
+                    index,
+                    "committed, not-leader answered, leader lost"
+                );
                 Err(SubmitError::NotLeader)
             }
         }

@@ -5,7 +5,9 @@
 //! command when it creates it, and only while it believes it leads; it puts its term in a
 //! heartbeat response only while it believes it leads; its per-datanode command queue is
 //! *not* cleared on step-down, and a follower still hands queued commands out (without a
-//! term). Ratis, the node manager's other duties and the wire are out of scope.
+//! term). Ratis, the node manager's other duties and the wire are out of scope. Its
+//! leadership changes are the events `became leader` and `stepped down` of a failure's
+//! [story](crate::story).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -61,11 +63,15 @@ impl InProcessScm {
         let mut state = self.state.lock();
         state.believes_leader = true;
         state.term = term;
+        tracing::debug!(node = %self.id, term, "became leader");
     }
 
     /// Ratis told this SCM it lost leadership (`notifyNotLeader`); its queues stay.
     pub fn step_down(&self) {
-        self.state.lock().believes_leader = false;
+        let mut state = self.state.lock();
+        if std::mem::replace(&mut state.believes_leader, false) {
+            tracing::debug!(node = %self.id, term = state.term, "stepped down");
+        }
     }
 
     /// Whether it believes it leads, and at which term.

@@ -6,7 +6,9 @@
 //! missing container for a write), a create refused when no room is left, the node and
 //! container reports that tell SCM about it, and the details it registers with (which a
 //! restart on a new address, an upgrade or a port change alters). No blocks, no chunks, no
-//! heartbeat thread: the cluster harness delivers the registrations and reports.
+//! heartbeat thread: the cluster harness delivers the registrations and reports. A refused
+//! create, the harm of HDDS-16891, is the event `create refused` of its
+//! [story](crate::story).
 
 use std::collections::BTreeSet;
 
@@ -127,6 +129,14 @@ impl SlotDatanode {
             true
         } else {
             self.refused.lock().push(container);
+            tracing::debug!(
+                node = %self.id,
+                container = %container,
+                slots = self.slots,
+                holds = created.len(),
+                why = "no slot",
+                "create refused"
+            );
             false
         }
     }

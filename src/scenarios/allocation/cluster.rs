@@ -84,8 +84,8 @@ pub fn random_failovers_never_over_grant_with(
     let granted: Granted = Arc::new(Mutex::new(Vec::new()));
     let done = Arc::new(AtomicBool::new(false));
     let mut handles = Vec::new();
-    for _ in 0..shape.clients {
-        handles.push(spawn_client(&cluster, &granted, shape));
+    for client in 1..=shape.clients {
+        handles.push(spawn_client(client, &cluster, &granted, shape));
     }
     handles.push(spawn_writer(&cluster, &granted, &done, shape));
     handles.push(spawn_controller(&cluster, &done, seed, shape));
@@ -100,15 +100,17 @@ pub fn random_failovers_never_over_grant_with(
 
 type Worker = thread::JoinHandle<Result<Vec<()>, Violation>>;
 
-/// A client: allocates `shape.allocations_per_client` times, recording each grant.
+/// Client number `client`: allocates `shape.allocations_per_client` times, recording each
+/// grant.
 fn spawn_client(
+    client: usize,
     cluster: &Arc<ScmCluster>,
     granted: &Granted,
     shape: AllocationClusterShape,
 ) -> Worker {
     let cluster = Arc::clone(cluster);
     let granted = Arc::clone(granted);
-    thread::spawn(move || {
+    thread::spawn_named(&format!("allocator {client}"), move || {
         for _ in 0..shape.allocations_per_client {
             if let Ok(container) = cluster.allocate() {
                 granted.lock().push(container);
@@ -130,7 +132,7 @@ fn spawn_writer(
     let cluster = Arc::clone(cluster);
     let granted = Arc::clone(granted);
     let done = Arc::clone(done);
-    thread::spawn(move || {
+    thread::spawn_named("writer", move || {
         let mut written = 0;
         // Bounded: every round writes one container or yields; the tail drains.
         for _ in 0..shape.clients * shape.allocations_per_client * 4 + 16 {
@@ -157,7 +159,7 @@ fn spawn_controller(
 ) -> Worker {
     let cluster = Arc::clone(cluster);
     let done = Arc::clone(done);
-    thread::spawn(move || {
+    thread::spawn_named("controller", move || {
         let mut rng = SeededRng::new(seed);
         let mut ticked_ms = 0;
         let mut result = Ok(Vec::new());

@@ -29,6 +29,10 @@
 //!   seed), sequential and racing an allocation.
 //! - [`cluster`]: the random cluster, for shuttle and the soak tool.
 //! - [`seed`]: the seed key and what the scenarios' clusters share.
+//!
+//! The threads a scenario spawns are named for what they do (`allocator`, `failover`,
+//! `datanode reports`, `re-registration`, `writer`, `controller`): a failure's story
+//! names each step's thread.
 
 pub mod cluster;
 pub mod failover;

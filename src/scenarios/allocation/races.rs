@@ -41,14 +41,16 @@ pub fn allocation_waits_for_the_rebuild(behavior: ScmBehavior) -> Result<(), Vio
 
     let ready = {
         let scm = Arc::clone(&new_leader);
-        thread::spawn(move || {
+        thread::spawn_named("failover", move || {
             scm.notify_leader_ready();
             Ok(Vec::new())
         })
     };
     let client = {
         let scm = Arc::clone(&new_leader);
-        thread::spawn(move || Ok(scm.allocate_container().ok().into_iter().collect()))
+        thread::spawn_named("allocator", move || {
+            Ok(scm.allocate_container().ok().into_iter().collect())
+        })
     };
     let granted: Vec<ContainerId> = join_all(vec![ready, client])?;
     cluster.write_first_block(c1);
@@ -80,14 +82,16 @@ pub fn space_check_sees_created_container_with(
     let c1 = cluster.allocate().map_err(setup)?;
     let writer = {
         let cluster = Arc::clone(&cluster);
-        thread::spawn(move || {
+        thread::spawn_named("datanode reports", move || {
             cluster.write_first_block(c1);
             Ok(Vec::new())
         })
     };
     let client = {
         let cluster = Arc::clone(&cluster);
-        thread::spawn(move || Ok(cluster.allocate().ok().into_iter().collect()))
+        thread::spawn_named("allocator", move || {
+            Ok(cluster.allocate().ok().into_iter().collect())
+        })
     };
     for container in join_all(vec![writer, client])? {
         cluster.write_first_block(container);
@@ -123,7 +127,7 @@ pub fn rebuild_sees_allocation_committed_across_reelection_with(
 
     let client = {
         let scm = Arc::clone(&scm);
-        thread::spawn(move || {
+        thread::spawn_named("allocator", move || {
             // The timeout is the injected fault; the entry commits.
             let _ = scm.allocate_container();
             Ok(Vec::<()>::new())
@@ -132,7 +136,7 @@ pub fn rebuild_sees_allocation_committed_across_reelection_with(
     let reelection = {
         let scm = Arc::clone(&scm);
         let ring = ring.clone();
-        thread::spawn(move || {
+        thread::spawn_named("failover", move || {
             scm.notify_leader_changed(ring.elect(scm.id()));
             scm.notify_leader_ready();
             Ok(Vec::new())

@@ -89,11 +89,13 @@ pub fn reregistration_during_allocation_keeps_the_slot_with(
     let c1 = cluster.allocate().map_err(setup)?;
     let client = {
         let cluster = Arc::clone(&cluster);
-        thread::spawn(move || Ok(cluster.allocate().ok().into_iter().collect()))
+        thread::spawn_named("allocator", move || {
+            Ok(cluster.allocate().ok().into_iter().collect())
+        })
     };
     let datanode = {
         let cluster = Arc::clone(&cluster);
-        thread::spawn(move || {
+        thread::spawn_named("re-registration", move || {
             cluster.reregister(0, RegistrationChange::Address);
             cluster.heartbeat(0);
             Ok(Vec::new())
@@ -101,7 +103,7 @@ pub fn reregistration_during_allocation_keeps_the_slot_with(
     };
     let writer = {
         let cluster = Arc::clone(&cluster);
-        thread::spawn(move || {
+        thread::spawn_named("datanode reports", move || {
             cluster.write_first_block(c1);
             Ok(Vec::new())
         })
