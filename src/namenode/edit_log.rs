@@ -22,15 +22,12 @@
 //! # });
 //! ```
 
+use std::fmt;
+
 use super::namesystem::{EditOp, ReplayError};
 use crate::sync::Mutex;
 
-/// Identifies a NameNode of the HA pair.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct NameNodeId(pub u32);
-
-/// A position in the log: the number of edits before it (the last applied transaction id).
-pub type TxId = u64;
+pub use super::{NameNodeId, TxId};
 
 /// Why an append was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -129,10 +126,18 @@ impl SharedEditLog {
             Ok(applied) => *applied,
             Err((applied, _)) => *applied,
         };
-        journal
-            .ops
-            .extend_from_slice(&ops[..applied.min(ops.len())]);
+        let logged = &ops[..applied.min(ops.len())];
+        let first = journal.ops.len() as TxId + 1;
+        journal.ops.extend_from_slice(logged);
         let end = journal.ops.len() as TxId;
+        if !logged.is_empty() {
+            tracing::debug!(
+                node = %writer,
+                txid = %TxIds(first, end),
+                ops = %Ops(logged),
+                "edits logged"
+            );
+        }
         match result {
             Ok(_) => Ok(end),
             Err((applied, error)) => Err(EditLogError::Replay { applied, error }),
@@ -151,5 +156,33 @@ impl SharedEditLog {
     /// The position after the last edit.
     pub fn end(&self) -> TxId {
         self.journal.lock().ops.len() as TxId
+    }
+}
+
+/// Transaction ids `first..=last`, shown `4` or `4..5` in an event.
+struct TxIds(TxId, TxId);
+
+impl fmt::Display for TxIds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 == self.1 {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{}..{}", self.0, self.1)
+        }
+    }
+}
+
+/// Edits, shown `OP_SET_GENSTAMP_V2(6),OP_UPDATE_BLOCKS(blk_100_6)` in an event.
+struct Ops<'a>(&'a [EditOp]);
+
+impl fmt::Display for Ops<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, op) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{op}")?;
+        }
+        Ok(())
     }
 }

@@ -14,6 +14,8 @@
 //! rows. The pre-HDFS-2791 rule stays selectable ([`RbwOnCompleteRule`]), because the
 //! seed's ten-step data-loss chain was written against it.
 
+use std::fmt;
+
 use super::{Block, GenerationStamp, ReplicaState};
 
 /// Under-construction states of a stored block (`HdfsServerConstants.BlockUCState`).
@@ -27,6 +29,17 @@ pub enum BlockUcState {
     Committed,
     /// Final; counted by safe mode.
     Complete,
+}
+
+impl fmt::Display for BlockUcState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BlockUcState::UnderConstruction => "UNDER_CONSTRUCTION",
+            BlockUcState::UnderRecovery => "UNDER_RECOVERY",
+            BlockUcState::Committed => "COMMITTED",
+            BlockUcState::Complete => "COMPLETE",
+        })
+    }
 }
 
 /// The NameNode's stored view of a block, as far as the tables need it.
@@ -93,6 +106,17 @@ pub enum CorruptReason {
     SizeMismatch,
     /// A state that cannot be right for the stored block.
     InvalidState,
+}
+
+impl fmt::Display for CorruptReason {
+    /// The reason in words (`genstamp mismatch`), for a failure's story.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CorruptReason::GenstampMismatch => "genstamp mismatch",
+            CorruptReason::SizeMismatch => "size mismatch",
+            CorruptReason::InvalidState => "invalid state",
+        })
+    }
 }
 
 /// The verdict of [`check_replica_corrupt`].

@@ -77,7 +77,7 @@ impl NameNode {
         log: Arc<SharedEditLog>,
         max_txns_per_lock: usize,
     ) -> Self {
-        let namesystem = Namesystem::standby(config, initial_gs);
+        let namesystem = Namesystem::standby(named(config, id), initial_gs);
         Self::new(id, namesystem, log, max_txns_per_lock)
     }
 
@@ -92,7 +92,7 @@ impl NameNode {
         log.fence(id);
         let active = Self::new(
             id,
-            Namesystem::active(config, initial_gs),
+            Namesystem::active(named(config, id), initial_gs),
             log,
             max_txns_per_lock,
         );
@@ -155,6 +155,14 @@ impl NameNode {
     pub fn transition_to_standby(&self) {
         self.namesystem.transition_to_standby();
         self.tailer.resume();
+    }
+}
+
+/// `config` with this NameNode's own id (`dfs.ha.namenode.id`).
+fn named(config: NamenodeConfig, id: NameNodeId) -> NamenodeConfig {
+    NamenodeConfig {
+        namenode_id: Some(id),
+        ..config
     }
 }
 

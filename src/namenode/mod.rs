@@ -15,6 +15,16 @@
 //! `scenarios::standby` wires two NameNodes and simulated datanodes together and checks
 //! the invariants the fix must keep: no false corruption, a passive standby, safe-mode
 //! counts equal to a recount, a sound queue, complete locations and no block lost.
+//!
+//! # Protocol events
+//!
+//! For the [story](crate::story) of a failure, the NameNode emits a `tracing` event at each
+//! protocol step, with its node (`nn0`, `nn1`) when it knows it
+//! ([`namesystem::NamenodeConfig::namenode_id`]): an edit logged by the active or applied
+//! by replay, a report queued, processed or drained, stale queue entries purged, a replica
+//! marked corrupt or invalidated, a block completed, the safe-mode counts changed or safe
+//! mode left, and each step of a failover (catch-up, transition, the failover drain, the
+//! impending generation stamp applied).
 
 pub mod edit_log;
 pub mod edit_tailer;
@@ -24,6 +34,20 @@ pub mod namesystem;
 pub mod pending_messages;
 
 use std::fmt;
+
+/// Identifies a NameNode of the HA pair (`dfs.ha.namenode.id`); shown as `nn0`, `nn1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NameNodeId(pub u32);
+
+impl fmt::Display for NameNodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "nn{}", self.0)
+    }
+}
+
+/// A position in the shared edit log: the number of edits before it. The edit after
+/// position `p` has transaction id `p + 1`, as HDFS numbers transactions from 1.
+pub type TxId = u64;
 
 /// Identifies a datanode (`DatanodeID`'s UUID).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -39,6 +63,12 @@ impl fmt::Display for DatanodeId {
 /// reports of the same id with different generation stamps are the same block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BlockId(pub i64);
+
+impl fmt::Display for BlockId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "blk_{}", self.0)
+    }
+}
 
 /// A generation stamp.
 pub type GenerationStamp = i64;
@@ -64,6 +94,13 @@ pub struct Block {
     pub length: u64,
 }
 
+impl fmt::Display for Block {
+    /// `blk_<id>_<genstamp>`, as HDFS prints a block.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}_{}", self.id, self.gs)
+    }
+}
+
 /// Replica states a datanode reports (`HdfsServerConstants.ReplicaState`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ReplicaState {
@@ -77,4 +114,16 @@ pub enum ReplicaState {
     Rur,
     /// A replication target in progress (never reported normally: an invalid state).
     Temporary,
+}
+
+impl fmt::Display for ReplicaState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ReplicaState::Finalized => "FINALIZED",
+            ReplicaState::Rbw => "RBW",
+            ReplicaState::Rwr => "RWR",
+            ReplicaState::Rur => "RUR",
+            ReplicaState::Temporary => "TEMPORARY",
+        })
+    }
 }

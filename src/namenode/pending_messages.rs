@@ -36,6 +36,7 @@
 //! ```
 
 use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
 
 use super::{Block, BlockId, DatanodeId, ReplicaState, StorageId};
 
@@ -46,6 +47,16 @@ pub enum ReportedState {
     Replica(ReplicaState),
     /// The datanode deleted its replica (an incremental DELETED_BLOCK, HDFS-8245).
     Deleted,
+}
+
+impl fmt::Display for ReportedState {
+    /// The replica state (`RBW`, `FINALIZED`, …) or `DELETED`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReportedState::Replica(state) => state.fmt(f),
+            ReportedState::Deleted => f.write_str("DELETED"),
+        }
+    }
 }
 
 /// One postponed report: the storage, the block *as reported* (its own generation stamp

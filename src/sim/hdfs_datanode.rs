@@ -210,6 +210,12 @@ impl HdfsDataNode {
                 .is_some_and(|(replica, _)| replica.gs == block.gs);
             if matches {
                 state.replicas.remove(&block.id);
+                tracing::debug!(
+                    node = %self.storage.datanode,
+                    block = %block.id,
+                    gs = block.gs,
+                    "replica deleted"
+                );
                 self.send(&mut state, block, ReportedState::Deleted);
             }
         }

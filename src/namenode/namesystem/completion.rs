@@ -63,7 +63,7 @@ impl State {
         if stored.state == BlockUcState::Committed
             && self.live_replicas(id) >= self.config.min_replication
         {
-            self.complete_block(id);
+            self.complete_block(id, "min replication reached");
         }
     }
 
@@ -71,18 +71,37 @@ impl State {
     /// replica count.
     fn force_complete(&mut self, id: BlockId, edit: Block) {
         self.commit(id, edit);
-        self.complete_block(id);
+        self.complete_block(id, "forced by replay");
     }
 
     /// `completeBlock`: COMPLETE, counted by safe mode with the replicas already stored.
-    fn complete_block(&mut self, id: BlockId) {
+    /// `how` names the step that completed it, for a failure's story.
+    fn complete_block(&mut self, id: BlockId, how: &'static str) {
         let Some(stored) = self.blocks.get_mut(&id) else {
             return;
         };
         stored.expected.clear();
         stored.state = BlockUcState::Complete;
         let present = stored.locations.len();
+        let gs = stored.block.gs;
+        let safe_before = self.safe_mode.block_safe;
         self.count_completed_block(present);
+        let counts = self.safe_mode.on.then_some(self.safe_mode);
+        // The safe-mode miscount of the legacy queues: a safe block left uncounted.
+        let uncredited = counts.is_some_and(|c| {
+            c.block_safe == safe_before && present >= self.config.safe_replication
+        });
+        tracing::debug!(
+            node = self.node(),
+            block = %id,
+            gs,
+            stored = present,
+            how,
+            block_safe = counts.map(|c| c.block_safe),
+            block_total = counts.map(|c| c.block_total),
+            why = uncredited.then_some("stored replicas not credited"),
+            "block completed"
+        );
     }
 
     /// The block's stored replicas not flagged corrupt (`countNodes().liveReplicas()`).

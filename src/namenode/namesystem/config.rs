@@ -7,6 +7,7 @@
 //! whole-message queue is the 2012 code before HDFS-2742), so a checker proves what each
 //! one buys.
 
+use crate::namenode::NameNodeId;
 use crate::namenode::evaluation::{RbwOnCompleteRule, ReplicaRules};
 
 /// Which standby logic runs: trunk's, or one unpatched behaviour restored per legacy value
@@ -138,6 +139,10 @@ pub struct NamenodeConfig {
     /// `RandomDeleterPolicy` of `TestDNFencing`, with which two NameNodes given different
     /// seeds make different choices, as they may in a cluster.
     pub excess_choice_seed: u64,
+    /// `dfs.ha.namenode.id`: which NameNode of the pair this is, the node its protocol
+    /// events name (a [`NameNode`](crate::namenode::ha::NameNode) sets its own); `None`
+    /// for a namesystem on its own.
+    pub namenode_id: Option<NameNodeId>,
 }
 
 impl Default for NamenodeConfig {
@@ -150,6 +155,7 @@ impl Default for NamenodeConfig {
             pending_queue_limit: 1_000_000,
             rbw_rule: RbwOnCompleteRule::IgnoreEqualGs,
             excess_choice_seed: 0,
+            namenode_id: None,
         }
     }
 }

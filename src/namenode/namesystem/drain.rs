@@ -22,11 +22,29 @@ impl State {
         if self.config.behavior == super::NamesystemBehavior::LegacyEarlyDrain
             && trigger != DrainTrigger::NewBlock
         {
+            let left = self.queue.queued(id).count();
+            if left > 0 {
+                tracing::debug!(
+                    node = self.node(),
+                    block = %id,
+                    after = trigger.name(),
+                    left,
+                    why = "drained only when replay adds the block",
+                    "drain skipped"
+                );
+            }
             return;
         }
         let Some(queued) = self.queue.take_block_queue(id) else {
             return;
         };
+        tracing::debug!(
+            node = self.node(),
+            block = %id,
+            after = trigger.name(),
+            count = queued.len(),
+            "queued reports drained"
+        );
         self.process_queued(queued);
     }
 
@@ -38,11 +56,30 @@ impl State {
         for report in reports {
             match report.state {
                 ReportedState::Deleted => {
+                    tracing::debug!(
+                        node = self.node(),
+                        datanode = %report.storage.datanode,
+                        block = %report.block.id,
+                        gs = report.block.gs,
+                        state = %report.state,
+                        report = Origin::Queue.name(),
+                        "report processed"
+                    );
                     self.remove_stored_location(report.block.id, report.storage);
                 }
                 ReportedState::Replica(_) if !previous_processed => {
                     // Re-queued as "future", unjudged (`queueReportedBlock`).
-                    let _ = self.queue.enqueue(report);
+                    tracing::debug!(
+                        node = self.node(),
+                        datanode = %report.storage.datanode,
+                        block = %report.block.id,
+                        gs = report.block.gs,
+                        state = %report.state,
+                        report = Origin::Queue.name(),
+                        why = "behind a future report",
+                        "report queued"
+                    );
+                    self.enqueue(report.storage, report.block, report.state);
                 }
                 ReportedState::Replica(_) => {
                     previous_processed = self.process_reported(

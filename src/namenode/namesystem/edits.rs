@@ -5,6 +5,8 @@
 //! **The fix** re-judges a block's postponed reports right after the edit that changes the
 //! block, so each op here is also a point where the block's queue is drained.
 
+use std::fmt;
+
 use crate::namenode::{Block, BlockId, GenerationStamp};
 
 /// Identifies a file (its inode id).
@@ -63,6 +65,74 @@ pub enum EditOp {
         /// The file.
         file: FileId,
     },
+}
+
+impl EditOp {
+    /// The op's name in the edit log (`OP_ADD_BLOCK`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            EditOp::SetGenstamp(_) => "OP_SET_GENSTAMP_V2",
+            EditOp::AddFile { .. } => "OP_ADD",
+            EditOp::AddBlock { .. } => "OP_ADD_BLOCK",
+            EditOp::UpdateBlocks { .. } => "OP_UPDATE_BLOCKS",
+            EditOp::Close { .. } => "OP_CLOSE",
+            EditOp::Append { .. } => "OP_APPEND",
+            EditOp::SetReplication { .. } => "OP_SET_REPLICATION",
+            EditOp::Delete { .. } => "OP_DELETE",
+        }
+    }
+
+    /// The file the op names, if any.
+    pub fn file(&self) -> Option<FileId> {
+        match self {
+            EditOp::SetGenstamp(_) => None,
+            EditOp::AddFile { file, .. }
+            | EditOp::AddBlock { file, .. }
+            | EditOp::UpdateBlocks { file, .. }
+            | EditOp::Close { file, .. }
+            | EditOp::Append { file }
+            | EditOp::SetReplication { file, .. }
+            | EditOp::Delete { file } => Some(*file),
+        }
+    }
+
+    /// The last block the op names (the new block, or the last of a block list), if any.
+    pub fn last_block(&self) -> Option<Block> {
+        match self {
+            EditOp::AddBlock { last, .. } => Some(*last),
+            EditOp::UpdateBlocks { blocks, .. } | EditOp::Close { blocks, .. } => {
+                blocks.last().copied()
+            }
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for EditOp {
+    /// The op's name and its key argument, compact, for a failure's story:
+    /// `OP_SET_GENSTAMP_V2(6)`, `OP_ADD(file1)`, `OP_CLOSE(blk_100_6)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = self.name();
+        match self {
+            EditOp::SetGenstamp(gs) => write!(f, "{name}({gs})"),
+            EditOp::SetReplication { file, replication } => {
+                write!(f, "{name}({file},{replication})")
+            }
+            _ => match self.last_block() {
+                Some(block) => write!(f, "{name}({block})"),
+                None => match self.file() {
+                    Some(file) => write!(f, "{name}({file})"),
+                    None => f.write_str(name),
+                },
+            },
+        }
+    }
+}
+
+impl fmt::Display for FileId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "file{}", self.0)
+    }
 }
 
 /// An edit that does not fit the namespace it is replayed on.

@@ -28,21 +28,54 @@ impl State {
         if self.config.behavior == NamesystemBehavior::LegacyHaStateCheck {
             // `HAState.setStateInternal` switches first, then runs the catch-up.
             self.ha = HaState::Active;
+            tracing::debug!(
+                node = self.node(),
+                why = "HA state switched before the catch-up",
+                "failover: state active"
+            );
         }
         self.batch_max_gs = GenerationStamp::MIN;
         self.catching_up = true;
         let caught_up = remaining.iter().try_for_each(|op| self.apply(op));
         self.catching_up = false;
         caught_up?;
+        tracing::debug!(
+            node = self.node(),
+            edits = remaining.len(),
+            txid = self.last_applied_txid,
+            "failover: catch-up done"
+        );
         self.end_of_batch();
         self.postpone = false;
         self.ha = HaState::Active;
         self.stale = datanodes.iter().copied().collect();
         self.pending_deletion.clear();
+        tracing::debug!(
+            node = self.node(),
+            stale_datanodes = datanodes.len(),
+            "transition to active"
+        );
         let queued = self.queue.take_all();
+        let messages = std::mem::take(&mut self.whole_messages);
+        if !queued.is_empty() || !messages.is_empty() {
+            tracing::debug!(
+                node = self.node(),
+                after = "failover",
+                count = queued.len() + messages.len(),
+                "queued reports drained"
+            );
+        }
         self.process_queued(queued);
-        for (_, message) in std::mem::take(&mut self.whole_messages) {
+        for (_, message) in messages {
             self.process_message(message);
+        }
+        if self.impending_gs > self.gs_counter {
+            tracing::debug!(
+                node = self.node(),
+                gs = self.impending_gs,
+                from = self.gs_counter,
+                "failover: impending genstamp applied"
+            );
         }
         self.gs_counter = self.gs_counter.max(self.impending_gs);
         debug_assert_eq!(
@@ -56,6 +89,7 @@ impl State {
     /// Becomes standby: postpone on, the deletion and stale sets cleared; stored locations
     /// and the corrupt map are kept.
     pub(super) fn become_standby(&mut self) {
+        tracing::debug!(node = self.node(), "transition to standby");
         self.ha = HaState::Standby;
         self.postpone = true;
         self.pending_deletion.clear();

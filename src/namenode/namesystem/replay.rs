@@ -13,7 +13,7 @@ use super::edits::{EditOp, FileId, ReplayError};
 use super::state::{DrainTrigger, State};
 use super::view::{HaState, INodeFile, StoredBlock};
 use crate::namenode::evaluation::BlockUcState;
-use crate::namenode::{Block, BlockId, GenerationStamp};
+use crate::namenode::{Block, BlockId, GenerationStamp, TxId};
 
 impl State {
     /// Replays one batch (one `EditLogTailer.doTailEdits`). Stops at the first edit that
@@ -31,8 +31,49 @@ impl State {
         result
     }
 
-    /// One op (`FSEditLogLoader.applyEditLogOp`).
+    /// One op (`FSEditLogLoader.applyEditLogOp`), with the next transaction id. Replayed,
+    /// it is an `edit applied` event, before the drains it causes; refused, on the active
+    /// too, an `edit refused`.
     pub(super) fn apply(&mut self, op: &EditOp) -> Result<(), ReplayError> {
+        let txid = self.last_applied_txid + 1;
+        if self.replaying() {
+            self.trace_edit_applied(txid, op);
+        }
+        let result = self.apply_op(op);
+        match &result {
+            Ok(()) => self.last_applied_txid = txid,
+            Err(error) => {
+                tracing::debug!(node = self.node(), txid, op = op.name(), why = %error, "edit refused");
+            }
+        }
+        result
+    }
+
+    fn trace_edit_applied(&self, txid: TxId, op: &EditOp) {
+        let last = op.last_block();
+        let (gs, replication) = match op {
+            EditOp::SetGenstamp(gs) => (Some(*gs), None),
+            EditOp::AddFile { replication, .. } | EditOp::SetReplication { replication, .. } => {
+                (None, Some(*replication))
+            }
+            _ => (last.map(|b| b.gs), None),
+        };
+        tracing::debug!(
+            node = self.node(),
+            txid,
+            op = op.name(),
+            file = op
+                .file()
+                .filter(|_| last.is_none())
+                .map(tracing::field::display),
+            block = last.map(|b| tracing::field::display(b.id)),
+            gs,
+            replication,
+            "edit applied"
+        );
+    }
+
+    fn apply_op(&mut self, op: &EditOp) -> Result<(), ReplayError> {
         match op {
             EditOp::SetGenstamp(gs) => {
                 self.set_genstamp(*gs);

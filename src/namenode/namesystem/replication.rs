@@ -39,7 +39,7 @@ impl State {
                     gs,
                     ..self.blocks[&id].block
                 };
-                self.schedule_deletion(id, storage, block);
+                self.schedule_deletion(id, storage, block, "corrupt");
             }
         }
     }
@@ -53,8 +53,8 @@ impl State {
         if self.safe_mode.on {
             return;
         }
-        for (storage, block) in self.replicas_to_delete(id) {
-            self.schedule_deletion(id, storage, block);
+        for (storage, block, why) in self.replicas_to_delete(id) {
+            self.schedule_deletion(id, storage, block, why);
         }
     }
 
@@ -74,9 +74,9 @@ impl State {
 
     /// The block's corrupt replicas once the live ones reach the replication factor, and
     /// the live replicas past it once the block is COMPLETE (chosen by
-    /// [`excess_order`]); nothing while a holder is stale.
-    fn replicas_to_delete(&self, id: BlockId) -> Vec<(StorageId, Block)> {
-        let mut doomed: Vec<(StorageId, Block)> = Vec::new();
+    /// [`excess_order`]), each with why; nothing while a holder is stale.
+    fn replicas_to_delete(&self, id: BlockId) -> Vec<(StorageId, Block, &'static str)> {
+        let mut doomed: Vec<(StorageId, Block, &'static str)> = Vec::new();
         let (Some(stored), Some(expected)) = (self.blocks.get(&id), self.expected_replication(id))
         else {
             return doomed;
@@ -98,21 +98,39 @@ impl State {
         if live.len() >= expected {
             for storage in &corrupt {
                 let gs = self.corrupt[&id][storage].0;
-                doomed.push((*storage, Block { gs, ..stored.block }));
+                doomed.push((*storage, Block { gs, ..stored.block }, "corrupt"));
             }
         }
         if live.len() > expected && stored.state == BlockUcState::Complete {
             let seed = self.config.excess_choice_seed;
             live.sort_by_key(|s| excess_order(seed, id, *s));
             let excess = live.len() - expected;
-            doomed.extend(live.iter().take(excess).map(|s| (*s, stored.block)));
+            doomed.extend(
+                live.iter()
+                    .take(excess)
+                    .map(|s| (*s, stored.block, "excess")),
+            );
         }
         doomed
     }
 
     /// `invalidateBlocks.add`: the replica goes to the storage's deletion set and stops
-    /// being a location.
-    fn schedule_deletion(&mut self, id: BlockId, storage: StorageId, block: Block) {
+    /// being a location; `why` it goes (`corrupt`, `excess`) is for a failure's story.
+    fn schedule_deletion(
+        &mut self,
+        id: BlockId,
+        storage: StorageId,
+        block: Block,
+        why: &'static str,
+    ) {
+        tracing::debug!(
+            node = self.node(),
+            datanode = %storage.datanode,
+            block = %id,
+            gs = block.gs,
+            why,
+            "replica invalidated"
+        );
         self.metrics.deletions_scheduled += 1;
         self.pending_deletion
             .entry(storage)
@@ -146,7 +164,7 @@ impl State {
             .filter(|s| s.datanode == datanode)
             .copied()
             .collect();
-        storages
+        let commands: Vec<(StorageId, Block)> = storages
             .into_iter()
             .flat_map(|s| {
                 self.pending_deletion
@@ -154,7 +172,16 @@ impl State {
                     .into_iter()
                     .flat_map(move |blocks| blocks.into_values().map(move |b| (s, b)))
             })
-            .collect()
+            .collect();
+        if !commands.is_empty() {
+            tracing::debug!(
+                node = self.node(),
+                datanode = %datanode,
+                blocks = %BlockList(&commands),
+                "deletion commands sent"
+            );
+        }
+        commands
     }
 }
 
@@ -170,4 +197,19 @@ pub fn excess_order(seed: u64, id: BlockId, storage: StorageId) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     x ^ (x >> 31)
+}
+
+/// Blocks of deletion commands, shown `blk_100_5,blk_101_6` in an event.
+struct BlockList<'a>(&'a [(StorageId, Block)]);
+
+impl std::fmt::Display for BlockList<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, (_, block)) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{block}")?;
+        }
+        Ok(())
+    }
 }

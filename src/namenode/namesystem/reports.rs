@@ -21,6 +21,15 @@ use crate::namenode::evaluation::{
 use crate::namenode::pending_messages::{QueuedReport, ReportedState};
 use crate::namenode::{Block, BlockId, DatanodeId, GenerationStamp, ReplicaState, StorageId};
 
+/// One replica report as `processReportedBlock` sees it.
+#[derive(Debug, Clone, Copy)]
+struct Report {
+    storage: StorageId,
+    block: Block,
+    state: ReportedState,
+    origin: Origin,
+}
+
 impl State {
     /// One incremental report entry (or, for the legacy queue, the whole message).
     pub(super) fn receive_incremental_report(
@@ -30,6 +39,17 @@ impl State {
         state: ReportedState,
     ) {
         if self.postpones_whole_message(block.gs) {
+            tracing::debug!(
+                node = self.node(),
+                datanode = %storage.datanode,
+                block = %block.id,
+                gs = block.gs,
+                state = %state,
+                report = Origin::Incremental.name(),
+                why = "future genstamp: whole message",
+                namenode_gs = self.gs_counter,
+                "report queued"
+            );
             self.whole_messages
                 .push((block.gs, Message::Incremental(storage, block, state)));
             return;
@@ -49,6 +69,16 @@ impl State {
             .max()
             .unwrap_or(GenerationStamp::MIN);
         if self.postpones_whole_message(target) {
+            tracing::debug!(
+                node = self.node(),
+                datanode = %storage.datanode,
+                replicas = entries.len(),
+                gs = target,
+                report = "full",
+                why = "future genstamp: whole message",
+                namenode_gs = self.gs_counter,
+                "report queued"
+            );
             self.whole_messages
                 .push((target, Message::FullReport(storage, entries.to_vec())));
             return;
@@ -82,12 +112,26 @@ impl State {
                 .map(|(id, _)| *id)
                 .collect();
             for id in omitted {
+                tracing::debug!(
+                    node = self.node(),
+                    datanode = %storage.datanode,
+                    block = %id,
+                    why = "omitted from full report",
+                    "location removed"
+                );
                 self.remove_stored_location(id, storage);
             }
         }
         // A full report to the active clears the datanode's stale flag.
         if self.ha == HaState::Active {
-            self.stale.remove(&storage.datanode);
+            if self.stale.remove(&storage.datanode) {
+                tracing::debug!(
+                    node = self.node(),
+                    datanode = %storage.datanode,
+                    why = "full report after failover",
+                    "datanode no longer stale"
+                );
+            }
             self.process_over_replicated_blocks();
         }
     }
@@ -103,46 +147,128 @@ impl State {
         origin: Origin,
     ) -> bool {
         let postpone = self.postponing();
+        let report = Report {
+            storage,
+            block: reported,
+            state,
+            origin,
+        };
         // 1. Future GS (`isGenStampInFuture`), before anything else.
         if postpone && self.is_future(reported.gs) {
+            tracing::debug!(
+                node = self.node(),
+                datanode = %storage.datanode,
+                block = %reported.id,
+                gs = reported.gs,
+                state = %state,
+                report = origin.name(),
+                why = "future genstamp",
+                namenode_gs = self.gs_counter,
+                "report queued"
+            );
             self.enqueue(storage, reported, state);
             return false;
         }
         let ReportedState::Replica(replica_state) = state else {
             // DELETED (`removeStoredBlock` with a storage, HDFS-8245): the location goes.
+            self.trace_processed(report, None);
             self.remove_stored_location(reported.id, storage);
             return true;
         };
         if self.config.behavior.purges_superseded_entries() {
             // HDFS-17477: this report supersedes the pair's queued ones (a future report,
             // queued above, does not).
-            self.queue.remove_queued_block(storage, reported.id);
+            let purged = self.queue.remove_queued_block(storage, reported.id);
+            if purged > 0 {
+                tracing::debug!(
+                    node = self.node(),
+                    datanode = %storage.datanode,
+                    block = %reported.id,
+                    purged,
+                    why = "superseded by this report",
+                    "stale entries purged"
+                );
+            }
         }
         // 2-3. Lookup, and deletion already scheduled.
-        let Some(view) = self.stored_view(storage, reported, origin) else {
+        let Some(view) = self.stored_view(report) else {
             return true;
         };
         // 4. Corrupt?
         let rules = self.config.replica_rules();
         match check_replica_corrupt(&reported, replica_state, &view, rules) {
-            ReplicaVerdict::Corrupt(_) if postpone => self.enqueue(storage, reported, state),
-            ReplicaVerdict::Corrupt(reason) => self.mark_corrupt(storage, reported, reason),
-            ReplicaVerdict::Ignored => {}
-            ReplicaVerdict::Ok => self.accept_replica(storage, reported, replica_state, view.state),
+            ReplicaVerdict::Corrupt(reason) if postpone => {
+                tracing::debug!(
+                    node = self.node(),
+                    datanode = %storage.datanode,
+                    block = %reported.id,
+                    gs = reported.gs,
+                    state = %state,
+                    report = origin.name(),
+                    why = %reason,
+                    stored_gs = view.gs,
+                    stored_state = %view.state,
+                    "report queued"
+                );
+                self.enqueue(storage, reported, state);
+            }
+            ReplicaVerdict::Corrupt(reason) => self.mark_corrupt(report, reason, view),
+            ReplicaVerdict::Ignored => self.trace_processed(report, Some("ignored")),
+            ReplicaVerdict::Ok => {
+                if !self.is_kept_unchanged(report) {
+                    self.trace_processed(report, Some("ok"));
+                }
+                self.accept_replica(storage, reported, replica_state, view.state);
+            }
         }
         true
+    }
+
+    /// Whether a full report's entry is one `reportDiff` keeps as it is: a FINALIZED
+    /// replica already stored as a healthy location. Such entries, most of a full report,
+    /// change nothing and make no event.
+    fn is_kept_unchanged(&self, report: Report) -> bool {
+        let full = matches!(
+            report.origin,
+            Origin::FirstFullReport | Origin::LaterFullReport
+        );
+        full && report.state == ReportedState::Replica(ReplicaState::Finalized)
+            && self
+                .blocks
+                .get(&report.block.id)
+                .is_some_and(|b| b.locations.contains(&report.storage))
+            && !self
+                .corrupt
+                .get(&report.block.id)
+                .is_some_and(|f| f.contains_key(&report.storage))
+    }
+
+    /// The `report processed` event: a report judged (`verdict`) or, DELETED, applied.
+    fn trace_processed(&self, report: Report, verdict: Option<&'static str>) {
+        tracing::debug!(
+            node = self.node(),
+            datanode = %report.storage.datanode,
+            block = %report.block.id,
+            gs = report.block.gs,
+            state = %report.state,
+            report = report.origin.name(),
+            verdict,
+            "report processed"
+        );
     }
 
     /// The stored block a replica is judged against, or `None` when there is nothing to
     /// judge: a replica of an unknown block is scheduled for deletion (except from a
     /// storage's first full report), and one already scheduled for deletion is ignored.
-    fn stored_view(
-        &mut self,
-        storage: StorageId,
-        reported: Block,
-        origin: Origin,
-    ) -> Option<StoredBlockView> {
+    fn stored_view(&mut self, report: Report) -> Option<StoredBlockView> {
+        let Report {
+            storage,
+            block: reported,
+            origin,
+            ..
+        } = report;
         let Some(stored) = self.blocks.get(&reported.id) else {
+            self.trace_processed(report, Some("unknown block"));
             if origin != Origin::FirstFullReport {
                 self.pending_deletion
                     .entry(storage)
@@ -157,6 +283,7 @@ impl State {
                 .get(&storage)
                 .is_some_and(|blocks| blocks.contains_key(&reported.id))
         {
+            self.trace_processed(report, Some("deletion pending"));
             return None;
         }
         Some(StoredBlockView {
@@ -203,14 +330,24 @@ impl State {
         }
     }
 
-    fn enqueue(&mut self, storage: StorageId, block: Block, state: ReportedState) {
+    pub(super) fn enqueue(&mut self, storage: StorageId, block: Block, state: ReportedState) {
         // At the bound the report is refused and counted; the datanode's next report of
         // the replica brings it back (see `PendingDataNodeMessages`).
-        let _ = self.queue.enqueue(QueuedReport {
+        let queued = self.queue.enqueue(QueuedReport {
             storage,
             block,
             state,
         });
+        if let Err(full) = queued {
+            tracing::debug!(
+                node = self.node(),
+                datanode = %storage.datanode,
+                block = %block.id,
+                gs = block.gs,
+                limit = full.limit,
+                "report refused: queue full"
+            );
+        }
     }
 
     /// `addStoredBlock`: a new location; a COMMITTED block completes at `minReplication`
@@ -248,6 +385,13 @@ impl State {
         if flagged.get(&storage).map(|(_, reason)| *reason) == Some(CorruptReason::GenstampMismatch)
         {
             flagged.remove(&storage);
+            tracing::debug!(
+                node = self.config.namenode_id.map(tracing::field::display),
+                datanode = %storage.datanode,
+                block = %id,
+                why = "reported again healthy",
+                "corrupt mark removed"
+            );
         }
         if flagged.is_empty() {
             self.corrupt.remove(&id);
@@ -278,11 +422,30 @@ impl State {
     /// `markBlockAsCorrupt`: the replica is flagged with the GS it was reported with
     /// (HDFS-3157) and becomes a location; it is invalidated at once, in safe mode too, if
     /// enough live replicas remain (`invalidateBlock`).
-    fn mark_corrupt(&mut self, storage: StorageId, reported: Block, reason: CorruptReason) {
+    fn mark_corrupt(&mut self, report: Report, reason: CorruptReason, against: StoredBlockView) {
+        let Report {
+            storage,
+            block: reported,
+            state,
+            origin,
+        } = report;
         let Some(stored) = self.blocks.get_mut(&reported.id) else {
             return;
         };
         stored.locations.insert(storage);
+        tracing::debug!(
+            node = self.config.namenode_id.map(tracing::field::display),
+            datanode = %storage.datanode,
+            block = %reported.id,
+            gs = reported.gs,
+            state = %state,
+            report = origin.name(),
+            why = %reason,
+            stored_gs = against.gs,
+            stored_state = %against.state,
+            postponing = self.postpone.then_some(true),
+            "replica marked corrupt"
+        );
         self.metrics.corrupt_marked += 1;
         if self.postpone {
             self.metrics.corrupt_marked_while_postponing += 1;
@@ -314,6 +477,8 @@ impl State {
         self.pending_deletion.retain(|s, _| s.datanode != datanode);
         self.reported_storages.retain(|s| s.datanode != datanode);
         self.stale.remove(&datanode);
-        self.queue.remove_all_for_datanode(datanode)
+        let purged = self.queue.remove_all_for_datanode(datanode);
+        tracing::debug!(node = self.node(), datanode = %datanode, purged, "datanode removed");
+        purged
     }
 }

@@ -30,7 +30,23 @@ impl State {
     /// The block total set from a recount (`setBlockTotal`, the legacy whole-message
     /// queue after each batch); the safe count is left alone.
     pub(super) fn reset_block_total_to_recount(&mut self) {
-        self.safe_mode.block_total = self.count_safe_blocks().0;
+        let total = self.count_safe_blocks().0;
+        if total != self.safe_mode.block_total {
+            self.safe_mode.block_total = total;
+            self.trace_counts("block total recounted");
+        }
+    }
+
+    /// The `safe mode counts changed` event, after a change `why` names. A block's
+    /// completion shows the counts in its own event instead.
+    fn trace_counts(&self, why: &'static str) {
+        tracing::debug!(
+            node = self.node(),
+            block_safe = self.safe_mode.block_safe,
+            block_total = self.safe_mode.block_total,
+            why,
+            "safe mode counts changed"
+        );
     }
 
     /// A block became COMPLETE with `present` locations: it joins the total, and is safe
@@ -58,6 +74,7 @@ impl State {
             if locations >= self.config.min_replication {
                 self.safe_mode.block_safe = self.safe_mode.block_safe.saturating_sub(1);
             }
+            self.trace_counts("complete block reopened or removed");
         }
     }
 
@@ -66,6 +83,7 @@ impl State {
     pub(super) fn count_added_location(&mut self, locations: usize) {
         if self.safe_mode.on && locations == self.config.safe_replication {
             self.safe_mode.block_safe += 1;
+            self.trace_counts("location added");
         }
     }
 
@@ -74,6 +92,7 @@ impl State {
     pub(super) fn count_removed_location(&mut self, locations: usize) {
         if self.safe_mode.on && locations + 1 == self.config.safe_replication {
             self.safe_mode.block_safe = self.safe_mode.block_safe.saturating_sub(1);
+            self.trace_counts("location removed");
         }
     }
 
@@ -91,6 +110,12 @@ impl State {
             return false;
         }
         self.safe_mode.on = false;
+        tracing::debug!(
+            node = self.node(),
+            block_safe = self.safe_mode.block_safe,
+            block_total = self.safe_mode.block_total,
+            "safe mode left"
+        );
         if self.ha == HaState::Active {
             self.process_over_replicated_blocks();
         }

@@ -9,12 +9,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use tracing::field::DisplayValue;
+
 use super::config::{NamenodeConfig, NamesystemBehavior};
 use super::edits::FileId;
 use super::view::{BlockMetrics, HaState, INodeFile, NamesystemView, SafeModeCounts, StoredBlock};
 use crate::namenode::evaluation::CorruptReason;
 use crate::namenode::pending_messages::{PendingDataNodeMessages, ReportedState, StaleEntryPurge};
-use crate::namenode::{Block, BlockId, DatanodeId, GenerationStamp, ReplicaState, StorageId};
+use crate::namenode::{
+    Block, BlockId, DatanodeId, GenerationStamp, NameNodeId, ReplicaState, StorageId, TxId,
+};
 
 /// The namespace, the block manager's maps and the pending queue (`FSNamesystem` with
 /// its `BlockManager`).
@@ -30,6 +34,9 @@ pub(super) struct State {
     pub(super) impending_gs: GenerationStamp,
     /// Failover's catch-up is replaying the rest of the log (`catchupDuringFailover`).
     pub(super) catching_up: bool,
+    /// Edits applied so far, logged or replayed (`FSImage.lastAppliedTxId`): the next
+    /// edit's transaction id is one more.
+    pub(super) last_applied_txid: TxId,
     pub(super) files: BTreeMap<FileId, INodeFile>,
     pub(super) blocks: BTreeMap<BlockId, StoredBlock>,
     pub(super) corrupt: BTreeMap<BlockId, BTreeMap<StorageId, (GenerationStamp, CorruptReason)>>,
@@ -66,12 +73,34 @@ pub(super) enum Origin {
     Queue,
 }
 
+impl Origin {
+    /// How a failure's story names it (the `report` field of a report's events).
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Origin::Incremental => "incremental",
+            Origin::FirstFullReport | Origin::LaterFullReport => "full",
+            Origin::Queue => "queued",
+        }
+    }
+}
+
 /// The edit that changed a block and drains its queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum DrainTrigger {
     NewBlock,
     GenerationStamp,
     Completed,
+}
+
+impl DrainTrigger {
+    /// How a failure's story names it (the `after` field of a drain's events).
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            DrainTrigger::NewBlock => "block added",
+            DrainTrigger::GenerationStamp => "genstamp changed",
+            DrainTrigger::Completed => "block completed",
+        }
+    }
 }
 
 impl State {
@@ -91,6 +120,7 @@ impl State {
             gs_counter: initial_gs,
             impending_gs: initial_gs,
             catching_up: false,
+            last_applied_txid: 0,
             files: BTreeMap::new(),
             blocks: BTreeMap::new(),
             corrupt: BTreeMap::new(),
@@ -106,6 +136,11 @@ impl State {
             whole_messages: Vec::new(),
             batch_max_gs: GenerationStamp::MIN,
         }
+    }
+
+    /// The node this namesystem's protocol events name (`nn1`), when it has an id.
+    pub(super) fn node(&self) -> Option<DisplayValue<NameNodeId>> {
+        self.config.namenode_id.map(tracing::field::display)
     }
 
     /// Whether a future or inconsistent *replica* is queued rather than acted upon

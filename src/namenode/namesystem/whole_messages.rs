@@ -53,6 +53,15 @@ impl State {
             .whole_messages
             .partition_point(|(target, _)| *target <= self.batch_max_gs);
         let ready: Vec<(GenerationStamp, Message)> = self.whole_messages.drain(..ready).collect();
+        if !ready.is_empty() {
+            tracing::debug!(
+                node = self.node(),
+                after = "end of batch",
+                count = ready.len(),
+                batch_gs = self.batch_max_gs,
+                "queued reports drained"
+            );
+        }
         for (_, message) in ready {
             self.process_message(message);
         }

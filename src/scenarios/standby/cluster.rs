@@ -85,7 +85,9 @@ pub fn failovers_lose_no_replica_and_keep_counts(
 fn spawn_writer(pair: &Arc<HaPair>, rng: &mut SeededRng, files: u64) -> Actor {
     let pair = Arc::clone(pair);
     let mut rng = SeededRng::new(rng.next_u64());
-    thread::spawn(move || write_files(&pair, &mut rng, files).map(|()| Vec::new()))
+    thread::spawn_named("writer", move || {
+        write_files(&pair, &mut rng, files).map(|()| Vec::new())
+    })
 }
 
 /// The replication toggler: `toggles` times, sets a random file created so far to
@@ -93,7 +95,7 @@ fn spawn_writer(pair: &Arc<HaPair>, rng: &mut SeededRng, files: u64) -> Actor {
 fn spawn_toggler(pair: &Arc<HaPair>, rng: &mut SeededRng, toggles: usize) -> Actor {
     let pair = Arc::clone(pair);
     let mut rng = SeededRng::new(rng.next_u64());
-    thread::spawn(move || -> Result<Vec<()>, Violation> {
+    thread::spawn_named("replication toggler", move || -> Result<Vec<()>, Violation> {
         for toggle in 0..toggles {
             let created = pair.active_view().files.len() as u64;
             if created > 0 {
@@ -111,7 +113,7 @@ fn spawn_toggler(pair: &Arc<HaPair>, rng: &mut SeededRng, toggles: usize) -> Act
 /// every batch that applied edits.
 fn spawn_tailer(pair: &Arc<HaPair>, rounds: usize) -> Actor {
     let pair = Arc::clone(pair);
-    thread::spawn(move || -> Result<Vec<()>, Violation> {
+    thread::spawn_named("edit tailer", move || -> Result<Vec<()>, Violation> {
         for _ in 0..rounds {
             if pair.tail_once()? > 0 {
                 check_pair_namenodes(&pair)?;
@@ -125,7 +127,7 @@ fn spawn_tailer(pair: &Arc<HaPair>, rounds: usize) -> Actor {
 /// The failover controller, checking both NameNodes after every failover.
 fn spawn_failovers(pair: &Arc<HaPair>, failovers: usize) -> Actor {
     let pair = Arc::clone(pair);
-    thread::spawn(move || -> Result<Vec<()>, Violation> {
+    thread::spawn_named("failover controller", move || -> Result<Vec<()>, Violation> {
         for _ in 0..failovers {
             thread::yield_now();
             pair.failover()?;
@@ -137,8 +139,9 @@ fn spawn_failovers(pair: &Arc<HaPair>, failovers: usize) -> Actor {
 
 /// A datanode's rounds: its late deletions, a full report, a heartbeat.
 fn spawn_datanode(dn: &Arc<HdfsDataNode>, rounds: usize) -> Actor {
+    let name = format!("datanode {}", dn.storage().datanode);
     let dn = Arc::clone(dn);
-    thread::spawn(move || -> Result<Vec<()>, Violation> {
+    thread::spawn_named(&name, move || -> Result<Vec<()>, Violation> {
         for _ in 0..rounds {
             dn.execute_deletions();
             dn.full_block_report();

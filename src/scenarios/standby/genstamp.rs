@@ -89,14 +89,14 @@ pub fn replica_reported_between_split_batches_is_recorded(
     pair.client(&open_file(FILE, 1, block(BLOCK, 1, 0)))?;
     let datanode = {
         let dn = Arc::clone(&dn);
-        thread::spawn(move || {
+        thread::spawn_named("datanode dn1", move || {
             dn.receive_block(finished);
             dn.finalize(finished);
         })
     };
     let tailer = {
         let pair = Arc::clone(&pair);
-        thread::spawn(move || -> Result<(), Violation> {
+        thread::spawn_named("edit tailer", move || -> Result<(), Violation> {
             for _ in 0..3 {
                 pair.tail_once()?;
             }

@@ -63,7 +63,7 @@ pub fn rbw_report_races_completion(behavior: NamesystemBehavior) -> Result<(), V
     dn.receive_block(block(BLOCK, 5, 0));
     let datanode = {
         let dn = Arc::clone(&dn);
-        thread::spawn(move || {
+        thread::spawn_named("datanode dn1", move || {
             dn.full_block_report();
             dn.bump_generation_stamp(recovered);
             dn.finalize(recovered);
@@ -71,7 +71,7 @@ pub fn rbw_report_races_completion(behavior: NamesystemBehavior) -> Result<(), V
     };
     let tailer = {
         let pair = Arc::clone(&pair);
-        thread::spawn(move || -> Result<(), Violation> {
+        thread::spawn_named("edit tailer", move || -> Result<(), Violation> {
             for _ in 0..3 {
                 pair.tail_once()?;
             }

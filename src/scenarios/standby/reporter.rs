@@ -8,7 +8,7 @@
 
 use crate::namenode::namesystem::{NamenodeConfig, Namesystem, NamesystemBehavior};
 use crate::namenode::pending_messages::ReportedState;
-use crate::namenode::{Block, DatanodeId, GenerationStamp, ReplicaState};
+use crate::namenode::{Block, DatanodeId, GenerationStamp, NameNodeId, ReplicaState};
 use crate::sim::hdfs_datanode::{SentReports, storage_of};
 
 /// A FINALIZED replica (an incremental RECEIVED report).
@@ -38,11 +38,13 @@ impl Reporter {
     }
 }
 
-/// A standby namesystem running `behavior`, at generation stamp `gs`.
+/// A standby namesystem running `behavior`, at generation stamp `gs`: `nn1`, the standby
+/// of a pair, in its events.
 pub(super) fn standby(behavior: NamesystemBehavior, gs: GenerationStamp) -> Namesystem {
     Namesystem::standby(
         NamenodeConfig {
             behavior,
+            namenode_id: Some(NameNodeId(1)),
             ..NamenodeConfig::default()
         },
         gs,
