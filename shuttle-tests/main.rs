@@ -10,4 +10,5 @@ mod container;
 mod explain;
 mod replay;
 mod standby;
+mod stories;
 mod term_fencing;

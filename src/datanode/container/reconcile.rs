@@ -229,7 +229,8 @@ fn reconcile_with_peer(
         writer.set_deleted_block(*block, *checksum);
         round.adopted_deleted.push(*block);
     }
-    let updated = container.update_and_get_container_checksum(TreeWriter::Reconciliation, &writer)?;
+    let updated =
+        container.update_and_get_container_checksum(TreeWriter::Reconciliation, &writer)?;
     Ok((round, updated))
 }
 
@@ -417,7 +418,12 @@ fn finish_patched(
     let whole_only = container.config().fail_incomplete_blocks;
     if whole_only {
         if let Some(error) = incomplete {
-            abort_decided(container, block, "pull incomplete, block failed whole", &error);
+            abort_decided(
+                container,
+                block,
+                "pull incomplete, block failed whole",
+                &error,
+            );
             if pull.attempted_write {
                 remove_pulled_under_own_lock(container, block);
             }
@@ -563,7 +569,13 @@ fn commit_legacy(
     pulled: usize,
     incomplete: Option<ContainerError>,
 ) -> BlockRepair {
-    if let Err(error) = put_block(container, block, data, "no check, no lock (legacy)", incomplete.as_ref()) {
+    if let Err(error) = put_block(
+        container,
+        block,
+        data,
+        "no check, no lock (legacy)",
+        incomplete.as_ref(),
+    ) {
         return BlockRepair::Failed(error);
     }
     if let Err(error) = container.finish_write_chunks(block) {
@@ -594,7 +606,12 @@ fn commit_legacy(
 /// seed's patch. Best effort: bytes past the committed end have no metadata and no reader
 /// sees them; if the metadata cannot be read the file is left alone, since a stray tail is
 /// harmless and cutting committed data is not.
-fn remove_pulled<G>(container: &KeyValueContainer, block: LocalId, lock: &'static str, _locked: &G) {
+fn remove_pulled<G>(
+    container: &KeyValueContainer,
+    block: LocalId,
+    lock: &'static str,
+    _locked: &G,
+) {
     let store = container.store();
     if let Ok(committed) = store.get_block(block) {
         let keep = committed.as_ref().map_or(0, BlockData::end);

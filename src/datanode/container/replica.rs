@@ -516,8 +516,9 @@ impl KeyValueContainer {
         } else {
             self.data_checksum()
         };
-        self.checksums
-            .write(by, update, |info| self.refresh_data_checksum(info, original))
+        self.checksums.write(by, update, |info| {
+            self.refresh_data_checksum(info, original)
+        })
     }
 
     /// `updateAndGetContainerChecksum`: merges `writer` with the tree on disk (a delete

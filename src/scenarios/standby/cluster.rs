@@ -95,18 +95,21 @@ fn spawn_writer(pair: &Arc<HaPair>, rng: &mut SeededRng, files: u64) -> Actor {
 fn spawn_toggler(pair: &Arc<HaPair>, rng: &mut SeededRng, toggles: usize) -> Actor {
     let pair = Arc::clone(pair);
     let mut rng = SeededRng::new(rng.next_u64());
-    thread::spawn_named("replication toggler", move || -> Result<Vec<()>, Violation> {
-        for toggle in 0..toggles {
-            let created = pair.active_view().files.len() as u64;
-            if created > 0 {
-                let file = FileId(rng.below(created));
-                let replication = 1 + toggle % 2;
-                pair.client(&[EditOp::SetReplication { file, replication }])?;
+    thread::spawn_named(
+        "replication toggler",
+        move || -> Result<Vec<()>, Violation> {
+            for toggle in 0..toggles {
+                let created = pair.active_view().files.len() as u64;
+                if created > 0 {
+                    let file = FileId(rng.below(created));
+                    let replication = 1 + toggle % 2;
+                    pair.client(&[EditOp::SetReplication { file, replication }])?;
+                }
+                thread::yield_now();
             }
-            thread::yield_now();
-        }
-        Ok(Vec::new())
-    })
+            Ok(Vec::new())
+        },
+    )
 }
 
 /// The standby's tailer (`EditLogTailer.doTailEdits`), checking both NameNodes after
@@ -127,14 +130,17 @@ fn spawn_tailer(pair: &Arc<HaPair>, rounds: usize) -> Actor {
 /// The failover controller, checking both NameNodes after every failover.
 fn spawn_failovers(pair: &Arc<HaPair>, failovers: usize) -> Actor {
     let pair = Arc::clone(pair);
-    thread::spawn_named("failover controller", move || -> Result<Vec<()>, Violation> {
-        for _ in 0..failovers {
-            thread::yield_now();
-            pair.failover()?;
-            check_pair_namenodes(&pair)?;
-        }
-        Ok(Vec::new())
-    })
+    thread::spawn_named(
+        "failover controller",
+        move || -> Result<Vec<()>, Violation> {
+            for _ in 0..failovers {
+                thread::yield_now();
+                pair.failover()?;
+                check_pair_namenodes(&pair)?;
+            }
+            Ok(Vec::new())
+        },
+    )
 }
 
 /// A datanode's rounds: its late deletions, a full report, a heartbeat.
