@@ -37,9 +37,9 @@ fn unlocked_check_then_set_loses_higher_term() {
     );
     assert_caught(&exploration, SEED_KEY);
     // The story is the failing execution's alone: it starts at the scenario's setup (the
-    // first heartbeat's response) and shows the unlocked read the race needs.
+    // first SCM taking the lead) and shows the unlocked read the race needs.
     let story = exploration.story.expect("a caught execution has a story");
-    assert_eq!(story.events[0].name, "heartbeat response");
+    assert_eq!(story.events[0].name, "became leader");
     assert_eq!(story.events[0].step, 1);
     assert!(
         story
