@@ -84,17 +84,6 @@ pub fn available_cores() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
-/// Runs `f` while no other `exclusive` section of this process runs.
-///
-/// Shuttle reports a failing schedule through a process-wide panic hook configured by the
-/// first run; a harness that has to pick the schedule file of *its* failure out of a shared
-/// directory runs one checker run at a time.
-pub fn exclusive<T>(f: impl FnOnce() -> T) -> T {
-    static SECTION: Mutex<()> = Mutex::new(());
-    let _held = SECTION.lock().unwrap_or_else(PoisonError::into_inner);
-    f()
-}
-
 /// The payload of a panic a harness raises on purpose to end a checker's run at a
 /// violation it has already recorded: [`quiet_expected_panics`] keeps it off stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,25 +1,22 @@
-//! One exploration of a case under a shuttle scheduler, on an OS thread of its own and one
-//! at a time per process, with shuttle persisting the failing schedule, which is read back.
+//! One exploration of a case under a shuttle scheduler, on an OS thread of its own, and
+//! quietly: a violation is handed out of the execution instead of failing it, and the
+//! scheduler, wrapped in [`Recording`], keeps the schedule it ran and ends the run there.
 //!
-//! Shuttle reports a failing schedule through a process-wide panic hook that keeps the
-//! configuration of the first run, so every run of a process names the same directory and
-//! the run's own file is the one that appeared during it; runs are therefore exclusive.
+//! So an expected catch prints nothing (no panic, no schedule persisted by shuttle under a
+//! temporary directory), and runs in one process are independent of each other.
 
-use std::collections::BTreeSet;
-use std::fs;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use shuttle::rand::{RngCore, thread_rng};
 use shuttle::scheduler::Scheduler;
 use shuttle::{Config, FailurePersistence, Runner};
+use shuttle_engine::scheduler::{Schedule, Task, TaskId};
 
+use super::schedule_file;
 use crate::check::catalogue::Case;
 use crate::story::{Recorder, Story};
-use crate::unmodelled::{
-    Counter, ExpectedPanic, Shared, exclusive, on_new_os_thread, quiet_expected_panics,
-};
+use crate::unmodelled::{Counter, Shared, on_new_os_thread};
 
 /// How an exploration ended.
 #[derive(Debug, Clone, Default)]
@@ -38,52 +35,26 @@ pub fn explore<S: Scheduler + Send + 'static>(
     scheduler: S,
     max_time: Option<Duration>,
 ) -> Explored {
-    exclusive(|| explore_exclusively(case, scheduler, max_time))
-}
-
-/// The one directory shuttle persists failing schedules to in this process.
-fn failure_dir() -> PathBuf {
-    std::env::temp_dir().join(format!("hadoop-ref-shuttle-{}", std::process::id()))
-}
-
-fn files_in(dir: &Path) -> BTreeSet<PathBuf> {
-    fs::read_dir(dir)
-        .map(|entries| entries.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default()
-}
-
-fn explore_exclusively<S: Scheduler + Send + 'static>(
-    case: Case,
-    scheduler: S,
-    max_time: Option<Duration>,
-) -> Explored {
     // Leaked so the 'static test body can count across executions; outside the model.
     let executions: &'static Counter = Box::leak(Box::new(Counter::new()));
-    let dir = failure_dir();
-    let persistence = match fs::create_dir_all(&dir) {
-        Ok(()) => FailurePersistence::File(Some(dir.clone())),
-        Err(_) => FailurePersistence::Print,
-    };
-    let before = files_in(&dir);
     let found = Shared::new(None);
+    let ran = Shared::new(None);
+    let recording = Recording::new(scheduler, found.clone(), ran.clone());
     let inbox = found.clone();
-    quiet_expected_panics();
     let outcome = on_new_os_thread(move || {
         let mut config = quiet_config();
         config.max_time = max_time;
-        config.failure_persistence = persistence;
+        // `Recording` keeps the schedule; a panic other than a violation is still printed.
+        config.failure_persistence = FailurePersistence::None;
         let body = move || {
             executions.increment();
             let seed = thread_rng().next_u64();
             if let Err(violation) = case.run(seed) {
-                // Kept here; the panic only ends the run (and makes shuttle persist the
-                // schedule), quietly.
                 inbox.put(violation.to_string());
-                std::panic::panic_any(ExpectedPanic);
             }
         };
         catch_unwind(AssertUnwindSafe(|| {
-            Runner::new(scheduler, config).run(body)
+            Runner::new(recording, config).run(body)
         }))
         .err()
         .map(|payload| panic_message(payload.as_ref()))
@@ -91,19 +62,72 @@ fn explore_exclusively<S: Scheduler + Send + 'static>(
     let failure = found
         .take()
         .or_else(|| outcome.unwrap_or_else(|payload| Some(panic_message(payload.as_ref()))));
-    let written: Vec<PathBuf> = files_in(&dir).difference(&before).cloned().collect();
-    let schedule = match (&failure, written.first()) {
-        (Some(_), Some(file)) => fs::read_to_string(file).ok(),
-        _ => None,
-    };
-    for file in written {
-        // Best effort: a leftover file in the temporary directory is harmless.
-        let _ = fs::remove_file(file);
-    }
+    let schedule = failure
+        .as_ref()
+        .and_then(|_| ran.take())
+        .map(|schedule| schedule_file::encode(&schedule));
     Explored {
         executions: executions.get(),
         failure,
         schedule,
+    }
+}
+
+/// A scheduler that records the choices `inner` makes in the current execution, and ends
+/// the run at the first execution that found a violation (`found` is set). When the run
+/// ends, by a violation, by `inner`, or by a panic, the last execution's schedule is put in
+/// `ran`: the failing one, when there is a failure.
+struct Recording<S> {
+    inner: S,
+    current: Schedule,
+    found: Shared<Option<String>>,
+    ran: Shared<Option<Schedule>>,
+}
+
+impl<S> Recording<S> {
+    fn new(inner: S, found: Shared<Option<String>>, ran: Shared<Option<Schedule>>) -> Self {
+        Self {
+            inner,
+            current: Schedule::new(0),
+            found,
+            ran,
+        }
+    }
+}
+
+impl<S> Drop for Recording<S> {
+    fn drop(&mut self) {
+        let current = std::mem::replace(&mut self.current, Schedule::new(0));
+        self.ran.put(current);
+    }
+}
+
+impl<S: Scheduler> Scheduler for Recording<S> {
+    fn new_execution(&mut self) -> Option<Schedule> {
+        if self.found.with(|found| found.is_some()) {
+            return None;
+        }
+        let schedule = self.inner.new_execution()?;
+        self.current = Schedule::new(schedule.seed);
+        Some(schedule)
+    }
+
+    fn next_task(
+        &mut self,
+        runnable: &[&Task],
+        current: Option<TaskId>,
+        is_yielding: bool,
+    ) -> Option<TaskId> {
+        let choice = self.inner.next_task(runnable, current, is_yielding);
+        if let Some(task) = choice {
+            self.current.push_task(task);
+        }
+        choice
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        self.current.push_random();
+        self.inner.next_u64()
     }
 }
 
