@@ -63,9 +63,9 @@ impl Stopwatch {
 
 /// Runs `f` on a new OS thread and waits for it; `Err` carries its panic.
 ///
-/// Shuttle keeps per-OS-thread state between runs (it skips persisting a second failing
-/// schedule of the same length on the same thread), so a harness gives every checker run
-/// a thread of its own.
+/// Shuttle keeps per-OS-thread state between runs (its execution state and its pool of
+/// task stacks), so a harness gives every checker run a thread of its own, which also
+/// keeps a panic of one run from leaving that state behind for the next.
 pub fn on_new_os_thread<T, F>(f: F) -> std::thread::Result<T>
 where
     T: Send + 'static,
