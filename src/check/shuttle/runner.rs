@@ -108,7 +108,9 @@ impl<S: Scheduler> Scheduler for Recording<S> {
             return None;
         }
         let schedule = self.inner.new_execution()?;
-        self.current = Schedule::new(schedule.seed);
+        // The last execution's buffer is reused: a hold run records thousands of them.
+        self.current.seed = schedule.seed;
+        self.current.steps.clear();
         Some(schedule)
     }
 
