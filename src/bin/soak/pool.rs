@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::Duration;
 
-use hadoop_ref::check::catalogue::{self, Case};
+use hadoop_ref::check::catalogue::{self, Case, Expectation};
 use hadoop_ref::check::plan::{PlannedRun, plan};
 use hadoop_ref::unmodelled::{Stopwatch, available_cores, pause};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
@@ -18,8 +18,10 @@ use crate::report::{self, Row, RunStatus};
 
 /// Schedules per case and scheduler when neither --iterations nor --time is given.
 const DEFAULT_ITERATIONS: u64 = 20_000;
-/// How often the parent looks at its children.
-const POLL: Duration = Duration::from_millis(100);
+/// How often the parent looks for a child that has ended: many runs take milliseconds.
+const POLL: Duration = Duration::from_millis(10);
+/// The running children's progress is read every this many polls.
+const PROGRESS_EVERY_POLLS: u32 = 10;
 /// How often a progress line is printed when stderr is not a terminal.
 const LINE_EVERY: Duration = Duration::from_secs(5);
 
@@ -136,12 +138,23 @@ struct Running {
 }
 
 impl Pool {
-    /// Runs every run, `jobs` at a time, and returns their rows in plan order.
-    fn run_all(&self, runs: Vec<PlannedRun>) -> Vec<Row> {
+    /// Runs every run, `jobs` at a time, and returns their rows in plan order. The longest
+    /// runs start first, so that the short ones fill the cores at the end: a fixed variant
+    /// runs every schedule, a legacy one stops at its catch, a sequential one has one.
+    fn run_all(&self, mut runs: Vec<PlannedRun>) -> Vec<Row> {
         let mut progress = Progress::new(runs.len(), self.budget.iterations);
+        runs.sort_by_key(|run| {
+            let case = &run.case;
+            (
+                case.sequential,
+                case.expectation == Expectation::Caught,
+                run.index,
+            )
+        });
         let mut pending = runs.into_iter();
         let mut running: Vec<Running> = Vec::new();
         let mut rows = Vec::new();
+        let mut polls: u32 = 0;
         loop {
             while running.len() < self.jobs {
                 let Some(run) = pending.next() else { break };
@@ -166,8 +179,11 @@ impl Pool {
                 progress.finished(&row);
                 rows.push(row);
             }
-            for r in &running {
-                progress.update(r.run.index, read_status(&r.status).schedules);
+            polls = polls.wrapping_add(1);
+            if polls % PROGRESS_EVERY_POLLS == 0 {
+                for r in &running {
+                    progress.update(r.run.index, read_status(&r.status).schedules);
+                }
             }
             pause(POLL);
         }
