@@ -262,3 +262,28 @@ fn invalid_config_is_refused() {
         assert!(matches!(result, Err(ScmError::InvalidConfig { .. })));
     }
 }
+
+/// The rebuild runs once per term (`rebuilt_for_term`): a later status change in the same
+/// term (here safe mode reported exited again) must not rebuild, which would drop the
+/// reservation of a submit whose outcome is unknown and whose entry this SCM has not
+/// applied yet (the seed's patch rebuilds from its table without applying the log first).
+#[test]
+fn second_status_change_in_a_term_keeps_unconfirmed_reservations() {
+    let f = Fixture::new();
+    let scm = f.scm(1, ScmBehavior::SeedPatch, 1);
+    f.lead(&scm);
+    f.ring.inject(SubmitFault::TimeoutAfterCommit);
+    let timed_out = match scm.allocate_container() {
+        Err(ScmError::SubmitNotConfirmed { container, .. }) => container,
+        other => panic!("expected a timeout, got {other:?}"),
+    };
+    let reserved = |scm: &StorageContainerManager| {
+        (1..=4)
+            .filter(|&dn| pending(scm, dn) == vec![timed_out])
+            .count()
+    };
+    let before = reserved(&scm);
+    assert!(before > 0, "the unconfirmed submit keeps its slots");
+    scm.exit_safe_mode();
+    assert_eq!(reserved(&scm), before, "no second rebuild in the term");
+}

@@ -10,11 +10,12 @@ use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig, Contai
 use hadoop_ref::hdds::container::ContainerState;
 use hadoop_ref::hdds::ids::DatanodeId;
 use hadoop_ref::scenarios::container::{BLOCK_X, no_metadata_without_file};
+use hadoop_ref::sim::faulty_store::StoreOp;
 use hadoop_ref::sim::peers::{PeerFailure, ScriptedPeer};
 use hadoop_ref::sim::replica_node::{CONTAINER, ReplicaNode, block_data, chunk_bytes, transaction};
 use hadoop_ref::sync::Arc;
 
-use crate::test_util::container::{node, replica};
+use crate::test_util::container::{faulty_node, node, replica};
 
 // ---------------------------------------------------------------------------------------
 // Reconciliation
@@ -282,4 +283,31 @@ fn a_healthy_scan_keeps_the_replica_and_the_checksum() {
     assert!(report.errors.is_empty() && report.data_scanned);
     assert_eq!(dn.container().unwrap().data_checksum(), before);
     assert_eq!(dn.container().unwrap().state(), ContainerState::QuasiClosed);
+}
+
+/// The hardened commit requires the block file to hold every byte pulled for it: a file
+/// that exists but is shorter than its chunks (cut between the writes and the commit)
+/// fails the block whole, where committing would name bytes the file does not have.
+#[test]
+fn commit_refuses_a_block_whose_file_is_shorter_than_its_pulled_chunks() {
+    let (memory, faulty, dn1) = faulty_node(ContainerBehavior::Hardened, &[]);
+    let dn2 = node(2, ContainerBehavior::Hardened, &[(BLOCK_X, 2)]);
+    faulty.after_once(StoreOp::FinishWrite, move || {
+        memory
+            .truncate_block_file(BLOCK_X, 1)
+            .expect("the memory store truncates");
+    });
+    let (result, _scan) = dn1.handler.reconcile_with(CONTAINER, &[dn2.peer()]);
+    let outcome = result.unwrap().rounds[0].blocks[&BLOCK_X].clone();
+    assert!(
+        matches!(
+            outcome,
+            BlockRepair::Failed(ContainerError::BlockFileLostDuringRepair { found: Some(1), .. })
+        ),
+        "{outcome:?}"
+    );
+    assert!(
+        !dn1.has_metadata(BLOCK_X),
+        "nothing committed for the block"
+    );
 }

@@ -241,3 +241,75 @@ fn corrupt_replica_leaves_its_location_in_safe_mode_but_its_command_waits() {
         "deleted with the GS it was reported with (HDFS-3157)"
     );
 }
+
+/// `processReportedBlock` ignores a replica already in the invalidation set
+/// (`invalidateBlocks.contains`): an excess replica scheduled for deletion and reported
+/// again before its command is taken stays invalidated, not a location again.
+#[test]
+fn replica_scheduled_for_deletion_is_not_restored_by_a_later_report() {
+    let ns = standby(NamesystemBehavior::Trunk, 0);
+    ns.apply_edits(&open_file(1, 1)).unwrap();
+    ns.apply_edits(&[close_file()]).unwrap();
+    received(&ns, 1, block(B, 1, LEN));
+    received(&ns, 2, block(B, 1, LEN));
+    ns.transition_to_active(&[], &[]).unwrap();
+    assert!(ns.leave_safe_mode_if_threshold_reached());
+    let doomed = (1..=2)
+        .find(|dn| !ns.block(B).unwrap().locations.contains(&storage(*dn)))
+        .expect("one of the two replicas is excess");
+    received(&ns, doomed, block(B, 1, LEN));
+    assert!(
+        !ns.block(B).unwrap().locations.contains(&storage(doomed)),
+        "a replica pending deletion is ignored"
+    );
+    assert_eq!(ns.block_metrics().deletions_scheduled, 1);
+    assert_eq!(
+        ns.take_deletion_commands(DatanodeId(doomed)),
+        vec![(storage(doomed), block(B, 1, LEN))]
+    );
+}
+
+/// `addStoredBlockUnderConstruction` adds a location for a FINALIZED replica only: an
+/// RBW replica of a block under construction is expected (it will finish the block), and
+/// is not a location of it.
+#[test]
+fn rbw_replica_of_a_block_under_construction_is_expected_not_a_location() {
+    let ns = standby(NamesystemBehavior::Trunk, 0);
+    ns.apply_edits(&open_file(1, 1)).unwrap();
+    ns.incremental_report(storage(1), block(B, 1, 0), RBW);
+    let stored = ns.block(B).unwrap();
+    assert_eq!(stored.state, BlockUcState::UnderConstruction);
+    assert!(stored.expected.contains_key(&storage(1)), "{stored:?}");
+    assert!(stored.locations.is_empty(), "{stored:?}");
+}
+
+/// HDFS-3157: a corrupt replica kept while no live one existed is invalidated by the
+/// replication check once a live replica is added, and its deletion names the GS the
+/// datanode reported, not the stored one (else the datanode would not find it).
+#[test]
+fn corrupt_replica_invalidated_by_the_replication_check_is_deleted_at_its_own_gs() {
+    let ns = standby(NamesystemBehavior::Trunk, 0);
+    ns.apply_edits(&open_file(1, 1)).unwrap();
+    ns.apply_edits(&[
+        EditOp::SetGenstamp(2),
+        EditOp::Close {
+            file: FILE,
+            blocks: vec![block(B, 2, LEN)],
+        },
+    ])
+    .unwrap();
+    ns.transition_to_active(&[], &[]).unwrap();
+    assert!(ns.leave_safe_mode_if_threshold_reached());
+    received(&ns, 1, block(B, 1, LEN));
+    assert_eq!(
+        ns.corrupt_replicas().len(),
+        1,
+        "no live replica: flagged, kept"
+    );
+    assert!(ns.take_deletion_commands(DatanodeId(1)).is_empty());
+    received(&ns, 2, block(B, 2, LEN));
+    assert_eq!(
+        ns.take_deletion_commands(DatanodeId(1)),
+        vec![(storage(1), block(B, 1, LEN))]
+    );
+}

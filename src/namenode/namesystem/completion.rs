@@ -21,6 +21,14 @@ impl State {
     /// An edit completes block `id` with the edit's GS and length: replayed, a forced
     /// completion followed by the block's drain; on the active that applies it, a commit
     /// that completes once enough replicas are stored.
+    ///
+    /// `FSEditLogLoader` drains after each forced completion: `updateBlocks` (`OP_CLOSE`,
+    /// `OP_UPDATE_BLOCKS`) and `addNewBlock` (the penultimate block of `OP_ADD_BLOCK`).
+    /// After `OP_ADD_BLOCK` the drain decides nothing new, but is kept as upstream has it:
+    /// the edit carries the stored GS (`add_new_block` refuses another), so no queued
+    /// entry stops being future, and an entry queued as corrupt (an older GS) is corrupt
+    /// against COMPLETE too, so it is queued again while postponing; entries behind a
+    /// future one stay behind it.
     pub(super) fn complete_on_edit(&mut self, id: BlockId, edit: Block) {
         if self.replaying() {
             self.force_complete(id, edit);
