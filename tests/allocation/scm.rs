@@ -287,3 +287,25 @@ fn second_status_change_in_a_term_keeps_unconfirmed_reservations() {
     scm.exit_safe_mode();
     assert_eq!(reserved(&scm), before, "no second rebuild in the term");
 }
+
+/// `notifyNotLeader`: an SCM that loses leadership stops serving at once. The RPC check
+/// refuses allocation as not leader, rather than reserving slots and submitting to a log
+/// that would refuse it.
+#[test]
+fn stepping_down_stops_allocation_at_once() {
+    let f = Fixture::new();
+    let scm = f.scm(1, ScmBehavior::SeedPatch, 8);
+    f.lead(&scm);
+    assert!(scm.allocate_container().is_ok());
+    f.ring.elect(ScmId(2));
+    scm.notify_not_leader();
+    assert!(!scm.context().is_serving());
+    assert_eq!(
+        scm.allocate_container(),
+        Err(ScmError::NotLeader { scm: ScmId(1) })
+    );
+    assert!(
+        (1..=4).all(|dn| pending(&scm, dn).len() <= 1),
+        "the refused allocation reserved nothing"
+    );
+}
