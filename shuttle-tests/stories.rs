@@ -100,6 +100,12 @@ fn scm_story_shows_an_allocation_before_the_rebuild() {
     let rebuilt = find(&story, reserved, "scm2's rebuild", |e| {
         on_scm2(e) && e.name == "buckets rebuilt"
     });
+    assert_eq!(
+        story.events[rebuilt].field("reserved"),
+        Some("c1"),
+        "the rebuild sees c1 in the table, not c2\n{}",
+        story.table()
+    );
     find(&story, rebuilt, "the refused create", |e| {
         e.name == "create refused"
     });

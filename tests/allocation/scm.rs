@@ -309,3 +309,28 @@ fn stepping_down_stops_allocation_at_once() {
         "the refused allocation reserved nothing"
     );
 }
+
+/// Every rebuilding behavior rebuilds when its SCM leads again in a new term: the
+/// reservation of a submit the log refused (its container is in no table) goes, and the
+/// rebuild reports the slots it recorded, one per datanode of each unwritten container.
+#[test]
+fn leading_again_rebuilds_and_drops_a_refused_submits_reservation() {
+    for behavior in [
+        ScmBehavior::Hardened,
+        ScmBehavior::SeedPatch,
+        ScmBehavior::LegacyRebuildWithoutGate,
+    ] {
+        let f = Fixture::p1_only();
+        let scm = f.scm(1, behavior, 2);
+        f.lead(&scm);
+        let written = scm.allocate_container().expect("a slot on p1");
+        f.ring.elect(ScmId(2));
+        assert!(scm.allocate_container().is_err(), "the log refuses it");
+        assert_eq!(pending(&scm, 1).len(), 2, "{behavior:?}: both reserved");
+        scm.notify_not_leader();
+        scm.notify_leader_changed(f.ring.elect(ScmId(1)));
+        scm.notify_leader_ready();
+        assert_eq!(pending(&scm, 1), vec![written], "{behavior:?}");
+        assert_eq!(scm.rebuild_pending_allocations(), 3, "{behavior:?}");
+    }
+}

@@ -9,7 +9,7 @@ use hadoop_ref::namenode::namesystem::{
     EditOp, NamenodeConfig, Namesystem, NamesystemBehavior, ReplayError,
 };
 use hadoop_ref::namenode::pending_messages::ReportedState;
-use hadoop_ref::namenode::{DatanodeId, ReplicaState};
+use hadoop_ref::namenode::{BlockId, DatanodeId, ReplicaState};
 
 use crate::test_util::standby::{
     B, FILE, LEN, block, close_file, open_file, received, standby, storage,
@@ -312,4 +312,39 @@ fn corrupt_replica_invalidated_by_the_replication_check_is_deleted_at_its_own_gs
         ns.take_deletion_commands(DatanodeId(1)),
         vec![(storage(1), block(B, 1, LEN))]
     );
+}
+
+/// `processReportedBlock`: a replica of a block the NameNode does not know is scheduled
+/// for deletion (`addToInvalidates`), except from a storage's first full report, which
+/// `processFirstBlockReport` walks without invalidating (the next report deletes it).
+#[test]
+fn replica_of_an_unknown_block_is_deleted_unless_first_reported() {
+    let ns = standby(NamesystemBehavior::Trunk, 10);
+    ns.transition_to_active(&[], &[]).unwrap();
+    assert!(ns.leave_safe_mode_if_threshold_reached());
+    let unknown = block(BlockId(77), 3, LEN);
+    ns.full_report(storage(2), &[(unknown, ReplicaState::Finalized)]);
+    assert!(
+        ns.take_deletion_commands(DatanodeId(2)).is_empty(),
+        "a first full report invalidates nothing"
+    );
+    received(&ns, 1, unknown);
+    assert_eq!(
+        ns.take_deletion_commands(DatanodeId(1)),
+        vec![(storage(1), unknown)]
+    );
+}
+
+/// The standby does no replication work (`isPopulatingReplQueues` is false there), even
+/// out of safe mode: an excess replica stays a location until the active checks the block.
+#[test]
+fn standby_keeps_an_excess_replica_as_a_location() {
+    let ns = standby(NamesystemBehavior::Trunk, 0);
+    ns.set_safe_mode(false);
+    ns.apply_edits(&open_file(1, 1)).unwrap();
+    ns.apply_edits(&[close_file()]).unwrap();
+    received(&ns, 1, block(B, 1, LEN));
+    received(&ns, 2, block(B, 1, LEN));
+    assert_eq!(ns.block(B).unwrap().locations.len(), 2);
+    assert_eq!(ns.block_metrics().deletions_scheduled, 0);
 }
