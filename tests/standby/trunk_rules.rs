@@ -17,6 +17,19 @@ use crate::test_util::standby::{
 
 const RBW: ReportedState = ReportedState::Replica(ReplicaState::Rbw);
 
+/// `FILE` (replication 1) opened with `B@1`, then recovered to GS 2 and closed.
+fn open_then_close_at_genstamp_2(ns: &Namesystem) {
+    ns.apply_edits(&open_file(1, 1)).unwrap();
+    ns.apply_edits(&[
+        EditOp::SetGenstamp(2),
+        EditOp::Close {
+            file: FILE,
+            blocks: vec![block(B, 2, LEN)],
+        },
+    ])
+    .unwrap();
+}
+
 /// `TestUpdateBlockTailing.testStandbyAddBlockIBRRace`: the GS edit only moves the
 /// impending stamp; a RECEIVED report of the new block is queued as future and applied
 /// when the block edit attaches the block, before any full report.
@@ -119,15 +132,7 @@ fn queued_deleted_entry_is_applied_without_the_future_test() {
 #[test]
 fn only_a_report_that_is_not_future_purges_its_pairs_entries() {
     let ns = standby(NamesystemBehavior::Trunk, 0);
-    ns.apply_edits(&open_file(1, 1)).unwrap();
-    ns.apply_edits(&[
-        EditOp::SetGenstamp(2),
-        EditOp::Close {
-            file: FILE,
-            blocks: vec![block(B, 2, LEN)],
-        },
-    ])
-    .unwrap();
+    open_then_close_at_genstamp_2(&ns);
     received(&ns, 1, block(B, 1, LEN));
     assert_eq!(
         ns.queue_metrics().count,
@@ -210,15 +215,7 @@ fn corrupt_replica_leaves_its_location_in_safe_mode_but_its_command_waits() {
         ..NamenodeConfig::default()
     };
     let ns = Namesystem::standby(config, 0);
-    ns.apply_edits(&open_file(1, 1)).unwrap();
-    ns.apply_edits(&[
-        EditOp::SetGenstamp(2),
-        EditOp::Close {
-            file: FILE,
-            blocks: vec![block(B, 2, LEN)],
-        },
-    ])
-    .unwrap();
+    open_then_close_at_genstamp_2(&ns);
     received(&ns, 2, block(B, 2, LEN));
     ns.transition_to_active(&[], &[]).unwrap();
     assert!(ns.safe_mode().on);
@@ -289,15 +286,7 @@ fn rbw_replica_of_a_block_under_construction_is_expected_not_a_location() {
 #[test]
 fn corrupt_replica_invalidated_by_the_replication_check_is_deleted_at_its_own_gs() {
     let ns = standby(NamesystemBehavior::Trunk, 0);
-    ns.apply_edits(&open_file(1, 1)).unwrap();
-    ns.apply_edits(&[
-        EditOp::SetGenstamp(2),
-        EditOp::Close {
-            file: FILE,
-            blocks: vec![block(B, 2, LEN)],
-        },
-    ])
-    .unwrap();
+    open_then_close_at_genstamp_2(&ns);
     ns.transition_to_active(&[], &[]).unwrap();
     assert!(ns.leave_safe_mode_if_threshold_reached());
     received(&ns, 1, block(B, 1, LEN));
