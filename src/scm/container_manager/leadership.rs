@@ -1,0 +1,157 @@
+//! Leadership and safe mode as the pending-allocation service sees them
+//! (`SCMStateMachine`, `SCMContext`, `SCMSafeModeManager`, `SCMServiceManager`): the
+//! notifications that open and close the allocation gate, and the rebuild of the pending
+//! allocations (HDDS-16891).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::super::config::ScmBehavior;
+use super::super::container_info::LifeCycleState;
+use super::super::node::DatanodeInfo;
+use super::{Listed, StorageContainerManager};
+use crate::hdds::ids::{ContainerId, DatanodeId};
+use crate::hdds::term::Term;
+use crate::sync::Arc;
+use crate::sync::atomic::Ordering;
+
+impl StorageContainerManager {
+    /// Ratis made this SCM leader at `term` (`notifyLeaderChanged`): leading, not ready yet.
+    pub fn notify_leader_changed(&self, term: Term) {
+        let mut context = self.context.write();
+        context.is_leader = true;
+        context.term = term;
+        context.leader_ready = false;
+        self.ratis_leader_ready.store(false, Ordering::Release);
+        tracing::debug!(node = %self.id, term, "became leader");
+    }
+
+    /// Ratis made this SCM leader-ready (`notifyLeaderReady`): it has applied the log, the
+    /// RPC layer's leader check opens, then the services are notified.
+    pub fn notify_leader_ready(&self) {
+        self.catch_up();
+        let context = *self.context.read();
+        if !context.is_leader {
+            return;
+        }
+        self.ratis_leader_ready.store(true, Ordering::Release);
+        self.context.write().leader_ready = true;
+        tracing::debug!(node = %self.id, term = context.term, "leader ready");
+        self.notify_status_changed();
+    }
+
+    /// Ratis told this SCM it lost leadership (`notifyNotLeader`).
+    pub fn notify_not_leader(&self) {
+        self.ratis_leader_ready.store(false, Ordering::Release);
+        let led = {
+            let mut context = self.context.write();
+            let led = context.is_leader.then_some(context.term);
+            context.is_leader = false;
+            context.leader_ready = false;
+            context.term = 0;
+            led
+        };
+        if let Some(term) = led {
+            tracing::debug!(node = %self.id, term, "stepped down");
+        }
+        let rebuilt_for = self.allocation.lock().rebuilt_for_term.take();
+        if let Some(term) = rebuilt_for.filter(|_| self.behavior.gates_allocation()) {
+            tracing::debug!(node = %self.id, term, "allocation gate closed");
+        }
+        self.notify_status_changed();
+    }
+
+    /// Safe-mode rules are met (`SCMSafeModeManager.emitSafeModeStatus`).
+    pub fn exit_safe_mode(&self) {
+        let was_in_safe_mode = std::mem::replace(&mut self.context.write().in_safe_mode, false);
+        if was_in_safe_mode {
+            tracing::debug!(node = %self.id, "safe mode exited");
+        }
+        self.notify_status_changed();
+    }
+
+    /// `SCMServiceManager.notifyStatusChanged`, as seen by the pending-allocation service:
+    /// on becoming the serving leader, rebuild (unless the legacy logic runs no rebuild).
+    pub fn notify_status_changed(&self) {
+        if !self.context().is_serving() {
+            return;
+        }
+        match self.behavior {
+            ScmBehavior::LegacyNoRebuild => {}
+            ScmBehavior::Hardened | ScmBehavior::SeedPatch => {
+                // The gate is held for the whole rebuild: an allocation waits for it, and is
+                // refused (`NotReady`) until the rebuild of its term is done.
+                let mut gate = self.allocation.lock();
+                // Read again under the gate: a notification that raced a step-down and a
+                // re-election must not rebuild for, or open the gate to, a stale term.
+                let context = self.context();
+                if !context.is_serving() || gate.rebuilt_for_term == Some(context.term) {
+                    return;
+                }
+                if self.hardening.apply_log_before_rebuild {
+                    // Apply what committed before the gate was taken, so a container whose
+                    // submit ended before the rebuild (even unconfirmed) is in the table and
+                    // keeps its slot. No submit can be in flight: allocation holds the gate.
+                    self.catch_up();
+                }
+                self.rebuild_pending_allocations();
+                gate.rebuilt_for_term = Some(context.term);
+                tracing::debug!(node = %self.id, term = context.term, "allocation gate opened");
+            }
+            ScmBehavior::LegacyRebuildWithoutGate => {
+                let term = self.context().term;
+                if self.allocation.lock().rebuilt_for_term != Some(term) {
+                    self.rebuild_pending_allocations();
+                    self.allocation.lock().rebuilt_for_term = Some(term);
+                }
+            }
+        }
+    }
+
+    /// The rebuild: drop every pending entry, then record a slot for each OPEN container
+    /// on each known datanode of its pipeline that has no replica of it. No space check:
+    /// these containers are granted already. Returns the slots recorded.
+    pub fn rebuild_pending_allocations(&self) -> usize {
+        let nodes: BTreeMap<DatanodeId, Arc<DatanodeInfo>> =
+            self.nodes.all().into_iter().map(|n| (n.id(), n)).collect();
+        let tracker = self.nodes.tracker();
+        let mut dropped = BTreeSet::new();
+        for node in nodes.values() {
+            dropped.append(&mut tracker.clear(node));
+        }
+        let pipelines: BTreeMap<_, _> = self.config.pipelines.iter().map(|p| (p.id, p)).collect();
+        let table = self.table.read();
+        let mut recorded = 0;
+        let mut reserved = Vec::new();
+        for info in table.containers.values() {
+            if info.state != LifeCycleState::Open {
+                continue;
+            }
+            // A container of an unknown pipeline has no datanodes to reserve on.
+            let Some(pipeline) = pipelines.get(&info.pipeline) else {
+                continue;
+            };
+            let replicas = table.replicas.get(&info.id);
+            for datanode in &pipeline.nodes {
+                if replicas.is_some_and(|r| r.contains(datanode)) {
+                    continue;
+                }
+                if let Some(node) = nodes.get(datanode) {
+                    tracker.record_allocation(node, info.id);
+                    recorded += 1;
+                    if reserved.last() != Some(&info.id) {
+                        reserved.push(info.id);
+                    }
+                }
+            }
+        }
+        let dropped: Vec<ContainerId> = dropped.into_iter().collect();
+        tracing::debug!(
+            node = %self.id,
+            dropped = %Listed(&dropped),
+            reserved = %Listed(&reserved),
+            slots = recorded,
+            "buckets rebuilt"
+        );
+        recorded
+    }
+}
