@@ -8,6 +8,7 @@ mod heartbeat_term_race;
 mod rbw_report_race;
 mod rebuild_gate_race;
 mod reregistration_race;
+mod rw_cell;
 mod split_batch_race;
 mod support;
 mod term_before_init;

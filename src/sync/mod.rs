@@ -90,3 +90,24 @@ pub fn stop_requested(stopped: &channel::Receiver<()>, wait: std::time::Duration
 
 mod os;
 pub use os::system_time_ms;
+
+mod rw_cell;
+/// A value read and written in short closures, whose reads commute: a `parking_lot`
+/// `RwLock` in production; under loom, one scheduling point per access that loom knows
+/// commutes with other reads (a version load) or conflicts with everything (an
+/// increment), so its partial-order reduction explores one order of two reads; under
+/// shuttle, the facade's `Mutex`. A closure must not touch a checker primitive (under
+/// loom, one that reaches a scheduling point panics rather than hang the model). Why the
+/// loom form is sound is in `src/sync/rw_cell.rs`.
+///
+/// ```
+/// use hadoop_ref::sync::{RwCell, run_example};
+///
+/// run_example(|| {
+///     let blocks = RwCell::new(vec![1u64]);
+///     blocks.write(|blocks| blocks.push(2));
+///     assert_eq!(blocks.read(Vec::len), 2);
+///     Ok::<(), ()>(())
+/// });
+/// ```
+pub use rw_cell::RwCell;
