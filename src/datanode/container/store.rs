@@ -15,7 +15,7 @@ use std::fmt;
 use crate::hdds::command::DeletedBlocksTransaction;
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::LocalId;
-use crate::sync::{Arc, Mutex, arc_from_box};
+use crate::sync::{Arc, RwCell, arc_from_box};
 
 /// Bytes covered by one stored checksum in the scenarios (`bytes.per.checksum` is 16 KiB
 /// in Ozone; small here so that chunks of a few bytes still have several windows).
@@ -292,8 +292,9 @@ impl Metadata {
 
 type InodeId = u64;
 
+/// The chunks directory and its files.
 #[derive(Debug)]
-struct MemoryState {
+struct MemoryFiles {
     /// Directory entries of the chunks directory: block file path → inode.
     paths: BTreeMap<LocalId, InodeId>,
     /// File contents, kept while a path or a cached handle refers to them.
@@ -301,11 +302,9 @@ struct MemoryState {
     /// The open-file cache (`FilePerBlockStrategy`): block → inode of the cached handle.
     handles: BTreeMap<LocalId, InodeId>,
     next_inode: InodeId,
-    metadata: Metadata,
-    tree_file: Option<Vec<u8>>,
 }
 
-impl MemoryState {
+impl MemoryFiles {
     /// Drops an inode of `block` that neither its path nor its cached handle refers to
     /// any more (the kernel freeing an orphan). An inode is only ever reached through the
     /// path or the handle of the block it was created for, so this is O(log n).
@@ -319,26 +318,33 @@ impl MemoryState {
 }
 
 /// A replica's storage in memory, with the POSIX semantics the race depends on: unlinking
-/// a path leaves a cached handle writing into the orphaned inode. One lock, a leaf in the
-/// lock order, makes every call atomic. Clones are handles to the same storage: hand one
-/// to the replica (see [`MemoryStore::shared`]) and inspect or fault it through another.
+/// a path leaves a cached handle writing into the orphaned inode. Clones are handles to the
+/// same storage: hand one to the replica (see [`MemoryStore::shared`]) and inspect or
+/// fault it through another.
+///
+/// Each call touches exactly one of three parts, the block files, the database or the
+/// tree file, each behind its own lock, a leaf in the lock order: every call is atomic,
+/// and a checker sees that a chunk write and a metadata read, say, do not conflict (loom
+/// explores only the orders of calls on one part).
 #[derive(Debug, Clone)]
 pub struct MemoryStore {
-    state: Arc<Mutex<MemoryState>>,
+    files: Arc<RwCell<MemoryFiles>>,
+    metadata: Arc<RwCell<Metadata>>,
+    tree_file: Arc<RwCell<Option<Vec<u8>>>>,
 }
 
 impl MemoryStore {
     /// An empty replica in `state`.
     pub fn new(state: ContainerState) -> Self {
         Self {
-            state: Arc::new(Mutex::new(MemoryState {
+            files: Arc::new(RwCell::new(MemoryFiles {
                 paths: BTreeMap::new(),
                 inodes: BTreeMap::new(),
                 handles: BTreeMap::new(),
                 next_inode: 1,
-                metadata: Metadata::new(state),
-                tree_file: None,
             })),
+            metadata: Arc::new(RwCell::new(Metadata::new(state))),
+            tree_file: Arc::new(RwCell::new(None)),
         }
     }
 
@@ -349,40 +355,42 @@ impl MemoryStore {
 
     /// Replaces the tree file's bytes without any check (a test corrupting the file).
     pub fn overwrite_tree_file(&self, bytes: Option<Vec<u8>>) {
-        self.state.lock().tree_file = bytes;
+        self.tree_file.write(|file| *file = bytes);
     }
 
     /// Overwrites bytes of an existing block file in place (a test corrupting data).
     /// Returns false if there is no file or the range is outside it.
     pub fn corrupt_block_file(&self, block: LocalId, offset: u64, data: &[u8]) -> bool {
-        let mut state = self.state.lock();
-        let Some(inode) = state.paths.get(&block).copied() else {
-            return false;
-        };
-        let Some(file) = state.inodes.get_mut(&inode) else {
-            return false;
-        };
-        let Ok(start) = usize::try_from(offset) else {
-            return false;
-        };
-        match start.checked_add(data.len()) {
-            Some(end) if end <= file.len() => {
-                file[start..end].copy_from_slice(data);
-                true
+        self.files.write(|files| {
+            let Some(inode) = files.paths.get(&block).copied() else {
+                return false;
+            };
+            let Some(file) = files.inodes.get_mut(&inode) else {
+                return false;
+            };
+            let Ok(start) = usize::try_from(offset) else {
+                return false;
+            };
+            match start.checked_add(data.len()) {
+                Some(end) if end <= file.len() => {
+                    file[start..end].copy_from_slice(data);
+                    true
+                }
+                _ => false,
             }
-            _ => false,
-        }
+        })
     }
 
     /// Blocks whose cached handle points at an unlinked file (the orphans of the race).
     pub fn orphaned_handles(&self) -> Vec<LocalId> {
-        let state = self.state.lock();
-        state
-            .handles
-            .iter()
-            .filter(|(block, inode)| state.paths.get(block) != Some(inode))
-            .map(|(block, _)| *block)
-            .collect()
+        self.files.read(|files| {
+            files
+                .handles
+                .iter()
+                .filter(|(block, inode)| files.paths.get(block) != Some(inode))
+                .map(|(block, _)| *block)
+                .collect()
+        })
     }
 }
 
@@ -398,57 +406,59 @@ impl ContainerStore for MemoryStore {
         if data.is_empty() {
             return Ok(());
         }
-        let mut state = self.state.lock();
-        let inode = match state.handles.get(&block) {
-            Some(inode) => *inode,
-            None => {
-                let inode = match state.paths.get(&block) {
-                    Some(inode) => *inode,
-                    None => {
-                        let inode = state.next_inode;
-                        state.next_inode += 1;
-                        state.paths.insert(block, inode);
-                        state.inodes.insert(inode, Vec::new());
-                        inode
-                    }
-                };
-                state.handles.insert(block, inode);
-                inode
+        self.files.write(|files| {
+            let inode = match files.handles.get(&block) {
+                Some(inode) => *inode,
+                None => {
+                    let inode = match files.paths.get(&block) {
+                        Some(inode) => *inode,
+                        None => {
+                            let inode = files.next_inode;
+                            files.next_inode += 1;
+                            files.paths.insert(block, inode);
+                            files.inodes.insert(inode, Vec::new());
+                            inode
+                        }
+                    };
+                    files.handles.insert(block, inode);
+                    inode
+                }
+            };
+            let file = files.inodes.entry(inode).or_default();
+            let file_len = file.len() as u64;
+            if offset > file_len {
+                return Err(StoreError::ChunkFileInconsistency {
+                    block,
+                    offset,
+                    file_len,
+                });
             }
-        };
-        let file = state.inodes.entry(inode).or_default();
-        let file_len = file.len() as u64;
-        if offset > file_len {
-            return Err(StoreError::ChunkFileInconsistency {
-                block,
-                offset,
-                file_len,
-            });
-        }
-        let start = to_index(offset, "block file")?;
-        let end = start
-            .checked_add(data.len())
-            .ok_or_else(|| StoreError::Io {
-                what: "block file".into(),
-                reason: "write past addressable memory".into(),
-            })?;
-        if file.len() < end {
-            file.resize(end, 0);
-        }
-        file[start..end].copy_from_slice(data);
-        Ok(())
+            let start = to_index(offset, "block file")?;
+            let end = start
+                .checked_add(data.len())
+                .ok_or_else(|| StoreError::Io {
+                    what: "block file".into(),
+                    reason: "write past addressable memory".into(),
+                })?;
+            if file.len() < end {
+                file.resize(end, 0);
+            }
+            file[start..end].copy_from_slice(data);
+            Ok(())
+        })
     }
 
     fn finish_write(&self, block: LocalId) -> Result<(), StoreError> {
-        let mut state = self.state.lock();
-        if let Some(inode) = state.handles.remove(&block) {
-            state.release(block, inode);
-        }
-        if state.paths.contains_key(&block) {
-            Ok(())
-        } else {
-            Err(StoreError::ChunkFileNotFound { block })
-        }
+        self.files.write(|files| {
+            if let Some(inode) = files.handles.remove(&block) {
+                files.release(block, inode);
+            }
+            if files.paths.contains_key(&block) {
+                Ok(())
+            } else {
+                Err(StoreError::ChunkFileNotFound { block })
+            }
+        })
     }
 
     fn read_block(
@@ -457,98 +467,95 @@ impl ContainerStore for MemoryStore {
         offset: u64,
         len: u64,
     ) -> Result<Option<Vec<u8>>, StoreError> {
-        let state = self.state.lock();
-        let Some(file) = state.paths.get(&block).and_then(|i| state.inodes.get(i)) else {
-            return Ok(None);
-        };
-        let start = to_index(offset, "block file")?.min(file.len());
-        let end = start
-            .saturating_add(to_index(len, "block file")?)
-            .min(file.len());
-        Ok(Some(file[start..end].to_vec()))
+        self.files.read(|files| {
+            let Some(file) = files.paths.get(&block).and_then(|i| files.inodes.get(i)) else {
+                return Ok(None);
+            };
+            let start = to_index(offset, "block file")?.min(file.len());
+            let end = start
+                .saturating_add(to_index(len, "block file")?)
+                .min(file.len());
+            Ok(Some(file[start..end].to_vec()))
+        })
     }
 
     fn block_file_len(&self, block: LocalId) -> Result<Option<u64>, StoreError> {
-        let state = self.state.lock();
-        Ok(state
-            .paths
-            .get(&block)
-            .and_then(|i| state.inodes.get(i))
-            .map(|f| f.len() as u64))
+        self.files.read(|files| {
+            Ok(files
+                .paths
+                .get(&block)
+                .and_then(|i| files.inodes.get(i))
+                .map(|f| f.len() as u64))
+        })
     }
 
     fn delete_block_file(&self, block: LocalId) -> Result<bool, StoreError> {
-        let mut state = self.state.lock();
-        match state.paths.remove(&block) {
+        self.files.write(|files| match files.paths.remove(&block) {
             Some(inode) => {
-                state.release(block, inode);
+                files.release(block, inode);
                 Ok(true)
             }
             None => Ok(false),
-        }
+        })
     }
 
     fn truncate_block_file(&self, block: LocalId, len: u64) -> Result<(), StoreError> {
-        let mut state = self.state.lock();
-        if let Some(inode) = state.handles.remove(&block) {
-            state.release(block, inode);
-        }
-        if len == 0 {
-            if let Some(inode) = state.paths.remove(&block) {
-                state.release(block, inode);
+        self.files.write(|files| {
+            if let Some(inode) = files.handles.remove(&block) {
+                files.release(block, inode);
             }
-            return Ok(());
-        }
-        let len = to_index(len, "block file")?;
-        if let Some(inode) = state.paths.get(&block).copied()
-            && let Some(file) = state.inodes.get_mut(&inode)
-        {
-            file.truncate(len);
-        }
-        Ok(())
+            if len == 0 {
+                if let Some(inode) = files.paths.remove(&block) {
+                    files.release(block, inode);
+                }
+                return Ok(());
+            }
+            let len = to_index(len, "block file")?;
+            if let Some(inode) = files.paths.get(&block).copied()
+                && let Some(file) = files.inodes.get_mut(&inode)
+            {
+                file.truncate(len);
+            }
+            Ok(())
+        })
     }
 
     fn block_files(&self) -> Result<Vec<LocalId>, StoreError> {
-        Ok(self.state.lock().paths.keys().copied().collect())
+        Ok(self
+            .files
+            .read(|files| files.paths.keys().copied().collect()))
     }
 
     fn get_block(&self, block: LocalId) -> Result<Option<BlockData>, StoreError> {
-        Ok(self.state.lock().metadata.blocks.get(&block).cloned())
+        Ok(self.metadata.read(|m| m.blocks.get(&block).cloned()))
     }
 
     fn blocks(&self) -> Result<Vec<BlockData>, StoreError> {
-        Ok(self
-            .state
-            .lock()
-            .metadata
-            .blocks
-            .values()
-            .cloned()
-            .collect())
+        Ok(self.metadata.read(|m| m.blocks.values().cloned().collect()))
     }
 
     fn pending_transactions(
         &self,
         block_budget: usize,
     ) -> Result<Vec<DeletedBlocksTransaction>, StoreError> {
-        Ok(self.state.lock().metadata.pending(block_budget))
+        Ok(self.metadata.read(|m| m.pending(block_budget)))
     }
 
     fn summary(&self) -> Result<MetadataSummary, StoreError> {
-        Ok(self.state.lock().metadata.summary())
+        Ok(self.metadata.read(Metadata::summary))
     }
 
     fn commit(&self, batch: MetadataBatch) -> Result<(), StoreError> {
-        self.state.lock().metadata.apply(batch);
+        self.metadata.write(|m| m.apply(batch));
         Ok(())
     }
 
     fn read_tree_file(&self) -> Result<Option<Vec<u8>>, StoreError> {
-        Ok(self.state.lock().tree_file.clone())
+        Ok(self.tree_file.read(Clone::clone))
     }
 
     fn write_tree_file(&self, bytes: &[u8]) -> Result<(), StoreError> {
-        self.state.lock().tree_file = Some(bytes.to_vec());
+        self.tree_file.write(|file| *file = Some(bytes.to_vec()));
         Ok(())
     }
 }
