@@ -23,8 +23,8 @@ use super::merkle::{self, ContainerChecksumInfo, ContainerMerkleTree};
 use super::store::{BlockData, ContainerStore, MetadataBatch};
 use crate::hdds::container::{ContainerReplicaReport, ContainerState};
 use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
-use crate::sync::atomic::{AtomicU64, Ordering};
-use crate::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use crate::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use crate::sync::{Arc, Mutex, RwCell, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// The tree file of one container (`ContainerChecksumTreeManager`, one stripe per
 /// container). Writers serialise on a lock; readers read the file, which writers replace
@@ -217,11 +217,53 @@ fn deleted_blocks(tree: &ContainerMerkleTree) -> Vec<LocalId> {
 }
 
 /// In-memory container data (`ContainerData`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// `ContainerData`'s fields that change while the replica serves, each on its own as in
+/// Ozone: the state behind synchronized accessors (here one sequentially consistent
+/// atomic, written only under the container write lock), the data checksum and the
+/// empty flag as plain fields (a cell and an atomic). Reads take no lock, so a checker
+/// sees that two threads reading them do not conflict.
+#[derive(Debug)]
 struct ContainerData {
-    state: ContainerState,
-    data_checksum: Option<u64>,
-    empty: bool,
+    state: AtomicUsize,
+    data_checksum: RwCell<Option<u64>>,
+    empty: AtomicBool,
+}
+
+/// Every state, indexed by the code [`ContainerData::state`] holds.
+const STATES: [ContainerState; 8] = [
+    ContainerState::Open,
+    ContainerState::Closing,
+    ContainerState::QuasiClosed,
+    ContainerState::Closed,
+    ContainerState::Unhealthy,
+    ContainerState::Invalid,
+    ContainerState::Deleted,
+    ContainerState::Recovering,
+];
+
+impl ContainerData {
+    fn new(state: ContainerState, data_checksum: Option<u64>, empty: bool) -> Self {
+        Self {
+            state: AtomicUsize::new(Self::code(state)),
+            data_checksum: RwCell::new(data_checksum),
+            empty: AtomicBool::new(empty),
+        }
+    }
+
+    fn code(state: ContainerState) -> usize {
+        STATES
+            .iter()
+            .position(|s| *s == state)
+            .unwrap_or_else(|| unreachable!("STATES lists every state"))
+    }
+
+    fn state(&self) -> ContainerState {
+        STATES[self.state.load(Ordering::SeqCst)]
+    }
+
+    fn set_state(&self, state: ContainerState) {
+        self.state.store(Self::code(state), Ordering::SeqCst);
+    }
 }
 
 /// One container replica on a datanode (`KeyValueContainer`).
@@ -234,7 +276,7 @@ pub struct KeyValueContainer {
     /// the block deleting service (write), delete-transaction storage (write), state
     /// transitions (write) and the patched reconciliation commit (read).
     lock: RwLock<()>,
-    data: Mutex<ContainerData>,
+    data: ContainerData,
     store: Arc<dyn ContainerStore>,
     checksums: ContainerChecksumTreeManager,
 }
@@ -262,11 +304,11 @@ impl KeyValueContainer {
             id,
             config,
             lock: RwLock::new(()),
-            data: Mutex::new(ContainerData {
-                state: summary.state,
-                data_checksum: summary.data_checksum,
-                empty: summary.state != ContainerState::Open && summary.block_count == 0,
-            }),
+            data: ContainerData::new(
+                summary.state,
+                summary.data_checksum,
+                summary.state != ContainerState::Open && summary.block_count == 0,
+            ),
             store,
             checksums,
         })
@@ -309,12 +351,12 @@ impl KeyValueContainer {
 
     /// Its state.
     pub fn state(&self) -> ContainerState {
-        self.data.lock().state
+        self.data.state()
     }
 
     /// The data checksum in memory; `None` until a tree with a root was written.
     pub fn data_checksum(&self) -> Option<u64> {
-        self.data.lock().data_checksum
+        self.data.data_checksum.read(|checksum| *checksum)
     }
 
     /// The data checksum as reported to SCM (unset is 0).
@@ -324,13 +366,13 @@ impl KeyValueContainer {
 
     /// Whether the replica was marked empty (sticky).
     pub fn is_empty(&self) -> bool {
-        self.data.lock().empty
+        self.data.empty.load(Ordering::SeqCst)
     }
 
     /// Marks the replica empty (`KeyValueContainerData.markAsEmpty`); the flag is never
     /// cleared: SCM deletes a container once every replica reports it empty.
     pub(super) fn mark_empty(&self) {
-        let was_empty = std::mem::replace(&mut self.data.lock().empty, true);
+        let was_empty = self.data.empty.swap(true, Ordering::SeqCst);
         if !was_empty {
             tracing::debug!(node = %self.datanode, container = %self.id, "container marked empty");
         }
@@ -339,7 +381,7 @@ impl KeyValueContainer {
     /// `markContainerForDelete`: the replica is DELETED in memory from now on; its storage
     /// is about to be removed, so nothing is persisted. The caller holds the write lock.
     pub(super) fn mark_deleted(&self, _write: &RwLockWriteGuard<'_, ()>) {
-        self.data.lock().state = ContainerState::Deleted;
+        self.data.set_state(ContainerState::Deleted);
     }
 
     /// The replica's entry in a container report.
@@ -431,7 +473,7 @@ impl KeyValueContainer {
                 state: Some(to),
                 ..MetadataBatch::default()
             }))?;
-            self.data.lock().state = to;
+            self.data.set_state(to);
             tracing::debug!(
                 node = %self.datanode,
                 container = %self.id,
@@ -491,7 +533,10 @@ impl KeyValueContainer {
             data_checksum: Some(root),
             ..MetadataBatch::default()
         }))?;
-        let previous = self.data.lock().data_checksum.replace(root);
+        let previous = self
+            .data
+            .data_checksum
+            .write(|checksum| checksum.replace(root));
         tracing::debug!(
             node = %self.datanode,
             container = %self.id,
