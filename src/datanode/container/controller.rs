@@ -99,7 +99,9 @@ impl ContainerController for KeyValueHandler {
     }
 
     fn container_report(&self) -> Vec<ContainerReplicaReport> {
-        let replicas: Vec<_> = self.containers.read().values().cloned().collect();
+        let replicas: Vec<_> = self
+            .containers
+            .read(|containers| containers.values().cloned().collect());
         replicas.iter().filter_map(|c| c.report().ok()).collect()
     }
 }

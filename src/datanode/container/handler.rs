@@ -29,7 +29,7 @@ use super::volume::{ContainerVolume, MemoryVolume};
 use crate::hdds::command::DeletedBlocksTransaction;
 
 use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
-use crate::sync::{Arc, Mutex, RwLock};
+use crate::sync::{Arc, Mutex, RwCell};
 
 /// The container replicas of one datanode with its block deleting service and scanner.
 #[derive(Debug)]
@@ -40,8 +40,12 @@ pub struct KeyValueHandler {
     pub(super) volume: Arc<dyn ContainerVolume>,
     /// How peers are reached by id (reconcile and replicate commands name datanodes).
     pub(super) peers: Option<Arc<dyn PeerDirectory>>,
-    /// The replicas (`ContainerSet`). Lock order: a replica's own lock before this one.
-    pub(super) containers: RwLock<BTreeMap<ContainerId, Arc<KeyValueContainer>>>,
+    /// The replicas (`ContainerSet`, a concurrent map upstream): each access is a short
+    /// closure, a leaf in the lock order.
+    pub(super) containers: RwCell<BTreeMap<ContainerId, Arc<KeyValueContainer>>>,
+    /// Serialises container creation (`containerCreationLock`): held across the check
+    /// that the id is free, the volume's adoption and the insertion.
+    pub(super) creation: Mutex<()>,
     /// Replicas the last (re)start found in the volume but could not load.
     pub(super) load_failures: Mutex<Vec<(ContainerId, ContainerError)>>,
     /// Containers with a reconciliation in flight (the supervisor's in-flight set).
@@ -80,7 +84,8 @@ impl KeyValueHandler {
             config,
             volume,
             peers: None,
-            containers: RwLock::new(BTreeMap::new()),
+            containers: RwCell::new(BTreeMap::new()),
+            creation: Mutex::new(()),
             load_failures: Mutex::new(Vec::new()),
             reconciling: Mutex::new(BTreeSet::new()),
             deleting: BlockDeletingService {
@@ -109,15 +114,14 @@ impl KeyValueHandler {
     /// The replica of `id`.
     pub fn container(&self, id: ContainerId) -> Result<Arc<KeyValueContainer>, ContainerError> {
         self.containers
-            .read()
-            .get(&id)
-            .cloned()
+            .read(|containers| containers.get(&id).cloned())
             .ok_or(ContainerError::UnknownContainer { container: id })
     }
 
     /// Ids of the replicas here.
     pub fn container_ids(&self) -> Vec<ContainerId> {
-        self.containers.read().keys().copied().collect()
+        self.containers
+            .read(|containers| containers.keys().copied().collect())
     }
 
     /// `DeleteBlocksCommandHandler`: stores each transaction with its container; a
@@ -137,7 +141,9 @@ impl KeyValueHandler {
     pub fn run_block_deleting_service(
         &self,
     ) -> Vec<(ContainerId, Result<Vec<DeletionRound>, ContainerError>)> {
-        let containers: Vec<_> = self.containers.read().values().cloned().collect();
+        let containers: Vec<_> = self
+            .containers
+            .read(|containers| containers.values().cloned().collect());
         containers
             .into_iter()
             .filter(|c| BlockDeletingService::is_deletion_allowed(c))

@@ -46,7 +46,7 @@ impl KeyValueHandler {
                 Err(error) => failures.push((id, error)),
             }
         }
-        *self.containers.write() = loaded;
+        self.containers.write(|containers| *containers = loaded);
         *self.load_failures.lock() = failures;
         Ok(())
     }
@@ -64,8 +64,11 @@ impl KeyValueHandler {
         id: ContainerId,
         store: Arc<dyn ContainerStore>,
     ) -> Result<Arc<KeyValueContainer>, ContainerError> {
-        let mut containers = self.containers.write();
-        if containers.contains_key(&id) {
+        let _creation = self.creation.lock();
+        if self
+            .containers
+            .read(|containers| containers.contains_key(&id))
+        {
             return Err(ContainerError::ContainerExists { container: id });
         }
         self.volume.adopt(id, Arc::clone(&store))?;
@@ -77,7 +80,8 @@ impl KeyValueHandler {
                 return Err(error);
             }
         };
-        containers.insert(id, Arc::clone(&container));
+        self.containers
+            .write(|containers| containers.insert(id, Arc::clone(&container)));
         Ok(container)
     }
 
@@ -115,7 +119,7 @@ impl KeyValueHandler {
         // Durable first: a failed removal leaves the replica as it was.
         self.volume.remove(id)?;
         container.mark_deleted(&write);
-        self.containers.write().remove(&id);
+        self.containers.write(|containers| containers.remove(&id));
         Ok(())
     }
 
@@ -148,7 +152,10 @@ impl KeyValueHandler {
         id: ContainerId,
         sources: &[DatanodeId],
     ) -> Result<(), ContainerError> {
-        if self.containers.read().contains_key(&id) {
+        if self
+            .containers
+            .read(|containers| containers.contains_key(&id))
+        {
             return Err(ContainerError::ContainerExists { container: id });
         }
         let source = self
@@ -173,7 +180,10 @@ impl KeyValueHandler {
         id: ContainerId,
         source: Arc<dyn PeerDatanode>,
     ) -> Result<(), ContainerError> {
-        if self.containers.read().contains_key(&id) {
+        if self
+            .containers
+            .read(|containers| containers.contains_key(&id))
+        {
             return Err(ContainerError::ContainerExists { container: id });
         }
         let state = source.container_state(id)?;
@@ -193,7 +203,8 @@ impl KeyValueHandler {
         let store = self.volume.publish(id)?;
         match KeyValueContainer::load(self.datanode, id, self.config, store) {
             Ok(replica) => {
-                self.containers.write().insert(id, Arc::new(replica));
+                self.containers
+                    .write(|containers| containers.insert(id, Arc::new(replica)));
                 Ok(())
             }
             Err(error) => {
