@@ -20,14 +20,14 @@ use super::pending::{TwoWindowBucket, has_slot, slots};
 use crate::clock::Clock;
 use crate::hdds::ids::{ContainerId, DatanodeId};
 use crate::hdds::report::StorageReport;
-use crate::sync::{Arc, Mutex, RwLock};
+use crate::sync::{Arc, Mutex, RwCell};
 
 /// What SCM knows of a datanode's space: the storage reports of its last node report
 /// (under the `DatanodeInfo` lock in Ozone) and its pending bucket (under the bucket's
 /// monitor).
 #[derive(Debug)]
 struct NodeSpace {
-    storage_reports: RwLock<Vec<StorageReport>>,
+    storage_reports: RwCell<Vec<StorageReport>>,
     pending: Mutex<TwoWindowBucket>,
 }
 
@@ -58,12 +58,14 @@ impl DatanodeInfo {
 
     /// The volumes of its last node report (none before the first one).
     pub fn storage_reports(&self) -> Vec<StorageReport> {
-        self.space.storage_reports.read().clone()
+        self.space.storage_reports.read(Clone::clone)
     }
 
     /// Replaces the storage reports; returns the replaced ones.
     fn set_storage_reports(&self, reports: Vec<StorageReport>) -> Vec<StorageReport> {
-        std::mem::replace(&mut *self.space.storage_reports.write(), reports)
+        self.space
+            .storage_reports
+            .write(|current| std::mem::replace(current, reports))
     }
 }
 
@@ -219,7 +221,7 @@ impl PendingContainerTracker {
 /// parts used here).
 #[derive(Debug)]
 pub struct NodeManager {
-    nodes: RwLock<BTreeMap<DatanodeId, Arc<DatanodeInfo>>>,
+    nodes: RwCell<BTreeMap<DatanodeId, Arc<DatanodeInfo>>>,
     tracker: PendingContainerTracker,
     keep_space_on_reregistration: bool,
     clock: Arc<dyn Clock>,
@@ -235,7 +237,7 @@ impl NodeManager {
         clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
-            nodes: RwLock::new(BTreeMap::new()),
+            nodes: RwCell::new(BTreeMap::new()),
             tracker: PendingContainerTracker::new(
                 container_size,
                 hardening.read_reports_under_bucket_lock,
@@ -255,7 +257,7 @@ impl NodeManager {
     /// No storage report, an empty bucket.
     fn fresh_space(&self) -> Arc<NodeSpace> {
         Arc::new(NodeSpace {
-            storage_reports: RwLock::new(Vec::new()),
+            storage_reports: RwCell::new(Vec::new()),
             pending: Mutex::new(TwoWindowBucket::new(
                 self.clock.now_ms(),
                 self.roll_interval_ms,
@@ -275,33 +277,29 @@ impl NodeManager {
         details: &DatanodeDetails,
         node_report: Vec<StorageReport>,
     ) -> Registration {
-        let replaced = {
-            let mut nodes = self.nodes.write();
-            match nodes.get(&details.id) {
-                None => {
-                    let info = DatanodeInfo::new(details.clone(), self.fresh_space());
-                    nodes.insert(details.id, Arc::new(info));
-                    None
-                }
+        // Made before the map is locked (it reads the clock); dropped if unused.
+        let fresh = self.fresh_space();
+        let keep = self.keep_space_on_reregistration;
+        let replaced = self.nodes.write(|nodes| {
+            let (change, space) = match nodes.get(&details.id) {
+                None => (None, fresh),
                 Some(old) => {
-                    let Some(change) = old.details.change_to(details) else {
-                        return Registration::Unchanged;
-                    };
-                    let space = if self.keep_space_on_reregistration {
-                        // As fresh as Ozone's for the reports: none until the next one.
-                        let _ = old.set_storage_reports(Vec::new());
-                        Arc::clone(&old.space)
-                    } else {
-                        self.fresh_space()
-                    };
-                    nodes.insert(
-                        details.id,
-                        Arc::new(DatanodeInfo::new(details.clone(), space)),
-                    );
-                    Some(change)
+                    let change = old.details.change_to(details)?;
+                    let space = if keep { Arc::clone(&old.space) } else { fresh };
+                    (Some(change), space)
                 }
-            }
+            };
+            let info = DatanodeInfo::new(details.clone(), space);
+            nodes.insert(details.id, Arc::new(info));
+            Some(change)
+        });
+        let Some(replaced) = replaced else {
+            return Registration::Unchanged;
         };
+        if replaced.is_some() && keep {
+            // As fresh as Ozone's for the reports: none until the next one.
+            self.set_storage_reports(details.id, Vec::new());
+        }
         // As in Ozone, the node report is processed after the map was updated.
         match replaced {
             None => {
@@ -325,15 +323,13 @@ impl NodeManager {
     /// A registered datanode.
     pub fn get(&self, id: DatanodeId) -> Result<Arc<DatanodeInfo>, ScmError> {
         self.nodes
-            .read()
-            .get(&id)
-            .cloned()
+            .read(|nodes| nodes.get(&id).cloned())
             .ok_or(ScmError::UnknownDatanode { datanode: id })
     }
 
     /// Every registered datanode, by id.
     pub fn all(&self) -> Vec<Arc<DatanodeInfo>> {
-        self.nodes.read().values().cloned().collect()
+        self.nodes.read(|nodes| nodes.values().cloned().collect())
     }
 
     /// Replaces the datanode's storage reports (a node report); returns the replaced ones.
