@@ -5,21 +5,28 @@
 //! and no metadata may exist without its file: the seed's patch and the hardened code
 //! hold, the legacy code is caught.
 //!
-//! Exhaustive exploration does not fit the budget (each extra preemption multiplies the
-//! executions by six to eight: 604 at bound 2, 5 088 at 3, 32 567 at 4, 166 541 at 5 in
-//! 8.5 s release; 173 974 at 5 since the handler's reconciliation guard), so the model
-//! runs with a preemption bound of 5.
-//!
 //! Beyond the seed: a deleting round and a reconciliation that adopts a peer's deletion,
 //! both moving the tree root, judged by the data checksum's agreement with the tree
 //! (HDDS-16808's refresh in Ozone's order is caught in the seed's patch; the hardened
 //! refresh inside the tree write holds); and two reconciliations of one container, one
 //! whose peer fails after X's first chunk (two spawned threads): through the handler,
 //! which refuses the second while the first runs, and around it, where the hardened
-//! cleanup of the failed repair must not unlink the block the other commits (bound 4: two
-//! reconciliations have about twice the scheduling points of one against a deleting pass).
+//! cleanup of the failed repair must not unlink the block the other commits.
+//!
+//! **Exhaustive.** Every model here runs with loom's defaults: no preemption bound, every
+//! interleaving of the two threads up to loom's partial-order reduction, which skips only
+//! orders of accesses that commute. What made that fit: the replica's storage
+//! (`MemoryStore`: block files, database, tree file), its `ContainerData` and the
+//! handler's container map tell loom that reads commute (`sync::RwCell`, atomics), and
+//! reference counts are not scheduling points (`sync::Arc` is `std`'s under loom). The
+//! code explored is the production path; only loom's view of which accesses conflict
+//! changed.
+//!
+//! **Not covered.** One block with two chunks, one transaction and one peer: a race that
+//! needs a second block in the same pass (or a scan) is the shuttle scenarios' job
+//! (`shuttle-tests/`), as are crashes and the other datanode threads.
 
-use crate::support::{assert_caught, assert_holds, explore_bounded};
+use crate::support::{assert_caught, assert_holds, explore};
 use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig};
 use hadoop_ref::scenarios::container::{
     SEED_KEY, concurrent_reconciliations, concurrent_reconciliations_with,
@@ -27,18 +34,11 @@ use hadoop_ref::scenarios::container::{
     delete_during_repair,
 };
 
-/// Preemptions per execution (see the module docs).
-const PREEMPTION_BOUND: usize = 5;
-
-/// Preemptions per execution of two reconciliations running at once, which have about
-/// twice the scheduling points of one reconciliation against one deleting pass.
-const CONCURRENT_REPAIRS_BOUND: usize = 4;
-
 /// The seed's patch alone: the tree file re-read for every block, the chunks of a
 /// partial block committed, Ozone's refresh order.
 #[test]
 fn seed_patch_never_restores_nor_orphans_the_block() {
-    let exploration = explore_bounded("delete-during-repair/SeedPatch", PREEMPTION_BOUND, || {
+    let exploration = explore("delete-during-repair/SeedPatch", || {
         delete_during_repair(ContainerBehavior::SeedPatch)
     });
     assert_holds(&exploration);
@@ -47,7 +47,7 @@ fn seed_patch_never_restores_nor_orphans_the_block() {
 /// The hardened code: the generation check must not weaken the seed's check.
 #[test]
 fn hardened_never_restores_nor_orphans_the_block() {
-    let exploration = explore_bounded("delete-during-repair/Hardened", PREEMPTION_BOUND, || {
+    let exploration = explore("delete-during-repair/Hardened", || {
         delete_during_repair(ContainerBehavior::Hardened)
     });
     assert_holds(&exploration);
@@ -55,7 +55,7 @@ fn hardened_never_restores_nor_orphans_the_block() {
 
 #[test]
 fn legacy_commit_is_caught() {
-    let exploration = explore_bounded("delete-during-repair/Legacy", PREEMPTION_BOUND, || {
+    let exploration = explore("delete-during-repair/Legacy", || {
         delete_during_repair(ContainerBehavior::Legacy)
     });
     assert_caught(&exploration, SEED_KEY);
@@ -63,31 +63,25 @@ fn legacy_commit_is_caught() {
 
 #[test]
 fn seed_patch_partial_repair_never_recommits_the_deleted_block() {
-    let exploration = explore_bounded(
-        "delete-during-partial-repair/SeedPatch",
-        PREEMPTION_BOUND,
-        || delete_during_partial_repair(ContainerBehavior::SeedPatch),
-    );
+    let exploration = explore("delete-during-partial-repair/SeedPatch", || {
+        delete_during_partial_repair(ContainerBehavior::SeedPatch)
+    });
     assert_holds(&exploration);
 }
 
 #[test]
 fn hardened_partial_repair_never_recommits_the_deleted_block() {
-    let exploration = explore_bounded(
-        "delete-during-partial-repair/Hardened",
-        PREEMPTION_BOUND,
-        || delete_during_partial_repair(ContainerBehavior::Hardened),
-    );
+    let exploration = explore("delete-during-partial-repair/Hardened", || {
+        delete_during_partial_repair(ContainerBehavior::Hardened)
+    });
     assert_holds(&exploration);
 }
 
 #[test]
 fn legacy_partial_repair_is_caught() {
-    let exploration = explore_bounded(
-        "delete-during-partial-repair/Legacy",
-        PREEMPTION_BOUND,
-        || delete_during_partial_repair(ContainerBehavior::Legacy),
-    );
+    let exploration = explore("delete-during-partial-repair/Legacy", || {
+        delete_during_partial_repair(ContainerBehavior::Legacy)
+    });
     assert_caught(&exploration, SEED_KEY);
 }
 
@@ -97,9 +91,8 @@ fn legacy_partial_repair_is_caught() {
 /// the older root.
 #[test]
 fn seed_patch_refresh_after_the_tree_write_is_caught() {
-    let exploration = explore_bounded(
+    let exploration = explore(
         "data-checksum-follows-concurrent-tree-writes/SeedPatch",
-        PREEMPTION_BOUND,
         || data_checksum_follows_concurrent_tree_writes(ContainerBehavior::SeedPatch),
     );
     assert_caught(&exploration, "HDDS-16808");
@@ -108,9 +101,8 @@ fn seed_patch_refresh_after_the_tree_write_is_caught() {
 /// Beyond the seed: the hardened refresh inside the tree write's critical section.
 #[test]
 fn hardened_refresh_inside_the_tree_write_holds() {
-    let exploration = explore_bounded(
+    let exploration = explore(
         "data-checksum-follows-concurrent-tree-writes/Hardened",
-        PREEMPTION_BOUND,
         || data_checksum_follows_concurrent_tree_writes(ContainerBehavior::Hardened),
     );
     assert_holds(&exploration);
@@ -120,9 +112,8 @@ fn hardened_refresh_inside_the_tree_write_holds() {
 /// through the handler: the second is refused while the first runs.
 #[test]
 fn seed_patch_concurrent_reconciliations_through_the_handler_hold() {
-    let exploration = explore_bounded(
+    let exploration = explore(
         "concurrent-reconciliations/SeedPatch, through the handler",
-        PREEMPTION_BOUND,
         || concurrent_reconciliations(ContainerBehavior::SeedPatch, true),
     );
     assert_holds(&exploration);
@@ -131,9 +122,8 @@ fn seed_patch_concurrent_reconciliations_through_the_handler_hold() {
 /// As above, hardened.
 #[test]
 fn hardened_concurrent_reconciliations_through_the_handler_hold() {
-    let exploration = explore_bounded(
+    let exploration = explore(
         "concurrent-reconciliations/Hardened, through the handler",
-        PREEMPTION_BOUND,
         || concurrent_reconciliations(ContainerBehavior::Hardened, true),
     );
     assert_holds(&exploration);
@@ -145,9 +135,8 @@ fn hardened_concurrent_reconciliations_through_the_handler_hold() {
 /// metadata for good.
 #[test]
 fn seed_patch_concurrent_reconciliations_around_the_handler_are_caught() {
-    let exploration = explore_bounded(
+    let exploration = explore(
         "concurrent-reconciliations/SeedPatch, around the handler",
-        CONCURRENT_REPAIRS_BOUND,
         || concurrent_reconciliations(ContainerBehavior::SeedPatch, false),
     );
     assert_caught(&exploration, SEED_KEY);
@@ -158,9 +147,8 @@ fn seed_patch_concurrent_reconciliations_around_the_handler_are_caught() {
 /// whole.
 #[test]
 fn hardened_concurrent_reconciliations_around_the_handler_hold() {
-    let exploration = explore_bounded(
+    let exploration = explore(
         "concurrent-reconciliations/Hardened, around the handler",
-        CONCURRENT_REPAIRS_BOUND,
         || concurrent_reconciliations(ContainerBehavior::Hardened, false),
     );
     assert_holds(&exploration);
@@ -171,9 +159,8 @@ fn hardened_concurrent_reconciliations_around_the_handler_hold() {
 /// unlinks its file.
 #[test]
 fn hardened_cleanup_under_the_read_lock_is_caught() {
-    let exploration = explore_bounded(
+    let exploration = explore(
         "concurrent-reconciliations/Hardened, cleanup under the read lock",
-        CONCURRENT_REPAIRS_BOUND,
         || {
             concurrent_reconciliations_with(
                 ContainerConfig {

@@ -18,27 +18,10 @@ pub struct Exploration {
 }
 
 /// Explores `scenario` exhaustively (loom's defaults; `LOOM_MAX_PREEMPTIONS` and
-/// `LOOM_CHECKPOINT_FILE` apply) and prints the iteration count and wall time.
-#[allow(dead_code)] // Not every loom target explores exhaustively.
+/// `LOOM_CHECKPOINT_FILE` apply, and `ci/loom` refuses the first) and prints the
+/// iteration count and wall time.
 pub fn explore(name: &str, scenario: fn() -> Result<(), Violation>) -> Exploration {
     explore_with(name, loom::model::Builder::new(), scenario)
-}
-
-/// Explores `scenario` with at most `bound` preemptions per execution: for a race whose
-/// exhaustive exploration does not fit the budget (the bound is stated with the test).
-#[allow(dead_code)] // Not every loom target bounds its model.
-pub fn explore_bounded(
-    name: &str,
-    bound: usize,
-    scenario: fn() -> Result<(), Violation>,
-) -> Exploration {
-    let mut builder = loom::model::Builder::new();
-    builder.preemption_bound = Some(bound);
-    explore_with(
-        &format!("{name} (preemption bound {bound})"),
-        builder,
-        scenario,
-    )
 }
 
 fn explore_with(
