@@ -39,6 +39,7 @@ use std::time::Duration;
 
 use super::edit_log::{EditLogError, NameNodeId, SharedEditLog, TxId};
 use super::namesystem::{EditOp, Namesystem, ReplayError};
+use crate::sync::atomic::{AtomicU64, Ordering};
 use crate::sync::channel::{self, Sender};
 use crate::sync::{Arc, Mutex, stop_requested, thread};
 
@@ -191,18 +192,32 @@ impl EditLogTailer {
 pub struct TailerThread {
     stop: Option<Sender<()>>,
     handle: Option<thread::JoinHandle<()>>,
+    failed_batches: Arc<AtomicU64>,
 }
 
 impl TailerThread {
-    /// Starts the thread. A batch that fails is retried next period (the edit stays where
-    /// it is; an operator must repair the log, as in HDFS).
+    /// Starts the thread. A batch that fails is reported (a `warn` event, and
+    /// [`failed_batches`](Self::failed_batches)) and retried next period: the edit stays
+    /// where it is until an operator repairs the log, as in HDFS, and the thread keeps
+    /// running.
     pub fn start(tailer: Arc<EditLogTailer>, period: Duration) -> Self {
         let (stop, stopped) = channel::bounded::<()>(1);
+        let failed_batches = Arc::new(AtomicU64::new(0));
+        let failures = Arc::clone(&failed_batches);
         let handle = thread::spawn(move || {
             loop {
                 let wait = match tailer.tail_once() {
                     Ok(applied) if applied >= tailer.max_txns_per_lock => Duration::ZERO,
-                    _ => period,
+                    Ok(_) => period,
+                    Err(failure) => {
+                        failures.fetch_add(1, Ordering::Relaxed);
+                        tracing::warn!(
+                            position = failure.position,
+                            why = %failure.error,
+                            "edit batch refused; retrying next period"
+                        );
+                        period
+                    }
                 };
                 if stop_requested(&stopped, wait) {
                     return;
@@ -212,7 +227,13 @@ impl TailerThread {
         Self {
             stop: Some(stop),
             handle: Some(handle),
+            failed_batches,
         }
+    }
+
+    /// Batches refused so far (each retried a period later).
+    pub fn failed_batches(&self) -> u64 {
+        self.failed_batches.load(Ordering::Relaxed)
     }
 
     /// Stops the thread and waits for it.

@@ -185,6 +185,35 @@ fn tailer_thread_tails_until_shut_down() {
 }
 
 #[test]
+fn tailer_thread_reports_a_refused_batch_and_keeps_running() {
+    let log = logged_file();
+    // A standby whose namespace already holds the file: the AddFile edit cannot apply.
+    let standby = Arc::new(Namesystem::standby(NamenodeConfig::default(), 0));
+    standby
+        .apply_edits(&[EditOp::AddFile {
+            file: FILE,
+            replication: 1,
+        }])
+        .unwrap();
+    let tailer = Arc::new(EditLogTailer::new(log, Arc::clone(&standby), 0, 10));
+    let mut driver = TailerThread::start(Arc::clone(&tailer), Duration::from_millis(1));
+    // Two refusals mean the thread survived the first and retried; the test waits for
+    // that state with a bound on the polls, never for a time.
+    for _ in 0..10_000 {
+        if driver.failed_batches() >= 2 {
+            break;
+        }
+        thread::sleep(Duration::from_millis(1));
+    }
+    assert!(
+        driver.failed_batches() >= 2,
+        "the thread retries after a refusal"
+    );
+    assert_eq!(tailer.position(), 1, "the refused edit is not skipped");
+    driver.shutdown();
+}
+
+#[test]
 fn failover_fences_catches_up_and_drains_then_old_active_tails_from_its_last_edit() {
     let (log, nn0, nn1) = pair(100);
     write_file(&nn0, 1, &[1]);

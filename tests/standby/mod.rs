@@ -3,6 +3,7 @@
 //! decision tables, and the safe-mode counts against a recount.
 
 mod dn_fencing;
+mod edit_validation;
 mod evaluation;
 mod ha;
 mod namesystem;

@@ -169,6 +169,23 @@ pub enum ReplayError {
     /// A block id already in use by another file.
     #[error("block {0:?} already exists")]
     BlockExists(BlockId),
+    /// An edit's block list names one block twice (the active never logs such a list).
+    #[error("file {file:?}: the edit lists block {block:?} twice")]
+    DuplicateBlock {
+        /// The file.
+        file: FileId,
+        /// The block listed twice.
+        block: BlockId,
+    },
+    /// A file lists a block the namespace has no entry for: the namespace is inconsistent,
+    /// and the edit is refused rather than applied on top of it.
+    #[error("file {file:?} lists block {block:?}, which the namespace does not hold")]
+    MissingBlock {
+        /// The file.
+        file: FileId,
+        /// The block without an entry.
+        block: BlockId,
+    },
     /// An append to a file that is open, or has no block.
     #[error("file {0:?} cannot be reopened")]
     CannotReopen(FileId),

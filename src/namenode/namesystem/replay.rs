@@ -173,26 +173,15 @@ impl State {
         match (old_last, penultimate) {
             (None, None) => {}
             (Some(stored_id), Some(edit)) => {
-                let stored = &self.blocks[&stored_id];
-                if stored_id != edit.id {
-                    return Err(ReplayError::BlockIdMismatch {
-                        file,
-                        position: inode.blocks.len() - 1,
-                        stored: stored_id,
-                        edit: edit.id,
-                    });
-                }
-                if stored.block.gs != edit.gs {
-                    return Err(ReplayError::GenerationStamp {
-                        block: edit.id,
-                        stored: stored.block.gs,
-                        edit: edit.gs,
-                    });
-                }
-                if let Some(stored) = self.blocks.get_mut(&stored_id) {
-                    stored.block.length = edit.length;
-                }
-                if self.blocks[&stored_id].state != BlockUcState::Complete {
+                self.check_penultimate(file, inode.blocks.len() - 1, stored_id, edit)?;
+                let completed = match self.blocks.get_mut(&stored_id) {
+                    Some(stored) => {
+                        stored.block.length = edit.length;
+                        stored.state == BlockUcState::Complete
+                    }
+                    None => true,
+                };
+                if !completed {
                     self.complete_on_edit(stored_id, edit);
                 }
             }
@@ -206,6 +195,40 @@ impl State {
             }
         }
         self.append_block(file, last);
+        Ok(())
+    }
+
+    /// `OP_ADD_BLOCK`'s penultimate block must be the file's last one (`position`), at its
+    /// stored generation stamp.
+    fn check_penultimate(
+        &self,
+        file: FileId,
+        position: usize,
+        stored_id: BlockId,
+        edit: Block,
+    ) -> Result<(), ReplayError> {
+        if stored_id != edit.id {
+            return Err(ReplayError::BlockIdMismatch {
+                file,
+                position,
+                stored: stored_id,
+                edit: edit.id,
+            });
+        }
+        let stored = self
+            .blocks
+            .get(&stored_id)
+            .ok_or(ReplayError::MissingBlock {
+                file,
+                block: stored_id,
+            })?;
+        if stored.block.gs != edit.gs {
+            return Err(ReplayError::GenerationStamp {
+                block: edit.id,
+                stored: stored.block.gs,
+                edit: edit.gs,
+            });
+        }
         Ok(())
     }
 
@@ -224,6 +247,14 @@ impl State {
             .blocks
             .clone();
         self.check_block_list(file, &stored_ids, edit)?;
+        if close && let Some(added) = edit.get(stored_ids.len()) {
+            // A block the close adds would be under construction: the file cannot close,
+            // and the edit is refused before it changes anything.
+            return Err(ReplayError::FileNotComplete {
+                file,
+                block: added.id,
+            });
+        }
         self.update_stored_blocks(&stored_ids, edit, close);
         if edit.len() < stored_ids.len() {
             self.remove_abandoned_blocks(file, &stored_ids, edit.len());
@@ -261,15 +292,22 @@ impl State {
         }
     }
 
-    /// Whether the edit's block list fits the stored one: the same ids position by
-    /// position, a generation stamp that changes only on the last block and never goes
-    /// back, and unused ids for the blocks it adds.
+    /// Whether the edit's block list fits the stored one: no id twice, the same ids
+    /// position by position, a generation stamp that changes only on the last block and
+    /// never goes back, and unused ids for the blocks it adds.
     fn check_block_list(
         &self,
         file: FileId,
         stored_ids: &[BlockId],
         edit: &[Block],
     ) -> Result<(), ReplayError> {
+        let mut listed = BTreeSet::new();
+        if let Some(block) = edit.iter().find(|block| !listed.insert(block.id)) {
+            return Err(ReplayError::DuplicateBlock {
+                file,
+                block: block.id,
+            });
+        }
         for (position, (stored_id, block)) in stored_ids.iter().zip(edit).enumerate() {
             if *stored_id != block.id {
                 return Err(ReplayError::BlockIdMismatch {
@@ -279,7 +317,15 @@ impl State {
                     edit: block.id,
                 });
             }
-            let stored_gs = self.blocks[stored_id].block.gs;
+            let stored_gs = self
+                .blocks
+                .get(stored_id)
+                .ok_or(ReplayError::MissingBlock {
+                    file,
+                    block: *stored_id,
+                })?
+                .block
+                .gs;
             let is_last = position + 1 == stored_ids.len() && stored_ids.len() == edit.len();
             if block.gs < stored_gs || (block.gs != stored_gs && !is_last) {
                 return Err(ReplayError::GenerationStamp {

@@ -33,12 +33,10 @@ impl State {
             .get(&id)
             .and_then(|flagged| flagged.get(&storage))
             .map(|(gs, _)| *gs);
-        if let (Some(expected), Some(gs)) = (expected, reported_gs) {
+        let stored = self.blocks.get(&id).map(|stored| stored.block);
+        if let (Some(expected), Some(gs), Some(stored)) = (expected, reported_gs, stored) {
             if self.live_replicas(id) >= expected {
-                let block = Block {
-                    gs,
-                    ..self.blocks[&id].block
-                };
+                let block = Block { gs, ..stored };
                 self.schedule_deletion(id, storage, block, "corrupt");
             }
         }
