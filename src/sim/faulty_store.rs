@@ -55,6 +55,8 @@ pub enum StoreOp {
     Blocks,
     /// [`ContainerStore::pending_transactions`].
     PendingTransactions,
+    /// [`ContainerStore::transaction`].
+    Transaction,
     /// [`ContainerStore::summary`].
     Summary,
     /// [`ContainerStore::commit`].
@@ -228,6 +230,9 @@ impl ContainerStore for FaultyStore {
         self.call(StoreOp::PendingTransactions, None, |s| {
             s.pending_transactions(block_budget)
         })
+    }
+    fn transaction(&self, tx_id: u64) -> Result<Option<DeletedBlocksTransaction>, StoreError> {
+        self.call(StoreOp::Transaction, None, |s| s.transaction(tx_id))
     }
     fn summary(&self) -> Result<MetadataSummary, StoreError> {
         self.call(StoreOp::Summary, None, |s| s.summary())

@@ -138,6 +138,53 @@ fn duplicate_and_out_of_order_transactions() {
     ));
 }
 
+/// Postmortem: transaction id 0 on a fresh replica equalled its last id and was
+/// acknowledged as a duplicate without being stored, so its blocks were never deleted.
+#[test]
+fn transaction_id_zero_is_refused() {
+    let dn = node(1, ContainerBehavior::Hardened, &[]);
+    assert!(matches!(
+        dn.handler.handle_delete_blocks(&[transaction(0, &[1])])[0],
+        Err(ContainerError::InvalidDeleteTransaction { tx_id: 0, .. })
+    ));
+    assert_eq!(dn.store.summary().unwrap().pending_transactions, 0);
+}
+
+/// Postmortem: a pending transaction resent with another block list replaced the stored
+/// list, so the blocks of the list already acknowledged were never deleted. A resend with
+/// the same list, before or after later ids, is a duplicate.
+#[test]
+fn resent_transaction_with_another_block_list_is_refused() {
+    let dn = node(1, ContainerBehavior::Hardened, &[]);
+    let results = dn.handler.handle_delete_blocks(&[
+        transaction(5, &[1]),
+        transaction(9, &[3]),
+        transaction(5, &[1]),
+        transaction(5, &[2]),
+        transaction(9, &[4]),
+    ]);
+    assert_eq!(results[0], Ok(TransactionStored::Stored));
+    assert_eq!(results[1], Ok(TransactionStored::Stored));
+    assert_eq!(results[2], Ok(TransactionStored::Duplicate));
+    for refused in &results[3..] {
+        assert!(
+            matches!(
+                refused,
+                Err(ContainerError::InvalidDeleteTransaction { .. })
+            ),
+            "{refused:?}"
+        );
+    }
+    assert_eq!(
+        dn.store.transaction(5).unwrap().unwrap().local_ids,
+        transaction(5, &[1]).local_ids
+    );
+    assert_eq!(
+        dn.store.transaction(9).unwrap().unwrap().local_ids,
+        transaction(9, &[3]).local_ids
+    );
+}
+
 #[test]
 fn patched_pass_records_unreferenced_blocks_and_refreshes_the_data_checksum() {
     for behavior in ContainerBehavior::PATCHED {

@@ -44,6 +44,11 @@ pub enum TransactionStored {
 /// lock. No check of the container state or of block metadata, as in Ozone; the last
 /// transaction id only rises. The result is the acknowledgement: SCM completes a
 /// transaction on storage, not on execution.
+///
+/// Refused as [`ContainerError::InvalidDeleteTransaction`], before anything is stored: id
+/// 0, which Ozone would take for a duplicate of a fresh replica's last id and acknowledge
+/// unstored; and an id still pending with another block list, which Ozone's put would
+/// overwrite. A resend of a pending transaction with the same list is a duplicate.
 pub fn store_delete_transaction(
     container: &KeyValueContainer,
     tx: &DeletedBlocksTransaction,
@@ -53,16 +58,36 @@ pub fn store_delete_transaction(
             container: tx.container,
         });
     }
+    let refuse = |reason| ContainerError::InvalidDeleteTransaction {
+        container: container.id(),
+        tx_id: tx.tx_id,
+        reason,
+    };
+    if tx.tx_id == 0 {
+        return Err(refuse("transaction ids start at 1"));
+    }
     let _write = container.write_lock();
-    let last = container
-        .store()
-        .summary()
-        .map_err(ContainerError::store(container.id()))?
-        .last_delete_tx_id;
-    let stored = match tx.tx_id.cmp(&last) {
-        std::cmp::Ordering::Equal => return Ok(TransactionStored::Duplicate),
-        std::cmp::Ordering::Less => TransactionStored::StoredOutOfOrder,
-        std::cmp::Ordering::Greater => TransactionStored::Stored,
+    let store = container.store();
+    let storage = ContainerError::store(container.id());
+    let last = store.summary().map_err(storage)?.last_delete_tx_id;
+    // The last id is the highest stored: only an id at or below it can be stored already.
+    if tx.tx_id <= last {
+        let pending = store
+            .transaction(tx.tx_id)
+            .map_err(ContainerError::store(container.id()))?;
+        match pending {
+            Some(stored) if stored.local_ids == tx.local_ids => {
+                return Ok(TransactionStored::Duplicate);
+            }
+            Some(_) => return Err(refuse("stored already with another block list")),
+            None if tx.tx_id == last => return Ok(TransactionStored::Duplicate),
+            None => {}
+        }
+    }
+    let stored = if tx.tx_id < last {
+        TransactionStored::StoredOutOfOrder
+    } else {
+        TransactionStored::Stored
     };
     container
         .store()

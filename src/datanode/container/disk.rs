@@ -276,6 +276,10 @@ impl ContainerStore for DiskStore {
         Ok(self.metadata.lock().pending(block_budget))
     }
 
+    fn transaction(&self, tx_id: u64) -> Result<Option<DeletedBlocksTransaction>, StoreError> {
+        Ok(self.metadata.lock().transactions.get(&tx_id).cloned())
+    }
+
     fn summary(&self) -> Result<MetadataSummary, StoreError> {
         Ok(self.metadata.lock().summary())
     }

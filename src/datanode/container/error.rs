@@ -218,6 +218,18 @@ pub enum ContainerError {
     /// The volume holding the replicas refused or failed.
     #[error(transparent)]
     Volume(#[from] VolumeError),
+    /// A delete transaction that cannot be stored: id 0 (the SCM's ids start at 1), or an
+    /// id stored already with another block list (storing it would replace a list the SCM
+    /// was told is stored, and its blocks would never be deleted).
+    #[error("container {container}: delete transaction {tx_id} refused: {reason}")]
+    InvalidDeleteTransaction {
+        /// The container.
+        container: ContainerId,
+        /// The transaction id.
+        tx_id: u64,
+        /// Why.
+        reason: &'static str,
+    },
     /// A command names peers, but this datanode has no way to reach peers.
     #[error("no peer directory: cannot reach {peer}")]
     NoPeerDirectory {

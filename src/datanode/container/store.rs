@@ -210,6 +210,8 @@ pub trait ContainerStore: Send + Sync + fmt::Debug {
         &self,
         block_budget: usize,
     ) -> Result<Vec<DeletedBlocksTransaction>, StoreError>;
+    /// The pending delete transaction `tx_id`, if stored and not executed yet.
+    fn transaction(&self, tx_id: u64) -> Result<Option<DeletedBlocksTransaction>, StoreError>;
     /// The container metadata.
     fn summary(&self) -> Result<MetadataSummary, StoreError>;
     /// Applies `batch` atomically.
@@ -539,6 +541,10 @@ impl ContainerStore for MemoryStore {
         block_budget: usize,
     ) -> Result<Vec<DeletedBlocksTransaction>, StoreError> {
         Ok(self.metadata.read(|m| m.pending(block_budget)))
+    }
+
+    fn transaction(&self, tx_id: u64) -> Result<Option<DeletedBlocksTransaction>, StoreError> {
+        Ok(self.metadata.read(|m| m.transactions.get(&tx_id).cloned()))
     }
 
     fn summary(&self) -> Result<MetadataSummary, StoreError> {
