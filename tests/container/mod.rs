@@ -4,6 +4,7 @@
 //! a checker.
 
 mod disk;
+mod disk_loader;
 mod model;
 mod reconcile;
 mod replica;

@@ -3,6 +3,14 @@
 //! and the container's database as one file under `metadata/`, rewritten atomically on
 //! every batch, so that a restarted datanode reloads exactly what was committed.
 //!
+//! **Durable steps, in this order.** A block's data is fsynced when its write finishes
+//! ([`ContainerStore::finish_write`]), and the `chunks/` directory with it (the file's
+//! entry), so data is durable before any metadata that names it commits. A replaced file
+//! (the database, the tree file) is written to a temporary file, fsynced, renamed over
+//! the old one, and its directory fsynced. An unlinked block file's directory is fsynced
+//! before the call returns, and a truncated file is fsynced. Reads of the database and
+//! the tree file are capped ([`MAX_DB_FILE_BYTES`], [`MAX_TREE_FILE_BYTES`]).
+//!
 //! **The race (HDDS-16811)** needs the cached-handle semantics of file-per-block writes:
 //! here they come from the operating system. A block file unlinked while its handle is
 //! cached keeps receiving writes into the orphaned inode, and finishing the write (closing
@@ -16,15 +24,23 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use super::store::{
-    BlockData, ChunkInfo, ContainerStore, Metadata, MetadataBatch, MetadataSummary, StoreError,
+    BlockData, ContainerStore, Metadata, MetadataBatch, MetadataSummary, StoreError,
 };
 use crate::hdds::command::DeletedBlocksTransaction;
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, LocalId};
 use crate::sync::{Arc, Mutex, arc_from_box};
 
-const DB_MAGIC: &[u8; 8] = b"HRMETA01";
+mod codec;
+use codec::{decode_metadata, encode_metadata};
+
 const DB_FILE: &str = "container.db";
+
+/// The largest database file a replica loads (a container of 5 GiB in 4 KiB chunks needs
+/// about 40 MiB).
+pub const MAX_DB_FILE_BYTES: u64 = 256 << 20;
+/// The largest tree file a replica reads.
+pub const MAX_TREE_FILE_BYTES: u64 = 64 << 20;
 
 /// A replica's storage in a directory.
 #[derive(Debug)]
@@ -55,7 +71,10 @@ impl DiskStore {
     ) -> Result<Self, StoreError> {
         let root = root.into();
         for dir in [root.join("chunks"), root.join("metadata")] {
-            fs::create_dir_all(&dir).map_err(|e| io_error(&dir, &e))?;
+            if !dir.is_dir() {
+                fs::create_dir_all(&dir).map_err(|e| io_error(&dir, &e))?;
+                sync_parent(&dir)?;
+            }
         }
         let store = Self {
             root,
@@ -63,14 +82,12 @@ impl DiskStore {
             handles: Mutex::new(BTreeMap::new()),
             metadata: Mutex::new(Metadata::new(state)),
         };
-        let db = store.db_path();
-        match fs::read(&db) {
-            Ok(bytes) => *store.metadata.lock() = decode_metadata(&bytes)?,
-            Err(e) if e.kind() == ErrorKind::NotFound => {
+        match read_capped(&store.db_path(), MAX_DB_FILE_BYTES)? {
+            Some(bytes) => *store.metadata.lock() = decode_metadata(&bytes, container)?,
+            None => {
                 let initial = store.metadata.lock().clone();
                 store.persist(&initial)?;
             }
-            Err(e) => return Err(io_error(&db, &e)),
         }
         Ok(store)
     }
@@ -117,7 +134,8 @@ impl DiskStore {
         self.root.join("metadata").join(DB_FILE)
     }
 
-    /// Writes `bytes` to `path` through a temporary file and a rename.
+    /// Writes `bytes` to `path` through a fsynced temporary file and a rename, then
+    /// fsyncs the directory: once it returns, the new content survives a power loss.
     fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
         let mut tmp = path.as_os_str().to_owned();
         tmp.push(".tmp");
@@ -125,7 +143,8 @@ impl DiskStore {
         let mut file = File::create(&tmp).map_err(|e| io_error(&tmp, &e))?;
         file.write_all(bytes).map_err(|e| io_error(&tmp, &e))?;
         file.sync_all().map_err(|e| io_error(&tmp, &e))?;
-        fs::rename(&tmp, path).map_err(|e| io_error(path, &e))
+        fs::rename(&tmp, path).map_err(|e| io_error(path, &e))?;
+        sync_parent(path)
     }
 
     fn persist(&self, metadata: &Metadata) -> Result<(), StoreError> {
@@ -166,11 +185,15 @@ impl ContainerStore for DiskStore {
     }
 
     fn finish_write(&self, block: LocalId) -> Result<(), StoreError> {
-        // Dropping the handle closes it.
-        self.handles.lock().remove(&block);
         let path = self.block_path(block);
+        // The data is made durable before the handle is closed (dropped) and before any
+        // metadata naming it can commit; then the file's directory entry.
+        let handle = self.handles.lock().remove(&block);
+        if let Some(file) = handle {
+            file.sync_data().map_err(|e| io_error(&path, &e))?;
+        }
         match fs::metadata(&path) {
-            Ok(_) => Ok(()),
+            Ok(_) => sync_parent(&path),
             Err(e) if e.kind() == ErrorKind::NotFound => {
                 Err(StoreError::ChunkFileNotFound { block })
             }
@@ -216,7 +239,7 @@ impl ContainerStore for DiskStore {
     fn delete_block_file(&self, block: LocalId) -> Result<bool, StoreError> {
         let path = self.block_path(block);
         match fs::remove_file(&path) {
-            Ok(()) => Ok(true),
+            Ok(()) => sync_parent(&path).map(|()| true),
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(false),
             Err(e) => Err(io_error(&path, &e)),
         }
@@ -234,6 +257,7 @@ impl ContainerStore for DiskStore {
                 let current = file.metadata().map_err(|e| io_error(&path, &e))?.len();
                 if len < current {
                     file.set_len(len).map_err(|e| io_error(&path, &e))?;
+                    file.sync_data().map_err(|e| io_error(&path, &e))?;
                 }
                 Ok(())
             }
@@ -294,16 +318,7 @@ impl ContainerStore for DiskStore {
     }
 
     fn read_tree_file(&self) -> Result<Option<Vec<u8>>, StoreError> {
-        let path = self.tree_path();
-        let mut file = match File::open(&path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(io_error(&path, &e)),
-        };
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)
-            .map_err(|e| io_error(&path, &e))?;
-        Ok(Some(bytes))
+        read_capped(&self.tree_path(), MAX_TREE_FILE_BYTES)
     }
 
     fn write_tree_file(&self, bytes: &[u8]) -> Result<(), StoreError> {
@@ -311,181 +326,33 @@ impl ContainerStore for DiskStore {
     }
 }
 
-// ---------------------------------------------------------------------------------------
-// Database file encoding
-// ---------------------------------------------------------------------------------------
-
-fn state_code(state: ContainerState) -> u8 {
-    match state {
-        ContainerState::Open => 1,
-        ContainerState::Closing => 2,
-        ContainerState::QuasiClosed => 3,
-        ContainerState::Closed => 4,
-        ContainerState::Unhealthy => 5,
-        ContainerState::Invalid => 6,
-        ContainerState::Deleted => 7,
-        ContainerState::Recovering => 8,
-    }
-}
-
-fn state_of(code: u8) -> Option<ContainerState> {
-    Some(match code {
-        1 => ContainerState::Open,
-        2 => ContainerState::Closing,
-        3 => ContainerState::QuasiClosed,
-        4 => ContainerState::Closed,
-        5 => ContainerState::Unhealthy,
-        6 => ContainerState::Invalid,
-        7 => ContainerState::Deleted,
-        8 => ContainerState::Recovering,
-        _ => return None,
-    })
-}
-
-fn encode_metadata(m: &Metadata) -> Vec<u8> {
-    let mut out = DB_MAGIC.to_vec();
-    let u64s = |out: &mut Vec<u8>, v: u64| out.extend_from_slice(&v.to_be_bytes());
-    out.push(state_code(m.state));
-    u64s(&mut out, m.last_delete_tx_id);
-    match m.data_checksum {
-        Some(c) => {
-            out.push(1);
-            u64s(&mut out, c);
-        }
-        None => out.push(0),
-    }
-    u64s(&mut out, m.blocks.len() as u64);
-    for block in m.blocks.values() {
-        u64s(&mut out, block.local_id);
-        u64s(&mut out, block.chunks.len() as u64);
-        for chunk in &block.chunks {
-            u64s(&mut out, chunk.offset);
-            u64s(&mut out, chunk.length);
-            out.extend_from_slice(&chunk.bytes_per_checksum.to_be_bytes());
-            u64s(&mut out, chunk.checksums.len() as u64);
-            for c in &chunk.checksums {
-                out.extend_from_slice(&c.to_be_bytes());
-            }
-        }
-    }
-    u64s(&mut out, m.transactions.len() as u64);
-    for tx in m.transactions.values() {
-        u64s(&mut out, tx.tx_id);
-        u64s(&mut out, tx.container.0);
-        u64s(&mut out, tx.local_ids.len() as u64);
-        for id in &tx.local_ids {
-            u64s(&mut out, *id);
-        }
-    }
-    let crc = crc32c::crc32c(&out);
-    out.extend_from_slice(&crc.to_be_bytes());
-    out
-}
-
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-fn corrupt(reason: impl Into<String>) -> StoreError {
-    StoreError::CorruptMetadata {
-        reason: reason.into(),
-    }
-}
-
-impl Cursor<'_> {
-    fn take<const N: usize>(&mut self) -> Result<[u8; N], StoreError> {
-        let end = self
-            .at
-            .checked_add(N)
-            .filter(|e| *e <= self.bytes.len())
-            .ok_or_else(|| corrupt(format!("truncated at byte {}", self.at)))?;
-        let mut buf = [0u8; N];
-        buf.copy_from_slice(&self.bytes[self.at..end]);
-        self.at = end;
-        Ok(buf)
-    }
-
-    fn u64(&mut self) -> Result<u64, StoreError> {
-        self.take::<8>().map(u64::from_be_bytes)
-    }
-
-    fn u32(&mut self) -> Result<u32, StoreError> {
-        self.take::<4>().map(u32::from_be_bytes)
-    }
-
-    fn u8(&mut self) -> Result<u8, StoreError> {
-        self.take::<1>().map(|b| b[0])
-    }
-
-    /// A count of items of at least `min_size` bytes that the rest of the file can hold.
-    fn count(&mut self, min_size: usize) -> Result<usize, StoreError> {
-        let count = self.u64()?;
-        let fits = (self.bytes.len() - self.at) / min_size.max(1);
-        usize::try_from(count)
-            .ok()
-            .filter(|c| *c <= fits)
-            .ok_or_else(|| corrupt(format!("count {count} exceeds the file")))
-    }
-}
-
-fn decode_metadata(bytes: &[u8]) -> Result<Metadata, StoreError> {
-    if bytes.len() < DB_MAGIC.len() + 4 || &bytes[..DB_MAGIC.len()] != DB_MAGIC {
-        return Err(corrupt("not a container database file"));
-    }
-    let (content, trailer) = bytes.split_at(bytes.len() - 4);
-    let stored = u32::from_be_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
-    if stored != crc32c::crc32c(content) {
-        return Err(corrupt("file checksum mismatch"));
-    }
-    let mut c = Cursor {
-        bytes: content,
-        at: DB_MAGIC.len(),
+/// Fsyncs the directory holding `path`, making a create, rename or unlink in it durable.
+fn sync_parent(path: &Path) -> Result<(), StoreError> {
+    let Some(dir) = path.parent() else {
+        return Ok(());
     };
-    let state = state_of(c.u8()?).ok_or_else(|| corrupt("unknown state"))?;
-    let mut m = Metadata::new(state);
-    m.last_delete_tx_id = c.u64()?;
-    m.data_checksum = match c.u8()? {
-        0 => None,
-        1 => Some(c.u64()?),
-        other => return Err(corrupt(format!("flag byte {other}"))),
+    File::open(dir)
+        .and_then(|dir| dir.sync_all())
+        .map_err(|e| io_error(dir, &e))
+}
+
+/// The bytes of `path`, `None` if there is no such file; a file longer than `limit` bytes
+/// is [`StoreError::FileTooLarge`], and nothing past the limit is read.
+fn read_capped(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, StoreError> {
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_error(path, &e)),
     };
-    for _ in 0..c.count(16)? {
-        let id = c.u64()?;
-        let mut chunks = Vec::new();
-        for _ in 0..c.count(28)? {
-            let offset = c.u64()?;
-            let length = c.u64()?;
-            let bytes_per_checksum = c.u32()?;
-            let checksums = (0..c.count(4)?)
-                .map(|_| c.u32())
-                .collect::<Result<Vec<_>, _>>()?;
-            chunks.push(ChunkInfo {
-                offset,
-                length,
-                bytes_per_checksum,
-                checksums,
-            });
-        }
-        m.blocks.insert(id, BlockData::new(id, chunks));
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_error(path, &e))?;
+    if bytes.len() as u64 > limit {
+        return Err(StoreError::FileTooLarge {
+            what: path.display().to_string(),
+            limit,
+        });
     }
-    for _ in 0..c.count(24)? {
-        let tx_id = c.u64()?;
-        let container = ContainerId(c.u64()?);
-        let local_ids = (0..c.count(8)?)
-            .map(|_| c.u64())
-            .collect::<Result<Vec<_>, _>>()?;
-        m.transactions.insert(
-            tx_id,
-            DeletedBlocksTransaction {
-                tx_id,
-                container,
-                local_ids,
-            },
-        );
-    }
-    if c.at != content.len() {
-        return Err(corrupt("trailing bytes"));
-    }
-    Ok(m)
+    Ok(Some(bytes))
 }

@@ -164,6 +164,14 @@ pub enum StoreError {
         /// Where the database was looked for.
         path: String,
     },
+    /// A file longer than the store reads (a damaged or foreign file).
+    #[error("{what} is longer than the {limit} bytes a replica reads")]
+    FileTooLarge {
+        /// The file.
+        what: String,
+        /// The cap, in bytes.
+        limit: u64,
+    },
     /// Persisted metadata that cannot be read back.
     #[error("corrupt container metadata: {reason}")]
     CorruptMetadata {
