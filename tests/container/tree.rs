@@ -180,3 +180,76 @@ fn a_malformed_tree_file_is_a_typed_error_for_the_replica() {
         "{err}"
     );
 }
+
+mod fuzz {
+    //! Fuzzing the tree-file decoder: arbitrary bytes, and valid files with damage, decode
+    //! or are a typed error; a decoded tree encodes back to the same bytes.
+
+    use proptest::prelude::*;
+    use proptest::test_runner::FileFailurePersistence;
+
+    use hadoop_ref::datanode::container::merkle::{
+        self, ContainerChecksumInfo, ContainerMerkleTree,
+    };
+    use hadoop_ref::datanode::container::store::{BlockData, ChunkInfo};
+    use hadoop_ref::sim::replica_node::CONTAINER;
+
+    fn valid_file() -> Vec<u8> {
+        let blocks: Vec<BlockData> = (1..4u64)
+            .map(|id| {
+                BlockData::new(
+                    id,
+                    [
+                        ChunkInfo::for_data(0, &[id as u8; 8], 4),
+                        ChunkInfo::for_data(8, &[7; 4], 4),
+                    ],
+                )
+            })
+            .collect();
+        let mut tree = ContainerMerkleTree::from_metadata(&blocks);
+        tree.compute_root();
+        merkle::encode(&ContainerChecksumInfo {
+            container: CONTAINER,
+            tree,
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 512,
+            failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+                "proptest-regressions/tree_decoder.txt",
+            ))),
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn arbitrary_bytes_never_panic_the_tree_decoder(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
+            if let Ok(info) = merkle::decode(&bytes) {
+                prop_assert_eq!(merkle::decode(&merkle::encode(&info)), Ok(info));
+            }
+        }
+
+        #[test]
+        fn damaged_tree_files_never_panic_the_decoder(
+            at in any::<usize>(),
+            with in proptest::collection::vec(any::<u8>(), 1..9),
+            truncate in any::<bool>(),
+        ) {
+            let mut bytes = valid_file();
+            let at = at % bytes.len();
+            if truncate {
+                bytes.truncate(at);
+            } else {
+                for (offset, byte) in with.iter().enumerate() {
+                    if let Some(slot) = bytes.get_mut(at + offset) {
+                        *slot = *byte;
+                    }
+                }
+            }
+            if let Ok(info) = merkle::decode(&bytes) {
+                prop_assert_eq!(merkle::decode(&merkle::encode(&info)), Ok(info));
+            }
+        }
+    }
+}

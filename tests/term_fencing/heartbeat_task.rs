@@ -209,3 +209,111 @@ fn follower_hands_out_queued_commands_without_a_term() {
     }
     assert_eq!(scm.queued_for(DatanodeId(1)), 0);
 }
+
+mod fuzz {
+    //! Fuzzing `processResponse`: any response, well-formed or not, is taken or refused
+    //! with a typed error; a refused one changes neither the term nor the queue.
+
+    use proptest::prelude::*;
+    use proptest::test_runner::FileFailurePersistence;
+
+    use hadoop_ref::datanode::DatanodeError;
+    use hadoop_ref::hdds::command::{CommandId, CommandKind, DeletedBlocksTransaction, ScmCommand};
+    use hadoop_ref::hdds::heartbeat::HeartbeatResponse;
+    use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, ScmId};
+    use hadoop_ref::sim::scm_endpoint::InProcessScm;
+
+    use super::{fixed_context, task_for};
+
+    fn term() -> impl Strategy<Value = i64> {
+        prop_oneof![-3..12i64, any::<i64>()]
+    }
+
+    fn kind() -> impl Strategy<Value = CommandKind> {
+        let container = (0..4u64).prop_map(ContainerId);
+        let datanodes = proptest::collection::vec((0..4u64).prop_map(DatanodeId), 0..3);
+        prop_oneof![
+            (container.clone(), any::<bool>())
+                .prop_map(|(container, force)| CommandKind::DeleteContainer { container, force }),
+            (container.clone(), any::<bool>())
+                .prop_map(|(container, force)| CommandKind::CloseContainer { container, force }),
+            (container.clone(), datanodes.clone()).prop_map(|(container, sources)| {
+                CommandKind::ReplicateContainer { container, sources }
+            }),
+            (container.clone(), datanodes).prop_map(|(container, peers)| {
+                CommandKind::ReconcileContainer { container, peers }
+            }),
+            proptest::collection::vec(
+                (
+                    any::<u64>(),
+                    container,
+                    proptest::collection::vec(any::<u64>(), 0..3)
+                ),
+                0..3
+            )
+            .prop_map(|txs| CommandKind::DeleteBlocks {
+                transactions: txs
+                    .into_iter()
+                    .map(|(tx_id, container, local_ids)| DeletedBlocksTransaction {
+                        tx_id,
+                        container,
+                        local_ids,
+                    })
+                    .collect(),
+            }),
+            Just(CommandKind::Reregister),
+        ]
+    }
+
+    fn response() -> impl Strategy<Value = HeartbeatResponse> {
+        (
+            (1..3u64).prop_map(DatanodeId),
+            proptest::option::of(term()),
+            proptest::collection::vec((any::<u64>(), term(), any::<u64>(), kind()), 0..6),
+        )
+            .prop_map(|(datanode, term, commands)| HeartbeatResponse {
+                datanode,
+                term,
+                commands: commands
+                    .into_iter()
+                    .map(|(id, term, deadline_ms, kind)| ScmCommand {
+                        id: CommandId(id),
+                        term,
+                        deadline_ms,
+                        kind,
+                    })
+                    .collect(),
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 512,
+            failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+                "proptest-regressions/heartbeat_response.txt",
+            ))),
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn arbitrary_heartbeat_responses_never_panic(responses in proptest::collection::vec(response(), 1..6)) {
+            let scm = InProcessScm::new(ScmId(1));
+            let context = fixed_context();
+            let task = task_for(&scm, &context);
+            task.endpoint().set_state(hadoop_ref::datanode::state_context::EndpointState::Heartbeat);
+            for response in responses {
+                let before = (context.observe(), context.queue_len());
+                match task.process_response(response) {
+                    Ok(_) => {}
+                    Err(
+                        DatanodeError::ResponseForAnotherDatanode { .. }
+                        | DatanodeError::InvalidTerm { .. },
+                    ) => {
+                        prop_assert_eq!((context.observe(), context.queue_len()), before);
+                    }
+                    Err(_) => {}
+                }
+            }
+        }
+    }
+}
