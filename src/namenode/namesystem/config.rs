@@ -131,6 +131,13 @@ pub struct NamenodeConfig {
     pub safemode_threshold_per_mille: u64,
     /// Bound of the pending queue.
     pub pending_queue_limit: usize,
+    /// Bound of the replicas of unknown blocks one storage may have waiting for deletion
+    /// (HDFS's `InvalidateBlocks` is unbounded). A standby hands out no deletions, so
+    /// without a bound every report of a block it does not know would be kept until
+    /// failover; past it such a report is dropped and counted
+    /// (`BlockMetrics::unknown_replica_deletions_dropped`), and the storage's next report
+    /// offers the replica again.
+    pub unknown_replica_deletions_per_storage_limit: usize,
     /// How an equal-GS RBW of a COMPLETE block is judged.
     pub rbw_rule: RbwOnCompleteRule,
     /// Seed of the excess-replica choice. HDFS picks the replica to delete by rack and
@@ -153,6 +160,7 @@ impl Default for NamenodeConfig {
             safe_replication: 1,
             safemode_threshold_per_mille: 999,
             pending_queue_limit: 1_000_000,
+            unknown_replica_deletions_per_storage_limit: 100_000,
             rbw_rule: RbwOnCompleteRule::IgnoreEqualGs,
             excess_choice_seed: 0,
             namenode_id: None,

@@ -270,10 +270,7 @@ impl State {
         let Some(stored) = self.blocks.get(&reported.id) else {
             self.trace_processed(report, Some("unknown block"));
             if origin != Origin::FirstFullReport {
-                self.pending_deletion
-                    .entry(storage)
-                    .or_default()
-                    .insert(reported.id, reported);
+                self.record_unknown_replica(storage, reported);
             }
             return None;
         };
@@ -291,6 +288,17 @@ impl State {
             length: stored.block.length,
             state: stored.state,
         })
+    }
+
+    /// Records a replica of an unknown block for deletion, up to the storage's bound.
+    fn record_unknown_replica(&mut self, storage: StorageId, reported: Block) {
+        let limit = self.config.unknown_replica_deletions_per_storage_limit;
+        let waiting = self.pending_deletion.entry(storage).or_default();
+        if waiting.len() >= limit && !waiting.contains_key(&reported.id) {
+            self.metrics.unknown_replica_deletions_dropped += 1;
+            return;
+        }
+        waiting.insert(reported.id, reported);
     }
 
     /// A replica judged healthy: one of the replicas expected to finish a block under

@@ -84,6 +84,9 @@ pub struct BlockMetrics {
     pub corrupt_marked_while_postponing: u64,
     /// Replicas scheduled for deletion as corrupt or excess.
     pub deletions_scheduled: u64,
+    /// Replicas of unknown blocks not recorded for deletion because their storage had
+    /// `unknown_replica_deletions_per_storage_limit` waiting already.
+    pub unknown_replica_deletions_dropped: u64,
 }
 
 /// A consistent copy of a namesystem's observable state, taken under its lock: what the
