@@ -9,7 +9,7 @@ pub(super) use loom::sync::{
 /// every clone and drop a scheduling point that two threads' drops of one `Arc` depend
 /// on, which multiplies the executions of every model without exploring any order the
 /// protocol can tell apart. Loom still sees every lock and atomic behind the `Arc`.
-pub use std::sync::Arc;
+pub use std::sync::{Arc, Weak};
 
 /// Atomic integers (`loom::sync::atomic`).
 pub mod atomic {

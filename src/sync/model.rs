@@ -17,7 +17,7 @@ use backend::{
     RawCondvar, RawMutex, RawMutexGuard, RawRwLock, RawRwLockReadGuard, RawRwLockWriteGuard,
 };
 
-pub use backend::{Arc, arc_from_box, atomic, run_example, thread};
+pub use backend::{Arc, Weak, arc_from_box, atomic, run_example, thread};
 
 /// Runs a documentation example of a production driver (threads paced by the wall
 /// clock): in the model builds, not at all. Its free-running loops never end within a

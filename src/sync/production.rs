@@ -3,7 +3,7 @@
 
 pub use arc_swap::ArcSwap;
 pub use parking_lot::{Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
-pub use std::sync::Arc;
+pub use std::sync::{Arc, Weak};
 
 /// Atomic integers (`std::sync::atomic`).
 pub mod atomic {

@@ -6,7 +6,7 @@ pub(super) use shuttle::sync::{
     RwLockReadGuard as RawRwLockReadGuard, RwLockWriteGuard as RawRwLockWriteGuard,
 };
 
-pub use shuttle::sync::Arc;
+pub use shuttle::sync::{Arc, Weak};
 
 /// Atomic integers (`shuttle::sync::atomic`; shuttle treats every ordering as `SeqCst`).
 pub mod atomic {

@@ -120,13 +120,18 @@ fn a_corrupt_database_file_is_a_typed_error() {
     let dir = tempfile::tempdir().unwrap();
     drop(DiskStore::open(dir.path(), CONTAINER, ContainerState::Closed).unwrap());
     let db = dir.path().join("metadata").join("container.db");
-    let mut bytes = std::fs::read(&db).unwrap();
-    bytes[9] ^= 0x55;
-    std::fs::write(&db, &bytes).unwrap();
-    assert!(matches!(
-        DiskStore::open(dir.path(), CONTAINER, ContainerState::Closed),
-        Err(StoreError::CorruptMetadata { .. })
-    ));
-    std::fs::write(&db, b"").unwrap();
-    assert!(DiskStore::open(dir.path(), CONTAINER, ContainerState::Closed).is_err());
+    let valid = std::fs::read(&db).unwrap();
+    let mut damaged = valid.clone();
+    for byte in &mut damaged[..64] {
+        *byte ^= 0x55;
+    }
+    for bytes in [damaged, Vec::new(), b"not a database".to_vec()] {
+        std::fs::write(&db, &bytes).unwrap();
+        let opened = DiskStore::open(dir.path(), CONTAINER, ContainerState::Closed);
+        assert!(
+            matches!(opened, Err(StoreError::CorruptMetadata { .. })),
+            "{} byte(s): {opened:?}",
+            bytes.len()
+        );
+    }
 }

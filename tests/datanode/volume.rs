@@ -82,6 +82,8 @@ fn a_disk_volume_finds_its_replicas_again_and_removes_their_directories() {
     std::fs::write(dir.path().join("notes.txt"), b"x").unwrap();
     std::fs::write(dir.path().join("17"), b"x").unwrap();
 
+    // A datanode process owns a volume: the staged store goes with the old one.
+    drop(store);
     let reopened = DiskVolume::open(dir.path()).unwrap();
     assert_eq!(reopened.containers().unwrap(), vec![C1, ContainerId(2)]);
     let summary = reopened.open(ContainerId(2)).unwrap().summary().unwrap();

@@ -1,7 +1,7 @@
 //! A replica kept in a directory, as a datanode keeps it: one file per block under
 //! `chunks/`, the tree file under `metadata/` (written to a temporary file and renamed),
-//! and the container's database as one file under `metadata/`, rewritten atomically on
-//! every batch, so that a restarted datanode reloads exactly what was committed.
+//! and the container's database under `metadata/` (redb, [`db`]), where each batch is one
+//! durable transaction, so that a restarted datanode reloads exactly what was committed.
 //!
 //! **Durable steps, in this order.** A block's data is fsynced when its write finishes
 //! ([`ContainerStore::finish_write`]), and the `chunks/` directory with it (the file's
@@ -9,7 +9,8 @@
 //! (the database, the tree file) is written to a temporary file, fsynced, renamed over
 //! the old one, and its directory fsynced. An unlinked block file's directory is fsynced
 //! before the call returns, and a truncated file is fsynced. Reads of the database and
-//! the tree file are capped ([`MAX_DB_FILE_BYTES`], [`MAX_TREE_FILE_BYTES`]).
+//! the tree file are capped ([`MAX_TREE_FILE_BYTES`]); the database commits a batch in
+//! one transaction that is durable when [`ContainerStore::commit`] returns.
 //!
 //! **The race (HDDS-16811)** needs the cached-handle semantics of file-per-block writes:
 //! here they come from the operating system. A block file unlinked while its handle is
@@ -32,13 +33,11 @@ use crate::hdds::ids::{ContainerId, LocalId};
 use crate::sync::{Arc, Mutex, arc_from_box};
 
 mod codec;
-use codec::{decode_metadata, encode_metadata};
+pub mod db;
+use db::{ContainerDb, DatabaseRegistry};
 
 const DB_FILE: &str = "container.db";
 
-/// The largest database file a replica loads (a container of 5 GiB in 4 KiB chunks needs
-/// about 40 MiB).
-pub const MAX_DB_FILE_BYTES: u64 = 256 << 20;
 /// The largest tree file a replica reads.
 pub const MAX_TREE_FILE_BYTES: u64 = 64 << 20;
 
@@ -49,8 +48,9 @@ pub struct DiskStore {
     container: ContainerId,
     /// The open-file cache of block files (`FilePerBlockStrategy`).
     handles: Mutex<BTreeMap<LocalId, File>>,
-    /// The database as last committed; the file under `metadata/` is its durable copy.
+    /// The database as last committed, in memory; [`ContainerDb`] is its durable copy.
     metadata: Mutex<Metadata>,
+    db: ContainerDb,
 }
 
 /// An operating-system failure on `what`.
@@ -69,27 +69,7 @@ impl DiskStore {
         container: ContainerId,
         state: ContainerState,
     ) -> Result<Self, StoreError> {
-        let root = root.into();
-        for dir in [root.join("chunks"), root.join("metadata")] {
-            if !dir.is_dir() {
-                fs::create_dir_all(&dir).map_err(|e| io_error(&dir, &e))?;
-                sync_parent(&dir)?;
-            }
-        }
-        let store = Self {
-            root,
-            container,
-            handles: Mutex::new(BTreeMap::new()),
-            metadata: Mutex::new(Metadata::new(state)),
-        };
-        match read_capped(&store.db_path(), MAX_DB_FILE_BYTES)? {
-            Some(bytes) => *store.metadata.lock() = decode_metadata(&bytes, container)?,
-            None => {
-                let initial = store.metadata.lock().clone();
-                store.persist(&initial)?;
-            }
-        }
-        Ok(store)
+        Self::open_in(root.into(), container, Some(state), None)
     }
 
     /// Opens the replica kept in `root`, which must hold its database: a directory without
@@ -98,14 +78,54 @@ impl DiskStore {
         root: impl Into<PathBuf>,
         container: ContainerId,
     ) -> Result<Self, StoreError> {
-        let root = root.into();
-        let db = root.join("metadata").join(DB_FILE);
-        if !db.is_file() {
-            return Err(StoreError::NoDatabase {
-                path: db.display().to_string(),
-            });
-        }
-        Self::open(root, container, ContainerState::Invalid)
+        Self::open_in(root.into(), container, None, None)
+    }
+
+    /// [`open`](Self::open) (with `state`) or [`open_existing`](Self::open_existing)
+    /// (without), sharing the database with every other store of the replica opened
+    /// through `registry`: how a volume opens its replicas.
+    pub fn open_registered(
+        root: impl Into<PathBuf>,
+        container: ContainerId,
+        state: Option<ContainerState>,
+        registry: &DatabaseRegistry,
+    ) -> Result<Self, StoreError> {
+        Self::open_in(root.into(), container, state, Some(registry))
+    }
+
+    fn open_in(
+        root: PathBuf,
+        container: ContainerId,
+        create_in: Option<ContainerState>,
+        registry: Option<&DatabaseRegistry>,
+    ) -> Result<Self, StoreError> {
+        let path = root.join("metadata").join(DB_FILE);
+        let (db, metadata) = match (path.is_file(), create_in) {
+            (true, _) => ContainerDb::open(&path, container, registry)?,
+            (false, Some(state)) => {
+                for dir in [root.join("chunks"), root.join("metadata")] {
+                    if !dir.is_dir() {
+                        fs::create_dir_all(&dir).map_err(|e| io_error(&dir, &e))?;
+                        sync_parent(&dir)?;
+                    }
+                }
+                let created = ContainerDb::create(&path, container, state, registry)?;
+                sync_parent(&path)?;
+                created
+            }
+            (false, None) => {
+                return Err(StoreError::NoDatabase {
+                    path: path.display().to_string(),
+                });
+            }
+        };
+        Ok(Self {
+            root,
+            container,
+            handles: Mutex::new(BTreeMap::new()),
+            metadata: Mutex::new(metadata),
+            db,
+        })
     }
 
     /// Wraps the store as the `Arc<dyn ContainerStore>` a replica takes.
@@ -130,10 +150,6 @@ impl DiskStore {
             .join(format!("{}.tree", self.container.0))
     }
 
-    fn db_path(&self) -> PathBuf {
-        self.root.join("metadata").join(DB_FILE)
-    }
-
     /// Writes `bytes` to `path` through a fsynced temporary file and a rename, then
     /// fsyncs the directory: once it returns, the new content survives a power loss.
     fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
@@ -145,10 +161,6 @@ impl DiskStore {
         file.sync_all().map_err(|e| io_error(&tmp, &e))?;
         fs::rename(&tmp, path).map_err(|e| io_error(path, &e))?;
         sync_parent(path)
-    }
-
-    fn persist(&self, metadata: &Metadata) -> Result<(), StoreError> {
-        Self::replace_file(&self.db_path(), &encode_metadata(metadata))
     }
 }
 
@@ -309,11 +321,10 @@ impl ContainerStore for DiskStore {
     }
 
     fn commit(&self, batch: MetadataBatch) -> Result<(), StoreError> {
+        // Durable first, then visible: a failed commit leaves memory as the database is.
         let mut metadata = self.metadata.lock();
-        let mut next = metadata.clone();
-        next.apply(batch);
-        self.persist(&next)?;
-        *metadata = next;
+        self.db.commit(&batch)?;
+        metadata.apply(batch);
         Ok(())
     }
 

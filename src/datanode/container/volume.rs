@@ -20,6 +20,7 @@ use std::fs;
 use std::io::ErrorKind;
 use std::path::PathBuf;
 
+use super::disk::db::DatabaseRegistry;
 use super::disk::{DiskStore, io_error};
 use super::store::{ContainerStore, MemoryStore, StoreError};
 use crate::hdds::container::ContainerState;
@@ -204,6 +205,8 @@ pub struct DiskVolume {
     /// Orders the volume's own check-then-act steps (is a replica here? then create,
     /// rename): one datanode process owns a volume.
     changes: Arc<Mutex<()>>,
+    /// The replicas' open databases, shared by every store of a replica.
+    databases: DatabaseRegistry,
 }
 
 const STAGING_PREFIX: &str = ".staging-";
@@ -218,6 +221,7 @@ impl DiskVolume {
         let volume = Self {
             root,
             changes: Arc::new(Mutex::new(())),
+            databases: DatabaseRegistry::new(),
         };
         volume.clear_leftovers()?;
         Ok(volume)
@@ -292,9 +296,14 @@ impl ContainerVolume for DiskVolume {
     }
 
     fn open(&self, container: ContainerId) -> Result<Arc<dyn ContainerStore>, VolumeError> {
-        DiskStore::open_existing(self.container_dir(container), container)
-            .map(DiskStore::shared)
-            .map_err(|source| VolumeError::Store { container, source })
+        DiskStore::open_registered(
+            self.container_dir(container),
+            container,
+            None,
+            &self.databases,
+        )
+        .map(DiskStore::shared)
+        .map_err(|source| VolumeError::Store { container, source })
     }
 
     fn adopt(
@@ -322,7 +331,7 @@ impl ContainerVolume for DiskVolume {
             Err(e) => return Err(Self::io(&staging, &e)),
             Ok(()) => {}
         }
-        DiskStore::open(staging, container, state)
+        DiskStore::open_registered(staging, container, Some(state), &self.databases)
             .map(DiskStore::shared)
             .map_err(|source| VolumeError::Store { container, source })
     }
@@ -343,6 +352,7 @@ impl ContainerVolume for DiskVolume {
 
     fn discard(&self, container: ContainerId) -> Result<(), VolumeError> {
         let _changes = self.changes.lock();
+        self.databases.forget(container);
         self.clear(&self.staging_dir(container))
     }
 
@@ -356,6 +366,7 @@ impl ContainerVolume for DiskVolume {
         }
         // The replica is out of the listing: a crash from here on leaves a tombstone that
         // the next listing clears.
+        self.databases.forget(container);
         self.clear(&tombstone)
     }
 }
