@@ -230,12 +230,12 @@ proptest! {
     }
 }
 
-/// Postmortem (found by `arbitrary_edit_batches_never_panic_nor_diverge`): an `OP_CLOSE`
-/// listing a block the file did not have appended it under construction, then refused the
-/// close; the active kept the block and logged nothing, so a standby replaying the log no
-/// longer matched it.
+/// Postmortem (found by `arbitrary_edit_batches_never_panic_nor_diverge`, twice): an
+/// `OP_CLOSE` listing a block the file did not have appended it under construction, and
+/// one listing fewer blocks removed the others, then refused the close; the active kept
+/// the change and logged nothing, so a standby replaying the log no longer matched it.
 #[test]
-fn close_adding_a_block_is_refused_before_it_changes_anything() {
+fn close_changing_the_block_list_is_refused_before_it_changes_anything() {
     let ns = active();
     created(&ns);
     let before = namespace(&ns.view());
@@ -247,11 +247,27 @@ fn close_adding_a_block_is_refused_before_it_changes_anything() {
         ns.apply_edits(&[close]),
         Err((
             0,
-            ReplayError::FileNotComplete {
+            ReplayError::CloseChangesBlockList {
                 file: FILE,
-                block: BlockId(5)
+                stored: 0,
+                edit: 1
             }
         ))
     );
+    assert_eq!(namespace(&ns.view()), before);
+    let two = EditOp::UpdateBlocks {
+        file: FILE,
+        blocks: vec![block(BlockId(4), 1, 0), block(BlockId(5), 1, 0)],
+    };
+    assert_eq!(ns.apply_edits(&[two]), Ok(1));
+    let before = namespace(&ns.view());
+    let dropping = EditOp::Close {
+        file: FILE,
+        blocks: vec![block(BlockId(4), 1, 0)],
+    };
+    assert!(matches!(
+        ns.apply_edits(&[dropping]),
+        Err((0, ReplayError::CloseChangesBlockList { .. }))
+    ));
     assert_eq!(namespace(&ns.view()), before);
 }

@@ -177,6 +177,17 @@ pub enum ReplayError {
         /// The block listed twice.
         block: BlockId,
     },
+    /// `OP_CLOSE` with another number of blocks than the file has (HDFS's replay takes
+    /// one that drops an under-construction block; the active never logs one).
+    #[error("file {file:?}: the close lists {edit} block(s), the file has {stored}")]
+    CloseChangesBlockList {
+        /// The file.
+        file: FileId,
+        /// Blocks the file has.
+        stored: usize,
+        /// Blocks the close lists.
+        edit: usize,
+    },
     /// A file lists a block the namespace has no entry for: the namespace is inconsistent,
     /// and the edit is refused rather than applied on top of it.
     #[error("file {file:?} lists block {block:?}, which the namespace does not hold")]

@@ -247,12 +247,14 @@ impl State {
             .blocks
             .clone();
         self.check_block_list(file, &stored_ids, edit)?;
-        if close && let Some(added) = edit.get(stored_ids.len()) {
-            // A block the close adds would be under construction: the file cannot close,
-            // and the edit is refused before it changes anything.
-            return Err(ReplayError::FileNotComplete {
+        if close && edit.len() != stored_ids.len() {
+            // A close names the file's blocks: the active abandons a block with
+            // OP_UPDATE_BLOCKS first, and a block a close added could not be complete.
+            // Refused before anything changes.
+            return Err(ReplayError::CloseChangesBlockList {
                 file,
-                block: added.id,
+                stored: stored_ids.len(),
+                edit: edit.len(),
             });
         }
         self.update_stored_blocks(&stored_ids, edit, close);
