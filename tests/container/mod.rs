@@ -5,6 +5,7 @@
 
 mod disk;
 mod disk_loader;
+mod disk_recovery;
 mod model;
 mod reconcile;
 mod replica;

@@ -34,7 +34,9 @@ use crate::sync::{Arc, Mutex, arc_from_box};
 
 mod codec;
 pub mod db;
+mod recovery;
 use db::{ContainerDb, DatabaseRegistry};
+pub use recovery::Recovery;
 
 const DB_FILE: &str = "container.db";
 
@@ -51,6 +53,8 @@ pub struct DiskStore {
     /// The database as last committed, in memory; [`ContainerDb`] is its durable copy.
     metadata: Mutex<Metadata>,
     db: ContainerDb,
+    /// What recovery did when this store opened an existing replica.
+    recovery: Recovery,
 }
 
 /// An operating-system failure on `what`.
@@ -100,7 +104,8 @@ impl DiskStore {
         registry: Option<&DatabaseRegistry>,
     ) -> Result<Self, StoreError> {
         let path = root.join("metadata").join(DB_FILE);
-        let (db, metadata) = match (path.is_file(), create_in) {
+        let existing = path.is_file();
+        let (db, metadata) = match (existing, create_in) {
             (true, _) => ContainerDb::open(&path, container, registry)?,
             (false, Some(state)) => {
                 for dir in [root.join("chunks"), root.join("metadata")] {
@@ -119,13 +124,23 @@ impl DiskStore {
                 });
             }
         };
-        Ok(Self {
+        let mut store = Self {
             root,
             container,
             handles: Mutex::new(BTreeMap::new()),
             metadata: Mutex::new(metadata),
             db,
-        })
+            recovery: Recovery::default(),
+        };
+        if existing {
+            store.recovery = recovery::recover(&store)?;
+        }
+        Ok(store)
+    }
+
+    /// What recovery did when this store opened the replica (nothing for a new one).
+    pub fn recovery(&self) -> &Recovery {
+        &self.recovery
     }
 
     /// Wraps the store as the `Arc<dyn ContainerStore>` a replica takes.
