@@ -127,6 +127,22 @@ impl ReplicaNode {
         })
     }
 
+    /// A datanode restarted over `store`, which holds the replica as the last run left it:
+    /// the replica is loaded, nothing is written.
+    pub fn reopened(
+        datanode: DatanodeId,
+        config: ContainerConfig,
+        store: Arc<dyn ContainerStore>,
+    ) -> Result<Self, ContainerError> {
+        let handler = Arc::new(KeyValueHandler::new(datanode, config));
+        handler.add_container(CONTAINER, Arc::clone(&store))?;
+        Ok(Self {
+            handler,
+            store,
+            memory: None,
+        })
+    }
+
     /// As [`ReplicaNode::with_store`], with a store from `stores`.
     pub fn from_factory(
         stores: &mut StoreFactory<'_>,

@@ -3,6 +3,7 @@
 //! properties of the tree and of a replica against a model, and the scenarios run without
 //! a checker.
 
+mod crash_points;
 mod disk;
 mod disk_loader;
 mod disk_recovery;

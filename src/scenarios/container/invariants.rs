@@ -99,6 +99,24 @@ pub fn no_metadata_without_file(node: &ReplicaNode) -> Result<(), Violation> {
     Ok(())
 }
 
+/// Every block file is named by metadata: no orphan a crash left behind (a repair's
+/// pulled chunks, a deleting round's file) outlives recovery.
+pub fn no_file_without_metadata(node: &ReplicaNode) -> Result<(), Violation> {
+    let files = node
+        .store
+        .block_files()
+        .map_err(|e| setup(ContainerError::store(CONTAINER)(e)))?;
+    for block in files {
+        if !node.has_metadata(block) {
+            return Err(violation(
+                "no block file without metadata",
+                format!("{} block {block}: file without metadata", node.id()),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// No data of a live key is lost: every block of `live` has metadata and a file with its
 /// data on every replica of `nodes`.
 pub fn live_blocks_present(

@@ -26,6 +26,7 @@
 
 pub mod beyond_seed;
 pub mod cluster;
+pub mod crash_points;
 pub mod invariants;
 pub mod repair_races;
 pub mod reproductions;
@@ -39,8 +40,8 @@ pub use beyond_seed::{
 pub use cluster::{ContainerClusterShape, deletes_and_repairs_keep_replicas_consistent};
 pub use invariants::{
     data_checksum_follows_the_tree, data_checksums_agree, deleted_blocks_not_live,
-    deletions_witnessed, live_blocks_present, no_metadata_without_file, replica_healthy,
-    replicas_agree_on_the_data_checksum,
+    deletions_witnessed, live_blocks_present, no_file_without_metadata, no_metadata_without_file,
+    replica_healthy, replicas_agree_on_the_data_checksum,
 };
 pub use repair_races::{
     concurrent_reconciliations, concurrent_reconciliations_with, delete_during_partial_repair,

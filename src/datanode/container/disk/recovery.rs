@@ -11,10 +11,17 @@
 //!   batch) is removed, so the replica does not look UNHEALTHY to a scan; the
 //!   transaction stays pending and the next round completes it, recording the block in
 //!   the tree. Metadata missing its file otherwise is left for the scanner: a real loss.
+//! - **A block the tree file marks deleted** that still has metadata or a file (a
+//!   deletion recorded in the tree first, as Ozone's layout has it, and interrupted
+//!   before the rest: a deleting round's batch, or a peer's deletion applied by
+//!   reconciliation) is deleted: the tree is the record of deletions, and no
+//!   reconciliation would ever show the block again. A tree file that does not parse is
+//!   left to the replica, which reports it.
 //! - **Pending delete transactions** are in the database and resume with the next round.
 
 use std::collections::BTreeSet;
 
+use super::super::merkle;
 use super::super::store::{ContainerStore, MetadataBatch, StoreError};
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::LocalId;
@@ -24,19 +31,18 @@ use crate::hdds::ids::LocalId;
 pub struct Recovery {
     /// Block files without metadata that were unlinked.
     pub orphan_files_reclaimed: Vec<LocalId>,
-    /// Blocks whose metadata was removed because their file was gone and a pending
-    /// delete transaction lists them.
+    /// Blocks whose deletion was completed: the tree file marks them deleted, or their
+    /// file was gone and a pending delete transaction lists them.
     pub deletions_completed: Vec<LocalId>,
 }
 
 /// Runs recovery on `store`, just opened.
 pub(super) fn recover(store: &dyn ContainerStore) -> Result<Recovery, StoreError> {
     let state = store.summary()?.state;
-    let files = store.block_files()?;
     let blocks = store.blocks()?;
     let mut recovery = Recovery::default();
     if state.is_closed_for_data() || state == ContainerState::Deleted {
-        for block in files.iter().copied() {
+        for block in store.block_files()? {
             if store.get_block(block)?.is_none() {
                 store.delete_block_file(block)?;
                 recovery.orphan_files_reclaimed.push(block);
@@ -48,16 +54,32 @@ pub(super) fn recover(store: &dyn ContainerStore) -> Result<Recovery, StoreError
         .into_iter()
         .flat_map(|tx| tx.local_ids)
         .collect();
+    let tree = match store.read_tree_file()? {
+        Some(bytes) => merkle::decode(&bytes).ok(),
+        None => None,
+    };
+    let deleted_in_tree = |id: &LocalId| tree.as_ref().is_some_and(|t| t.tree.is_deleted(*id));
+    let files_now = store.block_files()?;
     recovery.deletions_completed = blocks
         .iter()
         .map(|block| block.local_id)
-        .filter(|id| being_deleted.contains(id) && files.binary_search(id).is_err())
+        .chain(files_now.iter().copied())
+        .filter(|id| {
+            deleted_in_tree(id)
+                || (being_deleted.contains(id) && files_now.binary_search(id).is_err())
+        })
+        .collect::<BTreeSet<_>>()
+        .into_iter()
         .collect();
     if !recovery.deletions_completed.is_empty() {
+        // The metadata first, then the files: never metadata without its file.
         store.commit(MetadataBatch {
             delete_blocks: recovery.deletions_completed.clone(),
             ..MetadataBatch::default()
         })?;
+        for id in &recovery.deletions_completed {
+            store.delete_block_file(*id)?;
+        }
     }
     if recovery != Recovery::default() {
         tracing::info!(
