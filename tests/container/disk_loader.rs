@@ -9,7 +9,9 @@ use proptest::test_runner::FileFailurePersistence;
 use redb::{Database, TableDefinition};
 
 use hadoop_ref::datanode::container::disk::{DiskStore, MAX_TREE_FILE_BYTES};
-use hadoop_ref::datanode::container::store::{ContainerStore, StoreError};
+use hadoop_ref::datanode::container::store::{
+    BlockData, ContainerStore, MetadataBatch, StoreError,
+};
 use hadoop_ref::hdds::container::ContainerState;
 use hadoop_ref::sim::replica_node::CONTAINER;
 
@@ -199,27 +201,50 @@ proptest! {
     }
 
     /// Fuzzing the database file under the loader: damage anywhere in the file loads, or
-    /// is a typed error.
+    /// is a typed error, and the replica closes.
     #[test]
     fn damaged_database_files_never_panic_the_loader(
         at in any::<usize>(),
         with in proptest::collection::vec(any::<u8>(), 1..9),
         truncate in any::<bool>(),
     ) {
-        let dir = tempfile::tempdir().unwrap();
-        {
-            let store = DiskStore::open(dir.path(), CONTAINER, ContainerState::Closed).unwrap();
-            store.commit(hadoop_ref::datanode::container::store::MetadataBatch {
-                put_blocks: vec![hadoop_ref::datanode::container::store::BlockData::new(1, [])],
-                ..Default::default()
-            }).unwrap();
-        }
-        let path = dir.path().join("metadata").join("container.db");
-        let bytes = damaged(std::fs::read(&path).unwrap(), at, &with, truncate);
-        std::fs::write(&path, bytes).unwrap();
-        match DiskStore::open(dir.path(), CONTAINER, ContainerState::Closed) {
-            Ok(_) | Err(StoreError::CorruptMetadata { .. }) => {}
-            Err(other) => prop_assert!(false, "unexpected error {other:?}"),
-        }
+        prop_assert_eq!(open_damaged_file(at, &with, truncate), Ok(()));
     }
+}
+
+/// Opens, then closes, a replica whose database file is damaged at `at`: loading is fine
+/// or [`StoreError::CorruptMetadata`], anything else is returned.
+fn open_damaged_file(at: usize, with: &[u8], truncate: bool) -> Result<(), String> {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = DiskStore::open(dir.path(), CONTAINER, ContainerState::Closed).unwrap();
+        store
+            .commit(MetadataBatch {
+                put_blocks: vec![BlockData::new(1, [])],
+                ..MetadataBatch::default()
+            })
+            .unwrap();
+    }
+    let path = dir.path().join("metadata").join("container.db");
+    let bytes = damaged(std::fs::read(&path).unwrap(), at, with, truncate);
+    std::fs::write(&path, bytes).unwrap();
+    match DiskStore::open(dir.path(), CONTAINER, ContainerState::Closed) {
+        Ok(store) => {
+            drop(store);
+            Ok(())
+        }
+        Err(StoreError::CorruptMetadata { .. }) => Ok(()),
+        Err(other) => Err(format!("unexpected error {other:?}")),
+    }
+}
+
+/// Postmortem (found by `damaged_database_files_never_panic_the_loader`): with this byte
+/// damaged the replica loaded, and redb 4.6 panicked closing the database (an assertion
+/// on its allocator state); the last store of a replica now closes it under a guard.
+#[test]
+fn database_damaged_where_redb_panicked_on_close_is_survived() {
+    assert_eq!(
+        open_damaged_file(3_189_984_473_336_827_930, &[9], false),
+        Ok(())
+    );
 }
