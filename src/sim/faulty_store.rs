@@ -28,6 +28,8 @@
 //! # });
 //! ```
 
+use std::collections::BTreeMap;
+
 use std::fmt;
 
 use crate::datanode::container::store::{
@@ -58,6 +60,8 @@ pub enum StoreOp {
     GetBlock,
     /// [`ContainerStore::blocks`].
     Blocks,
+    /// [`ContainerStore::deleted_blocks`] and [`ContainerStore::deletion_recorded`].
+    DeletedBlocks,
     /// [`ContainerStore::pending_transactions`].
     PendingTransactions,
     /// [`ContainerStore::transaction`].
@@ -290,6 +294,14 @@ impl ContainerStore for FaultyStore {
     }
     fn blocks(&self) -> Result<Vec<BlockData>, StoreError> {
         self.call(StoreOp::Blocks, None, |s| s.blocks())
+    }
+    fn deleted_blocks(&self) -> Result<BTreeMap<LocalId, u64>, StoreError> {
+        self.call(StoreOp::DeletedBlocks, None, |s| s.deleted_blocks())
+    }
+    fn deletion_recorded(&self, block: LocalId) -> Result<bool, StoreError> {
+        self.call(StoreOp::DeletedBlocks, Some(block), |s| {
+            s.deletion_recorded(block)
+        })
     }
     fn pending_transactions(
         &self,

@@ -4,6 +4,7 @@
 //! a checker.
 
 mod crash_points;
+mod deletion_records;
 mod disk;
 mod disk_loader;
 mod disk_recovery;

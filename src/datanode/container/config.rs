@@ -122,6 +122,16 @@ pub struct ContainerConfig {
     /// (the deterministic test
     /// `a_restored_block_is_removed_when_peer_deletions_are_applied`).
     pub apply_peer_deletions: bool,
+    /// Every deletion the tree file records is also recorded in the container database, in
+    /// the batch (or with the commit) that removes the block's metadata: a deleting
+    /// round's, a peer deletion applied, a peer's deleted entry adopted. A tree write that
+    /// finds a recorded deletion missing from the tree (a tree file lost, or unreadable and
+    /// rewritten from an empty tree, as Ozone does) puts it back, and the commit of a
+    /// repaired block also refuses a block the database records deleted. Off is Ozone's
+    /// layout, where the tree file is the only record of a deletion. Closes no race
+    /// between threads: a damaged or lost tree file let a scan and a reconciliation
+    /// restore a deleted block (`a_lost_tree_file_restores_a_deleted_block_unless_recorded`).
+    pub deletion_records_in_database: bool,
     /// Block ids one deleting task processes at most
     /// (`hdds.datanode.block.deleting.limit.per.interval`).
     pub block_deleting_limit_per_interval: usize,
@@ -141,12 +151,19 @@ impl ContainerConfig {
             refresh_checksum_in_tree_write: on,
             tree_generation_check: on,
             apply_peer_deletions: on,
+            deletion_records_in_database: on,
             block_deleting_limit_per_interval: 20_000,
         }
     }
 }
 
 impl ContainerConfig {
+    /// Whether deletions are recorded in the database too: the patched code with
+    /// [`deletion_records_in_database`](Self::deletion_records_in_database).
+    pub fn records_deletions_in_database(&self) -> bool {
+        self.behavior.is_patched() && self.deletion_records_in_database
+    }
+
     /// Whether the data checksum is refreshed inside the tree write: the patched code with
     /// [`refresh_checksum_in_tree_write`](Self::refresh_checksum_in_tree_write); the legacy
     /// code refreshes in Ozone's order.

@@ -23,6 +23,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::error::ContainerError;
+use super::merkle::ContainerMerkleTree;
 use super::replica::KeyValueContainer;
 use super::store::{BlockData, MetadataBatch};
 use crate::hdds::command::DeletedBlocksTransaction;
@@ -201,11 +202,18 @@ impl BlockDeletingService {
             delete_transactions(container, &transactions, record_failed_unlinks, &mut round)?;
         // A failing tree write ends the round here, as in `BlockDeletingTask`: files are
         // gone, metadata and transactions stay, and a later round repeats them.
-        container.add_deleted_blocks(&deleted, &round.unreferenced)?;
+        let written = container.add_deleted_blocks(&deleted, &round.unreferenced)?;
+        // With the hardened records, the deletions the tree now holds go in the batch.
+        let put_deleted = if container.config().records_deletions_in_database() {
+            recorded_deletions(&written.tree, &all_ids)
+        } else {
+            Vec::new()
+        };
         store
             .commit(MetadataBatch {
                 delete_blocks: all_ids.into_iter().collect(),
                 delete_transactions: round.transactions.clone(),
+                put_deleted,
                 ..MetadataBatch::default()
             })
             .map_err(ContainerError::store(id))?;
@@ -216,6 +224,17 @@ impl BlockDeletingService {
         }
         Ok(round)
     }
+}
+
+/// The blocks of `ids` that `tree` marks deleted, with their checksums.
+fn recorded_deletions(tree: &ContainerMerkleTree, ids: &BTreeSet<LocalId>) -> Vec<(LocalId, u64)> {
+    ids.iter()
+        .filter_map(|id| {
+            tree.block(*id)
+                .filter(|b| b.deleted)
+                .map(|b| (*id, b.data_checksum))
+        })
+        .collect()
 }
 
 fn push_once(ids: &mut Vec<LocalId>, block: LocalId) {

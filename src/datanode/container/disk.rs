@@ -320,6 +320,14 @@ impl ContainerStore for DiskStore {
         Ok(self.metadata.lock().blocks.values().cloned().collect())
     }
 
+    fn deleted_blocks(&self) -> Result<BTreeMap<LocalId, u64>, StoreError> {
+        Ok(self.metadata.lock().deleted.clone())
+    }
+
+    fn deletion_recorded(&self, block: LocalId) -> Result<bool, StoreError> {
+        Ok(self.metadata.lock().deleted.contains_key(&block))
+    }
+
     fn pending_transactions(
         &self,
         block_budget: usize,

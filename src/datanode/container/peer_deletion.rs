@@ -39,10 +39,16 @@ pub(super) fn apply_peer_deletion(
         return Ok(false);
     }
     container.record_deleted_block(block, checksum)?;
-    if meta.is_some() {
+    let put_deleted = if container.config().records_deletions_in_database() {
+        vec![(block, checksum)]
+    } else {
+        Vec::new()
+    };
+    if meta.is_some() || !put_deleted.is_empty() {
         store
             .commit(MetadataBatch {
-                delete_blocks: vec![block],
+                delete_blocks: meta.iter().map(|_| block).collect(),
+                put_deleted,
                 ..MetadataBatch::default()
             })
             .map_err(ContainerError::store(id))?;

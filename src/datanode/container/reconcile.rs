@@ -35,7 +35,7 @@ use super::error::{ContainerError, PeerError};
 use super::merkle::{self, ChunkMerkle, ContainerChecksumInfo, ContainerMerkleTree};
 use super::peer_deletion::apply_peer_deletion;
 use super::replica::{ChecksumText, KeyValueContainer, TreeWriter};
-use super::store::{BlockData, ChunkInfo};
+use super::store::{BlockData, ChunkInfo, MetadataBatch};
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
 use crate::sync::Arc;
@@ -234,6 +234,16 @@ fn reconcile_with_peer(
     }
     let updated =
         container.update_and_get_container_checksum(TreeWriter::Reconciliation, &writer)?;
+    if config.records_deletions_in_database() && !report.diverged_deleted.is_empty() {
+        // The adopted deletions, now in the tree, are recorded in the database too.
+        container
+            .store()
+            .commit(MetadataBatch {
+                put_deleted: report.diverged_deleted.clone(),
+                ..MetadataBatch::default()
+            })
+            .map_err(ContainerError::store(id))?;
+    }
     Ok((round, updated))
 }
 

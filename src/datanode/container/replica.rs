@@ -36,6 +36,7 @@ pub struct ContainerChecksumTreeManager {
     store: Arc<dyn ContainerStore>,
     generation_check: bool,
     refresh_in_write: bool,
+    restore_deletions: bool,
     writer: Mutex<()>,
     /// Tree writes so far (the write counter that the seed proposes as a follow-up).
     generation: AtomicU64,
@@ -47,13 +48,13 @@ impl ContainerChecksumTreeManager {
     /// The manager of `container`'s tree file in `store`, on `datanode`. With
     /// `generation_check`, [`read_latest`](Self::read_latest) re-reads the file only after
     /// a write; with `refresh_in_write`, [`write`](Self::write) runs its `after_write`
-    /// before releasing the writer lock (else after).
+    /// before releasing the writer lock (else after); with `restore_deletions`, a write
+    /// puts back the deletions the database records and the tree lacks.
     pub fn new(
         datanode: DatanodeId,
         container: ContainerId,
         store: Arc<dyn ContainerStore>,
-        generation_check: bool,
-        refresh_in_write: bool,
+        [generation_check, refresh_in_write, restore_deletions]: [bool; 3],
     ) -> Self {
         Self {
             datanode,
@@ -61,6 +62,7 @@ impl ContainerChecksumTreeManager {
             store,
             generation_check,
             refresh_in_write,
+            restore_deletions,
             writer: Mutex::new(()),
             generation: AtomicU64::new(0),
             cache: Mutex::new(None),
@@ -132,9 +134,10 @@ impl ContainerChecksumTreeManager {
             Ok(info) => info,
             Err(_) => Arc::new(ContainerChecksumInfo::empty(self.container)),
         };
+        let current = self.with_recorded_deletions(&current.tree)?;
         let info = ContainerChecksumInfo {
             container: self.container,
-            tree: update(&current.tree),
+            tree: update(&current),
         };
         if let Err(error) = self.store.write_tree_file(&merkle::encode(&info)) {
             tracing::debug!(
@@ -164,6 +167,45 @@ impl ContainerChecksumTreeManager {
         }
         after_write(&info)?;
         Ok(info)
+    }
+}
+
+impl ContainerChecksumTreeManager {
+    /// `tree` with every deletion the database records put back, when the manager
+    /// restores them and the tree lacks one (its file was lost, or unreadable and the
+    /// write started from an empty tree).
+    fn with_recorded_deletions(
+        &self,
+        tree: &ContainerMerkleTree,
+    ) -> Result<ContainerMerkleTree, ContainerError> {
+        if !self.restore_deletions {
+            return Ok(tree.clone());
+        }
+        let recorded = self
+            .store
+            .deleted_blocks()
+            .map_err(ContainerError::store(self.container))?;
+        let missing: Vec<_> = recorded
+            .into_iter()
+            .filter(|(block, _)| !tree.is_deleted(*block))
+            .collect();
+        if missing.is_empty() {
+            return Ok(tree.clone());
+        }
+        tracing::debug!(
+            node = %self.datanode,
+            container = %self.container,
+            restored = ?missing.iter().map(|(block, _)| *block).collect::<Vec<_>>(),
+            "deletions restored to the tree"
+        );
+        let mut restored = tree.clone();
+        for (block, checksum) in missing {
+            restored.set_deleted_block(block, checksum);
+        }
+        if tree.data_checksum().is_some() {
+            restored.compute_root();
+        }
+        Ok(restored)
     }
 }
 
@@ -296,8 +338,11 @@ impl KeyValueContainer {
             datanode,
             id,
             Arc::clone(&store),
-            config.tree_generation_check,
-            config.refreshes_in_tree_write(),
+            [
+                config.tree_generation_check,
+                config.refreshes_in_tree_write(),
+                config.records_deletions_in_database(),
+            ],
         );
         Ok(Self {
             datanode,
@@ -600,7 +645,7 @@ impl KeyValueContainer {
         &self,
         deleted: &[BlockData],
         unreferenced: &[LocalId],
-    ) -> Result<(), ContainerError> {
+    ) -> Result<Arc<ContainerChecksumInfo>, ContainerError> {
         let patched = self.config.behavior.is_patched();
         let update = |current: &ContainerMerkleTree| {
             let mut tree = current.clone();
@@ -617,12 +662,11 @@ impl KeyValueContainer {
             tree
         };
         if patched {
-            self.write_tree_and_refresh(TreeWriter::DeletingRound, update)?;
+            self.write_tree_and_refresh(TreeWriter::DeletingRound, update)
         } else {
             self.checksums
-                .write(TreeWriter::DeletingRound, update, |_| Ok(()))?;
+                .write(TreeWriter::DeletingRound, update, |_| Ok(()))
         }
-        Ok(())
     }
 
     /// Marks `block` deleted in the tree file with `checksum` (a deletion a peer witnessed,
@@ -687,6 +731,19 @@ impl KeyValueContainer {
     /// file is re-read only if a tree write happened since the last read.
     pub fn tree_marks_deleted(&self, block: LocalId) -> Result<bool, ContainerError> {
         Ok(self.checksums.read_latest()?.tree.is_deleted(block))
+    }
+
+    /// Whether `block`'s deletion is recorded: in the tree, or (with
+    /// [`deletion_records_in_database`](ContainerConfig::deletion_records_in_database))
+    /// in the database.
+    pub fn deletion_recorded(&self, block: LocalId) -> Result<bool, ContainerError> {
+        if self.tree_marks_deleted(block)? {
+            return Ok(true);
+        }
+        if !self.config.records_deletions_in_database() {
+            return Ok(false);
+        }
+        self.storage(self.store.deletion_recorded(block))
     }
 
     /// Where the replica's data checksum stands: in memory, in the database, in the tree

@@ -112,6 +112,9 @@ pub struct MetadataBatch {
     pub data_checksum: Option<u64>,
     /// New persisted state.
     pub state: Option<ContainerState>,
+    /// Deletions to record in the database, each block with its tree checksum (the
+    /// hardened `deletion_records_in_database`; Ozone keeps them in the tree file only).
+    pub put_deleted: Vec<(LocalId, u64)>,
 }
 
 /// The container metadata a store persists besides blocks and transactions.
@@ -212,6 +215,10 @@ pub trait ContainerStore: Send + Sync + fmt::Debug {
     fn get_block(&self, block: LocalId) -> Result<Option<BlockData>, StoreError>;
     /// Metadata of every block, in id order.
     fn blocks(&self) -> Result<Vec<BlockData>, StoreError>;
+    /// The deletions recorded in the database, each block with its tree checksum.
+    fn deleted_blocks(&self) -> Result<BTreeMap<LocalId, u64>, StoreError>;
+    /// Whether the database records `block`'s deletion.
+    fn deletion_recorded(&self, block: LocalId) -> Result<bool, StoreError>;
     /// Pending delete transactions in id order, whole transactions until their block ids
     /// reach `block_budget` (at least one transaction if any).
     fn pending_transactions(
@@ -239,6 +246,7 @@ pub(super) struct Metadata {
     pub(super) data_checksum: Option<u64>,
     pub(super) blocks: BTreeMap<LocalId, BlockData>,
     pub(super) transactions: BTreeMap<u64, DeletedBlocksTransaction>,
+    pub(super) deleted: BTreeMap<LocalId, u64>,
 }
 
 impl Metadata {
@@ -249,6 +257,7 @@ impl Metadata {
             data_checksum: None,
             blocks: BTreeMap::new(),
             transactions: BTreeMap::new(),
+            deleted: BTreeMap::new(),
         }
     }
 
@@ -274,6 +283,7 @@ impl Metadata {
         if let Some(state) = batch.state {
             self.state = state;
         }
+        self.deleted.extend(batch.put_deleted);
     }
 
     pub(super) fn pending(&self, block_budget: usize) -> Vec<DeletedBlocksTransaction> {
@@ -542,6 +552,14 @@ impl ContainerStore for MemoryStore {
 
     fn blocks(&self) -> Result<Vec<BlockData>, StoreError> {
         Ok(self.metadata.read(|m| m.blocks.values().cloned().collect()))
+    }
+
+    fn deleted_blocks(&self) -> Result<BTreeMap<LocalId, u64>, StoreError> {
+        Ok(self.metadata.read(|m| m.deleted.clone()))
+    }
+
+    fn deletion_recorded(&self, block: LocalId) -> Result<bool, StoreError> {
+        Ok(self.metadata.read(|m| m.deleted.contains_key(&block)))
     }
 
     fn pending_transactions(

@@ -29,6 +29,7 @@ use crate::sync::{Arc, Mutex, Weak};
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const BLOCKS: TableDefinition<u64, &[u8]> = TableDefinition::new("blocks");
 const TRANSACTIONS: TableDefinition<u64, &[u8]> = TableDefinition::new("transactions");
+const DELETED: TableDefinition<u64, u64> = TableDefinition::new("deleted");
 const STATE: &str = "state";
 const LAST_DELETE_TX_ID: &str = "last_delete_tx_id";
 const DATA_CHECKSUM: &str = "data_checksum";
@@ -138,9 +139,10 @@ impl ContainerDb {
             container,
         };
         let initial = Metadata::new(state);
-        store.write(|meta, _, _| {
-            meta.insert(STATE, [state_code(state)].as_slice())?;
-            meta.insert(LAST_DELETE_TX_ID, 0u64.to_be_bytes().as_slice())?;
+        store.write(|t| {
+            t.meta.insert(STATE, [state_code(state)].as_slice())?;
+            t.meta
+                .insert(LAST_DELETE_TX_ID, 0u64.to_be_bytes().as_slice())?;
             Ok(())
         })?;
         Ok((store, initial))
@@ -215,55 +217,78 @@ impl ContainerDb {
             let tx = decode_transaction(id.value(), bytes.value(), self.container)?;
             metadata.transactions.insert(tx.tx_id, tx);
         }
+        for entry in read
+            .open_table(DELETED)
+            .map_err(self.fail())?
+            .iter()
+            .map_err(self.fail())?
+        {
+            let (id, checksum) = entry.map_err(self.fail())?;
+            metadata.deleted.insert(id.value(), checksum.value());
+        }
         Ok(metadata)
     }
 
     /// Applies `batch` in one durable transaction: only the keys it changes are written.
     pub(super) fn commit(&self, batch: &MetadataBatch) -> Result<(), StoreError> {
-        self.write(|meta, blocks, transactions| {
+        self.write(|t| {
             for block in &batch.put_blocks {
-                blocks.insert(block.local_id, encode_block(block).as_slice())?;
+                t.blocks
+                    .insert(block.local_id, encode_block(block).as_slice())?;
             }
             for id in &batch.delete_blocks {
-                blocks.remove(*id)?;
+                t.blocks.remove(*id)?;
             }
             for tx in &batch.put_transactions {
-                transactions.insert(tx.tx_id, encode_transaction(tx).as_slice())?;
+                t.transactions
+                    .insert(tx.tx_id, encode_transaction(tx).as_slice())?;
             }
             for id in &batch.delete_transactions {
-                transactions.remove(*id)?;
+                t.transactions.remove(*id)?;
+            }
+            for (id, checksum) in &batch.put_deleted {
+                t.deleted.insert(*id, *checksum)?;
             }
             if let Some(last) = batch.last_delete_tx_id {
-                meta.insert(LAST_DELETE_TX_ID, last.to_be_bytes().as_slice())?;
+                t.meta
+                    .insert(LAST_DELETE_TX_ID, last.to_be_bytes().as_slice())?;
             }
             if let Some(checksum) = batch.data_checksum {
-                meta.insert(DATA_CHECKSUM, checksum.to_be_bytes().as_slice())?;
+                t.meta
+                    .insert(DATA_CHECKSUM, checksum.to_be_bytes().as_slice())?;
             }
             if let Some(state) = batch.state {
-                meta.insert(STATE, [state_code(state)].as_slice())?;
+                t.meta.insert(STATE, [state_code(state)].as_slice())?;
             }
             Ok(())
         })
     }
 
-    /// One write transaction over the three tables, committed if `apply` succeeds.
+    /// One write transaction over the tables, committed if `apply` succeeds.
     fn write(
         &self,
-        apply: impl FnOnce(
-            &mut redb::Table<'_, &'static str, &'static [u8]>,
-            &mut redb::Table<'_, u64, &'static [u8]>,
-            &mut redb::Table<'_, u64, &'static [u8]>,
-        ) -> Result<(), redb::StorageError>,
+        apply: impl FnOnce(&mut Tables<'_>) -> Result<(), redb::StorageError>,
     ) -> Result<(), StoreError> {
         let txn = self.db.get().begin_write().map_err(self.fail())?;
         {
-            let mut meta = txn.open_table(META).map_err(self.fail())?;
-            let mut blocks = txn.open_table(BLOCKS).map_err(self.fail())?;
-            let mut transactions = txn.open_table(TRANSACTIONS).map_err(self.fail())?;
-            apply(&mut meta, &mut blocks, &mut transactions).map_err(self.fail())?;
+            let mut tables = Tables {
+                meta: txn.open_table(META).map_err(self.fail())?,
+                blocks: txn.open_table(BLOCKS).map_err(self.fail())?,
+                transactions: txn.open_table(TRANSACTIONS).map_err(self.fail())?,
+                deleted: txn.open_table(DELETED).map_err(self.fail())?,
+            };
+            apply(&mut tables).map_err(self.fail())?;
         }
         txn.commit().map_err(self.fail())
     }
+}
+
+/// The tables of one write transaction.
+struct Tables<'txn> {
+    meta: redb::Table<'txn, &'static str, &'static [u8]>,
+    blocks: redb::Table<'txn, u64, &'static [u8]>,
+    transactions: redb::Table<'txn, u64, &'static [u8]>,
+    deleted: redb::Table<'txn, u64, u64>,
 }
 
 /// The open databases of one volume's replicas, by container: redb allows one open

@@ -299,7 +299,7 @@ fn commit_unless_deleted(
     _read: &RwLockReadGuard<'_, ()>,
 ) -> Result<(), ContainerError> {
     let id = container.id();
-    let deleted = match container.tree_marks_deleted(block) {
+    let deleted = match container.deletion_recorded(block) {
         Ok(deleted) => deleted,
         Err(error) => {
             abort_decided(container, block, "tree file unreadable", &error);
