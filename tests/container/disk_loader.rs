@@ -15,6 +15,8 @@ use hadoop_ref::datanode::container::store::{
 use hadoop_ref::hdds::container::ContainerState;
 use hadoop_ref::sim::replica_node::CONTAINER;
 
+use crate::test_util::damaged;
+
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const BLOCKS: TableDefinition<u64, &[u8]> = TableDefinition::new("blocks");
 const TRANSACTIONS: TableDefinition<u64, &[u8]> = TableDefinition::new("transactions");
@@ -148,24 +150,6 @@ fn tree_file_past_the_read_cap_is_refused_unread() {
         store.read_tree_file(),
         Err(StoreError::FileTooLarge { limit, .. }) if limit == MAX_TREE_FILE_BYTES
     ));
-}
-
-/// `bytes` damaged at `at`: replaced by `with`, or truncated there.
-fn damaged(mut bytes: Vec<u8>, at: usize, with: &[u8], truncate: bool) -> Vec<u8> {
-    if bytes.is_empty() {
-        return with.to_vec();
-    }
-    let at = at % bytes.len();
-    if truncate {
-        bytes.truncate(at);
-    } else {
-        for (offset, byte) in with.iter().enumerate() {
-            if let Some(slot) = bytes.get_mut(at + offset) {
-                *slot = *byte;
-            }
-        }
-    }
-    bytes
 }
 
 proptest! {

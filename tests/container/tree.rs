@@ -236,17 +236,7 @@ mod fuzz {
             with in proptest::collection::vec(any::<u8>(), 1..9),
             truncate in any::<bool>(),
         ) {
-            let mut bytes = valid_file();
-            let at = at % bytes.len();
-            if truncate {
-                bytes.truncate(at);
-            } else {
-                for (offset, byte) in with.iter().enumerate() {
-                    if let Some(slot) = bytes.get_mut(at + offset) {
-                        *slot = *byte;
-                    }
-                }
-            }
+            let bytes = crate::test_util::damaged(valid_file(), at, &with, truncate);
             if let Ok(info) = merkle::decode(&bytes) {
                 prop_assert_eq!(merkle::decode(&merkle::encode(&info)), Ok(info));
             }

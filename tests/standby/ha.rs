@@ -142,10 +142,8 @@ fn tailer_applies_capped_batches_in_order_and_stops_between_them() {
     assert!(nn1.namesystem().block(B).is_some());
 }
 
-#[test]
-fn tailer_stays_at_an_edit_that_does_not_fit() {
-    let log = logged_file();
-    // A standby whose namespace already holds the file: the AddFile edit cannot apply.
+/// A standby whose namespace already holds the file: the log's AddFile edit cannot apply.
+fn standby_holding_the_file() -> Arc<Namesystem> {
     let standby = Arc::new(Namesystem::standby(NamenodeConfig::default(), 0));
     standby
         .apply_edits(&[EditOp::AddFile {
@@ -153,6 +151,13 @@ fn tailer_stays_at_an_edit_that_does_not_fit() {
             replication: 1,
         }])
         .unwrap();
+    standby
+}
+
+#[test]
+fn tailer_stays_at_an_edit_that_does_not_fit() {
+    let log = logged_file();
+    let standby = standby_holding_the_file();
     let tailer = EditLogTailer::new(Arc::clone(&log), Arc::clone(&standby), 0, 10);
     let error = tailer.tail_once().expect_err("AddFile does not fit");
     assert_eq!(error.position, 1);
@@ -187,14 +192,7 @@ fn tailer_thread_tails_until_shut_down() {
 #[test]
 fn tailer_thread_reports_a_refused_batch_and_keeps_running() {
     let log = logged_file();
-    // A standby whose namespace already holds the file: the AddFile edit cannot apply.
-    let standby = Arc::new(Namesystem::standby(NamenodeConfig::default(), 0));
-    standby
-        .apply_edits(&[EditOp::AddFile {
-            file: FILE,
-            replication: 1,
-        }])
-        .unwrap();
+    let standby = standby_holding_the_file();
     let tailer = Arc::new(EditLogTailer::new(log, Arc::clone(&standby), 0, 10));
     let mut driver = TailerThread::start(Arc::clone(&tailer), Duration::from_millis(1));
     // Two refusals mean the thread survived the first and retried; the test waits for

@@ -10,6 +10,25 @@ pub mod datanode;
 pub mod standby;
 pub mod term_fencing;
 
+/// `bytes` damaged at `at` (taken modulo their length): overwritten by `with` there, or
+/// truncated there. What the fuzz targets feed to a decoder.
+pub fn damaged(mut bytes: Vec<u8>, at: usize, with: &[u8], truncate: bool) -> Vec<u8> {
+    if bytes.is_empty() {
+        return with.to_vec();
+    }
+    let at = at % bytes.len();
+    if truncate {
+        bytes.truncate(at);
+    } else {
+        for (offset, byte) in with.iter().enumerate() {
+            if let Some(slot) = bytes.get_mut(at + offset) {
+                *slot = *byte;
+            }
+        }
+    }
+    bytes
+}
+
 /// Polls `condition` up to `attempts` times, sleeping a millisecond between tries: how a
 /// test waits for the production threads (no timing is asserted).
 pub fn eventually(attempts: u32, mut condition: impl FnMut() -> bool) -> bool {
