@@ -17,8 +17,8 @@
 //! closure runs right after it, so in every explored execution the closure's effect takes
 //! place at that point, atomically, exactly where a lock's critical section would. The
 //! closure must therefore touch no checker primitive (no lock, atomic, channel or
-//! thread): one that does panics (`RwCell` closure reached a scheduling point) rather than
-//! hang the model. Loom's loads commute with loads and conflict with increments, which is
+//! thread): one that does may let another thread in, and that thread's access to the cell
+//! panics (`RwCell` closure reached a scheduling point) rather than deadlock the model. Loom's loads commute with loads and conflict with increments, which is
 //! the reads-commute relation above.
 
 #[cfg(loom)]
