@@ -71,6 +71,7 @@
 //! # });
 //! ```
 
+pub mod checksum_tree;
 pub mod config;
 pub mod controller;
 pub mod deletion;

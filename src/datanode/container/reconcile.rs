@@ -31,10 +31,11 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use super::checksum_tree::{ChecksumText, TreeWriter};
 use super::error::{ContainerError, PeerError};
 use super::merkle::{self, ChunkMerkle, ContainerChecksumInfo, ContainerMerkleTree};
 use super::peer_deletion::apply_peer_deletion;
-use super::replica::{ChecksumText, KeyValueContainer, TreeWriter};
+use super::replica::KeyValueContainer;
 use super::store::{BlockData, ChunkInfo, MetadataBatch};
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};

@@ -10,9 +10,10 @@
 
 use std::collections::BTreeSet;
 
+use super::checksum_tree::TreeWriter;
 use super::error::ContainerError;
 use super::merkle::{ChunkMerkle, ContainerMerkleTree, chunk_checksum};
-use super::replica::{KeyValueContainer, TreeWriter};
+use super::replica::KeyValueContainer;
 use super::store::{BlockData, ChunkInfo, window_checksums};
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, LocalId};

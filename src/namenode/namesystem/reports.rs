@@ -175,21 +175,7 @@ impl State {
             self.remove_stored_location(reported.id, storage);
             return true;
         };
-        if self.config.behavior.purges_superseded_entries() {
-            // HDFS-17477: this report supersedes the pair's queued ones (a future report,
-            // queued above, does not).
-            let purged = self.queue.remove_queued_block(storage, reported.id);
-            if purged > 0 {
-                tracing::debug!(
-                    node = self.node(),
-                    datanode = %storage.datanode,
-                    block = %reported.id,
-                    purged,
-                    why = "superseded by this report",
-                    "stale entries purged"
-                );
-            }
-        }
+        self.purge_superseded(storage, reported);
         // 2-3. Lookup, and deletion already scheduled.
         let Some(view) = self.stored_view(report) else {
             return true;
@@ -222,6 +208,25 @@ impl State {
             }
         }
         true
+    }
+
+    /// HDFS-17477, when the behavior purges: a report that is not queued as future
+    /// supersedes the queued entries of its (storage, block) pair.
+    fn purge_superseded(&mut self, storage: StorageId, reported: Block) {
+        if !self.config.behavior.purges_superseded_entries() {
+            return;
+        }
+        let purged = self.queue.remove_queued_block(storage, reported.id);
+        if purged > 0 {
+            tracing::debug!(
+                node = self.node(),
+                datanode = %storage.datanode,
+                block = %reported.id,
+                purged,
+                why = "superseded by this report",
+                "stale entries purged"
+            );
+        }
     }
 
     /// Whether a full report's entry is one `reportDiff` keeps as it is: a FINALIZED
