@@ -10,7 +10,9 @@
 //! the old one, and its directory fsynced. An unlinked block file's directory is fsynced
 //! before the call returns, and a truncated file is fsynced. Reads of the database and
 //! the tree file are capped ([`MAX_TREE_FILE_BYTES`]); the database commits a batch in
-//! one transaction that is durable when [`ContainerStore::commit`] returns.
+//! one transaction that is durable when [`ContainerStore::commit`] returns. Every file
+//! operation and database batch goes through a [`fs::Filesystem`] ([`fs::OsFilesystem`]
+//! unless [`DiskStore::open_on`] is given another), so a test can stop between any two.
 //!
 //! **The race (HDDS-16811)** needs the cached-handle semantics of file-per-block writes:
 //! here they come from the operating system. A block file unlinked while its handle is
@@ -19,9 +21,6 @@
 //! exactly that check running before the commit.
 
 use std::collections::BTreeMap;
-use std::fs::{self, File, OpenOptions};
-use std::io::{ErrorKind, Read, Write};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use super::store::{
@@ -34,8 +33,10 @@ use crate::sync::{Arc, Mutex, arc_from_box};
 
 mod codec;
 pub mod db;
+pub mod fs;
 mod recovery;
 use db::{ContainerDb, DatabaseRegistry};
+use fs::{BlockFile, Filesystem, OsFilesystem};
 pub use recovery::Recovery;
 
 const DB_FILE: &str = "container.db";
@@ -48,8 +49,10 @@ pub const MAX_TREE_FILE_BYTES: u64 = 64 << 20;
 pub struct DiskStore {
     root: PathBuf,
     container: ContainerId,
+    /// Every file operation goes through it.
+    fs: Arc<dyn Filesystem>,
     /// The open-file cache of block files (`FilePerBlockStrategy`).
-    handles: Mutex<BTreeMap<LocalId, File>>,
+    handles: Mutex<BTreeMap<LocalId, Box<dyn BlockFile>>>,
     /// The database as last committed, in memory; [`ContainerDb`] is its durable copy.
     metadata: Mutex<Metadata>,
     db: ContainerDb,
@@ -73,7 +76,7 @@ impl DiskStore {
         container: ContainerId,
         state: ContainerState,
     ) -> Result<Self, StoreError> {
-        Self::open_in(root.into(), container, Some(state), None)
+        Self::open_in(os(), root.into(), container, Some(state), None)
     }
 
     /// Opens the replica kept in `root`, which must hold its database: a directory without
@@ -82,7 +85,7 @@ impl DiskStore {
         root: impl Into<PathBuf>,
         container: ContainerId,
     ) -> Result<Self, StoreError> {
-        Self::open_in(root.into(), container, None, None)
+        Self::open_in(os(), root.into(), container, None, None)
     }
 
     /// [`open`](Self::open) (with `state`) or [`open_existing`](Self::open_existing)
@@ -94,10 +97,22 @@ impl DiskStore {
         state: Option<ContainerState>,
         registry: &DatabaseRegistry,
     ) -> Result<Self, StoreError> {
-        Self::open_in(root.into(), container, state, Some(registry))
+        Self::open_in(os(), root.into(), container, state, Some(registry))
+    }
+
+    /// [`open`](Self::open) (with `state`) or [`open_existing`](Self::open_existing)
+    /// (without), doing every file operation through `fs`.
+    pub fn open_on(
+        fs: Arc<dyn Filesystem>,
+        root: impl Into<PathBuf>,
+        container: ContainerId,
+        state: Option<ContainerState>,
+    ) -> Result<Self, StoreError> {
+        Self::open_in(fs, root.into(), container, state, None)
     }
 
     fn open_in(
+        fs: Arc<dyn Filesystem>,
         root: PathBuf,
         container: ContainerId,
         create_in: Option<ContainerState>,
@@ -110,12 +125,12 @@ impl DiskStore {
             (false, Some(state)) => {
                 for dir in [root.join("chunks"), root.join("metadata")] {
                     if !dir.is_dir() {
-                        fs::create_dir_all(&dir).map_err(|e| io_error(&dir, &e))?;
-                        sync_parent(&dir)?;
+                        fs.create_dir_all(&dir).map_err(|e| io_error(&dir, &e))?;
+                        sync_parent(&*fs, &dir)?;
                     }
                 }
                 let created = ContainerDb::create(&path, container, state, registry)?;
-                sync_parent(&path)?;
+                sync_parent(&*fs, &path)?;
                 created
             }
             (false, None) => {
@@ -127,6 +142,7 @@ impl DiskStore {
         let mut store = Self {
             root,
             container,
+            fs,
             handles: Mutex::new(BTreeMap::new()),
             metadata: Mutex::new(metadata),
             db,
@@ -165,17 +181,23 @@ impl DiskStore {
             .join(format!("{}.tree", self.container.0))
     }
 
+    /// The path of the container's database file.
+    pub fn database_path(&self) -> PathBuf {
+        self.root.join("metadata").join(DB_FILE)
+    }
+
     /// Writes `bytes` to `path` through a fsynced temporary file and a rename, then
     /// fsyncs the directory: once it returns, the new content survives a power loss.
-    fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    fn replace_file(&self, path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
         let mut tmp = path.as_os_str().to_owned();
         tmp.push(".tmp");
         let tmp = PathBuf::from(tmp);
-        let mut file = File::create(&tmp).map_err(|e| io_error(&tmp, &e))?;
-        file.write_all(bytes).map_err(|e| io_error(&tmp, &e))?;
-        file.sync_all().map_err(|e| io_error(&tmp, &e))?;
-        fs::rename(&tmp, path).map_err(|e| io_error(path, &e))?;
-        sync_parent(path)
+        self.fs
+            .write_file(&tmp, bytes)
+            .map_err(|e| io_error(&tmp, &e))?;
+        self.fs.sync_file(&tmp).map_err(|e| io_error(&tmp, &e))?;
+        self.fs.rename(&tmp, path).map_err(|e| io_error(path, &e))?;
+        sync_parent(&*self.fs, path)
     }
 }
 
@@ -189,17 +211,13 @@ impl ContainerStore for DiskStore {
         let file = match handles.entry(block) {
             std::collections::btree_map::Entry::Occupied(entry) => entry.into_mut(),
             std::collections::btree_map::Entry::Vacant(entry) => entry.insert(
-                OpenOptions::new()
-                    .read(true)
-                    .write(true)
-                    .create(true)
-                    .truncate(false)
-                    .open(&path)
+                self.fs
+                    .open_block_file(&path)
                     .map_err(|e| io_error(&path, &e))?,
             ),
         };
         // The size of the open file, orphaned or not: what Ozone's offset check reads.
-        let file_len = file.metadata().map_err(|e| io_error(&path, &e))?.len();
+        let file_len = file.size().map_err(|e| io_error(&path, &e))?;
         if offset > file_len {
             return Err(StoreError::ChunkFileInconsistency {
                 block,
@@ -207,8 +225,7 @@ impl ContainerStore for DiskStore {
                 file_len,
             });
         }
-        file.write_all_at(data, offset)
-            .map_err(|e| io_error(&path, &e))
+        file.write_at(data, offset).map_err(|e| io_error(&path, &e))
     }
 
     fn finish_write(&self, block: LocalId) -> Result<(), StoreError> {
@@ -219,11 +236,9 @@ impl ContainerStore for DiskStore {
         if let Some(file) = handle {
             file.sync_data().map_err(|e| io_error(&path, &e))?;
         }
-        match fs::metadata(&path) {
-            Ok(_) => sync_parent(&path),
-            Err(e) if e.kind() == ErrorKind::NotFound => {
-                Err(StoreError::ChunkFileNotFound { block })
-            }
+        match self.fs.len(&path) {
+            Ok(Some(_)) => sync_parent(&*self.fs, &path),
+            Ok(None) => Err(StoreError::ChunkFileNotFound { block }),
             Err(e) => Err(io_error(&path, &e)),
         }
     }
@@ -235,39 +250,21 @@ impl ContainerStore for DiskStore {
         len: u64,
     ) -> Result<Option<Vec<u8>>, StoreError> {
         let path = self.block_path(block);
-        let file = match File::open(&path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(io_error(&path, &e)),
-        };
-        let file_len = file.metadata().map_err(|e| io_error(&path, &e))?.len();
-        let available = file_len.saturating_sub(offset).min(len);
-        let mut buf = vec![
-            0u8;
-            usize::try_from(available).map_err(|_| StoreError::Io {
-                what: path.display().to_string(),
-                reason: format!("read of {available} bytes beyond addressable memory"),
-            })?
-        ];
-        file.read_exact_at(&mut buf, offset)
-            .map_err(|e| io_error(&path, &e))?;
-        Ok(Some(buf))
+        self.fs
+            .read_at(&path, offset, len)
+            .map_err(|e| io_error(&path, &e))
     }
 
     fn block_file_len(&self, block: LocalId) -> Result<Option<u64>, StoreError> {
         let path = self.block_path(block);
-        match fs::metadata(&path) {
-            Ok(meta) => Ok(Some(meta.len())),
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(io_error(&path, &e)),
-        }
+        self.fs.len(&path).map_err(|e| io_error(&path, &e))
     }
 
     fn delete_block_file(&self, block: LocalId) -> Result<bool, StoreError> {
         let path = self.block_path(block);
-        match fs::remove_file(&path) {
-            Ok(()) => sync_parent(&path).map(|()| true),
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(false),
+        match self.fs.remove_file(&path) {
+            Ok(()) => sync_parent(&*self.fs, &path).map(|()| true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
             Err(e) => Err(io_error(&path, &e)),
         }
     }
@@ -279,35 +276,29 @@ impl ContainerStore for DiskStore {
             self.delete_block_file(block)?;
             return Ok(());
         }
-        match OpenOptions::new().write(true).open(&path) {
-            Ok(file) => {
-                let current = file.metadata().map_err(|e| io_error(&path, &e))?.len();
-                if len < current {
-                    file.set_len(len).map_err(|e| io_error(&path, &e))?;
-                    file.sync_data().map_err(|e| io_error(&path, &e))?;
-                }
-                Ok(())
-            }
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(io_error(&path, &e)),
+        let Some(current) = self.fs.len(&path).map_err(|e| io_error(&path, &e))? else {
+            return Ok(());
+        };
+        if len < current {
+            self.fs
+                .truncate(&path, len)
+                .map_err(|e| io_error(&path, &e))?;
+            self.fs.sync_file(&path).map_err(|e| io_error(&path, &e))?;
         }
+        Ok(())
     }
 
     fn block_files(&self) -> Result<Vec<LocalId>, StoreError> {
         let dir = self.root.join("chunks");
-        let entries = fs::read_dir(&dir).map_err(|e| io_error(&dir, &e))?;
-        let mut blocks = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(|e| io_error(&dir, &e))?;
-            let name = entry.file_name();
-            if let Some(id) = name
-                .to_str()
-                .and_then(|n| n.strip_suffix(".block"))
-                .and_then(|n| n.parse().ok())
-            {
-                blocks.push(id);
-            }
-        }
+        let names = self.fs.list_dir(&dir).map_err(|e| io_error(&dir, &e))?;
+        let mut blocks: Vec<LocalId> = names
+            .iter()
+            .filter_map(|name| {
+                name.to_str()
+                    .and_then(|n| n.strip_suffix(".block"))
+                    .and_then(|n| n.parse().ok())
+            })
+            .collect();
         blocks.sort_unstable();
         Ok(blocks)
     }
@@ -346,47 +337,44 @@ impl ContainerStore for DiskStore {
     fn commit(&self, batch: MetadataBatch) -> Result<(), StoreError> {
         // Durable first, then visible: a failed commit leaves memory as the database is.
         let mut metadata = self.metadata.lock();
-        self.db.commit(&batch)?;
+        self.fs
+            .database_batch(&self.database_path(), &mut || self.db.commit(&batch))?;
         metadata.apply(batch);
         Ok(())
     }
 
     fn read_tree_file(&self) -> Result<Option<Vec<u8>>, StoreError> {
-        read_capped(&self.tree_path(), MAX_TREE_FILE_BYTES)
+        let path = self.tree_path();
+        let bytes = self
+            .fs
+            .read_prefix(&path, MAX_TREE_FILE_BYTES.saturating_add(1))
+            .map_err(|e| io_error(&path, &e))?;
+        if bytes
+            .as_ref()
+            .is_some_and(|b| b.len() as u64 > MAX_TREE_FILE_BYTES)
+        {
+            return Err(StoreError::FileTooLarge {
+                what: path.display().to_string(),
+                limit: MAX_TREE_FILE_BYTES,
+            });
+        }
+        Ok(bytes)
     }
 
     fn write_tree_file(&self, bytes: &[u8]) -> Result<(), StoreError> {
-        Self::replace_file(&self.tree_path(), bytes)
+        self.replace_file(&self.tree_path(), bytes)
     }
+}
+
+/// The operating system's file system, as the trait object a store holds.
+fn os() -> Arc<dyn Filesystem> {
+    Arc::new(OsFilesystem)
 }
 
 /// Fsyncs the directory holding `path`, making a create, rename or unlink in it durable.
-fn sync_parent(path: &Path) -> Result<(), StoreError> {
+fn sync_parent(fs: &dyn Filesystem, path: &Path) -> Result<(), StoreError> {
     let Some(dir) = path.parent() else {
         return Ok(());
     };
-    File::open(dir)
-        .and_then(|dir| dir.sync_all())
-        .map_err(|e| io_error(dir, &e))
-}
-
-/// The bytes of `path`, `None` if there is no such file; a file longer than `limit` bytes
-/// is [`StoreError::FileTooLarge`], and nothing past the limit is read.
-fn read_capped(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, StoreError> {
-    let file = match File::open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io_error(path, &e)),
-    };
-    let mut bytes = Vec::new();
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| io_error(path, &e))?;
-    if bytes.len() as u64 > limit {
-        return Err(StoreError::FileTooLarge {
-            what: path.display().to_string(),
-            limit,
-        });
-    }
-    Ok(Some(bytes))
+    fs.sync_dir(dir).map_err(|e| io_error(dir, &e))
 }
