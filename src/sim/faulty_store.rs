@@ -3,10 +3,8 @@
 //! once after it succeeded: a failed unlink, a failed tree write, a deletion that lands
 //! right after a repair finished its writes.
 //!
-//! [`FaultyStore::crash_after`] stops the process at a crash point: after a number of
-//! mutating calls (a chunk write, a finished write, an unlink, a truncation, a database
-//! batch, a tree file replacement), every call fails, so the operation in flight aborts
-//! there and what the inner store made durable is what a restart finds.
+//! Crash points of a replica on disk are below the store, in its file system
+//! ([`CrashFs`](super::crash_fs::CrashFs)).
 //!
 //! Its rules sit behind a facade lock, taken up to twice per call: under loom or shuttle
 //! each call adds scheduling points. It serves deterministic tests; a checker scenario that
@@ -29,7 +27,6 @@
 //! ```
 
 use std::collections::BTreeMap;
-
 use std::fmt;
 
 use crate::datanode::container::store::{
@@ -101,43 +98,14 @@ enum Rule {
 #[derive(Clone)]
 pub struct FaultyStore {
     inner: Arc<dyn ContainerStore>,
-    rules: Arc<Mutex<Rules>>,
-}
-
-/// The rules, and the crash point: one lock for both.
-#[derive(Default)]
-struct Rules {
-    rules: Vec<Rule>,
-    crash: Crash,
-}
-
-/// Mutating calls so far, and the crash point, if one is set.
-#[derive(Debug, Default)]
-struct Crash {
-    mutations: usize,
-    after: Option<usize>,
-}
-
-impl StoreOp {
-    /// Whether the operation changes what the store holds: each call is a crash point.
-    pub fn mutates(self) -> bool {
-        matches!(
-            self,
-            StoreOp::WriteChunk
-                | StoreOp::FinishWrite
-                | StoreOp::DeleteBlockFile
-                | StoreOp::TruncateBlockFile
-                | StoreOp::Commit
-                | StoreOp::WriteTreeFile
-        )
-    }
+    rules: Arc<Mutex<Vec<Rule>>>,
 }
 
 impl fmt::Debug for FaultyStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FaultyStore")
             .field("inner", &self.inner)
-            .field("rules", &self.rules.lock().rules.len())
+            .field("rules", &self.rules.lock().len())
             .finish()
     }
 }
@@ -147,23 +115,8 @@ impl FaultyStore {
     pub fn new(inner: Arc<dyn ContainerStore>) -> Self {
         Self {
             inner,
-            rules: Arc::new(Mutex::new(Rules::default())),
+            rules: Arc::new(Mutex::new(Vec::new())),
         }
-    }
-
-    /// Crashes after `mutations` more mutating calls: from then on every call fails, as
-    /// if the process had stopped there. [`mutations`](Self::mutations) counts from 0
-    /// again.
-    pub fn crash_after(&self, mutations: usize) {
-        self.rules.lock().crash = Crash {
-            mutations: 0,
-            after: Some(mutations),
-        };
-    }
-
-    /// Mutating calls that went through since the store was made or the crash point set.
-    pub fn mutations(&self) -> usize {
-        self.rules.lock().crash.mutations
     }
 
     /// A clone as the `Arc<dyn ContainerStore>` a replica takes.
@@ -179,24 +132,18 @@ impl FaultyStore {
     /// Fails a call of `op` while `when` holds for it. `when` runs with the rules locked:
     /// it may read the inner store, not this one.
     pub fn fail_when(&self, op: StoreOp, when: impl Fn(&StoreCall) -> bool + Send + 'static) {
-        self.rules
-            .lock()
-            .rules
-            .push(Rule::FailWhen(op, Box::new(when)));
+        self.rules.lock().push(Rule::FailWhen(op, Box::new(when)));
     }
 
     /// Runs `hook` once, right after the next call of `op` that succeeded. The hook runs
     /// with no lock of this store held, so it may call the store again.
     pub fn after_once(&self, op: StoreOp, hook: impl FnOnce() + Send + 'static) {
-        self.rules
-            .lock()
-            .rules
-            .push(Rule::AfterOnce(op, Box::new(hook)));
+        self.rules.lock().push(Rule::AfterOnce(op, Box::new(hook)));
     }
 
-    /// Removes every rule and the crash point.
+    /// Removes every rule.
     pub fn clear(&self) {
-        *self.rules.lock() = Rules::default();
+        self.rules.lock().clear();
     }
 
     fn call<T>(
@@ -206,23 +153,11 @@ impl FaultyStore {
         run: impl FnOnce(&dyn ContainerStore) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         let call = StoreCall { op, block };
-        let fails = {
-            let mut rules = self.rules.lock();
-            let crash = &mut rules.crash;
-            if crash.after.is_some_and(|after| crash.mutations >= after) {
-                return Err(StoreError::Io {
-                    what: format!("{op:?}"),
-                    reason: "crashed".into(),
-                });
-            }
-            if op.mutates() {
-                crash.mutations += 1;
-            }
-            rules
-                .rules
-                .iter()
-                .any(|rule| matches!(rule, Rule::FailWhen(on, when) if *on == op && when(&call)))
-        };
+        let fails = self
+            .rules
+            .lock()
+            .iter()
+            .any(|rule| matches!(rule, Rule::FailWhen(on, when) if *on == op && when(&call)));
         if fails {
             return Err(StoreError::Io {
                 what: format!(
@@ -241,7 +176,6 @@ impl FaultyStore {
 
     fn take_hook(&self, op: StoreOp) -> Option<Hook> {
         let mut rules = self.rules.lock();
-        let rules = &mut rules.rules;
         let index = rules
             .iter()
             .position(|rule| matches!(rule, Rule::AfterOnce(on, _) if *on == op))?;

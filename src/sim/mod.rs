@@ -12,6 +12,8 @@
 //!   through deletions, reconciliations and scans.
 //! - [`peers`]: other datanodes as peers of reconciliation, and the network between them.
 //! - [`faulty_store`]: a container storage that fails or runs a hook at named operations.
+//! - [`crash_fs`]: a file system under a replica on disk that stops the process, or cuts
+//!   the power, at a numbered crash point.
 //!
 //! Ozone, around the SCM:
 //! - [`ratis`]: the SCMs' replicated log, and a handle to it that fences like real Ratis.
@@ -23,6 +25,7 @@
 //! - [`hdfs_datanode`]: an HDFS datanode reporting to both NameNodes of an HA pair.
 //! - [`ha_pair`]: two HDFS NameNodes over one shared edit log, with their datanodes.
 
+pub mod crash_fs;
 pub mod faulty_store;
 pub mod fencing_datanode;
 pub mod ha_pair;

@@ -12,16 +12,17 @@ fn run(behavior: ContainerBehavior) -> Vec<CrashOutcome> {
     let outcomes = crash_points(ContainerConfig::new(behavior), dir.path()).unwrap();
     let bad: Vec<_> = outcomes.iter().filter(|o| o.result.is_err()).collect();
     println!(
-        "crash points, {behavior:?}: {} tried ({} points x 2 orders), {} bad",
+        "crash points, {behavior:?}: {} tried ({} points x 2 modes x 2 orders), {} bad",
         outcomes.len(),
-        outcomes.len() / 2,
+        outcomes.len() / 4,
         bad.len()
     );
     for outcome in &bad {
         println!(
-            "  {:?} crashed after {} call(s), {:?}: {}",
+            "  {:?} stopped after {} operation(s) by a {:?}, {:?}: {}",
             outcome.operation,
             outcome.point,
+            outcome.mode,
             outcome.order,
             outcome.result.as_ref().unwrap_err()
         );

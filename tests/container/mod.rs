@@ -3,6 +3,7 @@
 //! properties of the tree and of a replica against a model, and the scenarios run without
 //! a checker.
 
+mod crash_fs;
 mod crash_points;
 mod deletion_records;
 mod disk;

@@ -1,6 +1,7 @@
-//! Crash points of a replica kept on disk (HDDS-16811's operations under a process
-//! crash): every mutating store call of a delete pass, a repair (pulled chunks, the
-//! commit, a peer's deletion applied), a tree write and a scan is a numbered crash point.
+//! Crash points of a replica kept on disk (HDDS-16811's operations under a crash): every
+//! mutating file operation (create, write, fsync, rename, unlink, truncate) and every
+//! database batch of a delete pass, a repair (pulled chunks, the commit, a peer's
+//! deletion applied), a tree write and a scan is a numbered crash point.
 //!
 //! **The race.** A datanode that stops between two durable steps must come back without
 //! a deleted block live again, without losing a committed one, and without a replica
@@ -9,10 +10,10 @@
 //! both orders (the deleting service first, or a reconciliation with its scan first), and
 //! every property of [`check_recovered`] must hold.
 //!
-//! The crash model is a process crash at store-call granularity: a call that returned is
-//! on disk (the disk store makes every call but a chunk write durable before it returns,
-//! and the operating system keeps a chunk write across a process crash); power loss,
-//! which drops what was not fsynced, is not modelled here.
+//! Each point is tried twice ([`CrashMode`]): as a process crash, which keeps every file
+//! operation that went through (the operating system still holds it), and as a power
+//! loss, which keeps only what was made durable (a file's bytes as of its last fsync, a
+//! directory's entries as of its last fsync; [`CrashFs`]).
 
 use std::path::Path;
 
@@ -26,7 +27,7 @@ use crate::datanode::container::{ContainerConfig, ContainerError};
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{DatanodeId, LocalId};
 use crate::scenarios::Violation;
-use crate::sim::faulty_store::FaultyStore;
+use crate::sim::crash_fs::CrashFs;
 use crate::sim::replica_node::{CONTAINER, ReplicaNode, transaction};
 
 /// Live on both replicas.
@@ -62,6 +63,15 @@ impl CrashedOperation {
     ];
 }
 
+/// How the datanode stops at the crash point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CrashMode {
+    /// The process stops: every file operation that went through stays.
+    ProcessCrash,
+    /// The power goes: only what was fsynced stays.
+    PowerLoss,
+}
+
 /// What runs first after the restart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RecoveryOrder {
@@ -76,37 +86,54 @@ pub enum RecoveryOrder {
 pub struct CrashOutcome {
     /// The operation interrupted.
     pub operation: CrashedOperation,
-    /// Mutating store calls that completed before the crash.
+    /// Mutating file operations and database batches that completed before the crash.
     pub point: usize,
+    /// How the datanode stopped.
+    pub mode: CrashMode,
     /// What ran first after the restart.
     pub order: RecoveryOrder,
     /// The first property that failed, if any.
     pub result: Result<(), Violation>,
 }
 
-/// Tries every crash point of every operation in both orders, each in a directory of its
-/// own under `dir`.
+/// Tries every crash point of every operation in both modes and both orders, each in a
+/// directory of its own under `dir`.
 pub fn crash_points(config: ContainerConfig, dir: &Path) -> Result<Vec<CrashOutcome>, Violation> {
     let mut outcomes = Vec::new();
     for operation in CrashedOperation::ALL {
         let points = mutations_of(config, operation, &dir.join(format!("{operation:?}")))?;
         for point in 0..=points {
-            for order in [
-                RecoveryOrder::DeletingServiceFirst,
-                RecoveryOrder::ReconcileFirst,
-            ] {
-                let run_dir = dir.join(format!("{operation:?}-{point}-{order:?}"));
-                let result = crash_and_recover(config, operation, point, order, &run_dir)?;
-                outcomes.push(CrashOutcome {
-                    operation,
-                    point,
-                    order,
-                    result,
-                });
+            for mode in [CrashMode::ProcessCrash, CrashMode::PowerLoss] {
+                for order in [
+                    RecoveryOrder::DeletingServiceFirst,
+                    RecoveryOrder::ReconcileFirst,
+                ] {
+                    let crash = Crash {
+                        operation,
+                        point,
+                        mode,
+                    };
+                    let run_dir = dir.join(format!("{operation:?}-{point}-{mode:?}-{order:?}"));
+                    outcomes.push(CrashOutcome {
+                        operation,
+                        point,
+                        mode,
+                        order,
+                        result: crash_and_recover(config, crash, order, &run_dir)?,
+                    });
+                }
             }
         }
     }
     Ok(outcomes)
+}
+
+/// Where and how the datanode stops.
+#[derive(Debug, Clone, Copy)]
+struct Crash {
+    operation: CrashedOperation,
+    point: usize,
+    mode: CrashMode,
 }
 
 /// dn2, the peer: a replica in memory with every block, which executed the deletion of
@@ -121,20 +148,41 @@ fn peer(config: ContainerConfig) -> Result<ReplicaNode, Violation> {
     Ok(dn2)
 }
 
-/// dn1 on disk in `dir`, behind a fault-injecting store, with transaction 1 pending.
+/// dn1 on disk in `dir`, on a crash-injecting file system settled after the set-up, with
+/// transaction 1 pending.
 fn replica_on_disk(
     config: ContainerConfig,
     dir: &Path,
-) -> Result<(ReplicaNode, FaultyStore), Violation> {
-    let disk = DiskStore::open(dir, CONTAINER, ContainerState::QuasiClosed)
-        .map_err(|e| setup(ContainerError::store(CONTAINER)(e)))?;
-    let faulty = FaultyStore::new(disk.shared());
+) -> Result<(ReplicaNode, CrashFs), Violation> {
+    let fs = CrashFs::new();
+    let disk = DiskStore::open_on(
+        fs.shared(),
+        dir,
+        CONTAINER,
+        Some(ContainerState::QuasiClosed),
+    )
+    .map_err(store_setup)?;
+    let database = disk.database_path();
     let blocks = [LIVE, DELETED_HERE, DELETED_ON_PEER].map(|b| (b, CHUNKS));
     let dn1 =
-        ReplicaNode::with_store(DatanodeId(1), config, faulty.shared(), &blocks).map_err(setup)?;
+        ReplicaNode::with_store(DatanodeId(1), config, disk.shared(), &blocks).map_err(setup)?;
     dn1.store_transactions(&[transaction(1, &[DELETED_HERE])])
         .map_err(setup)?;
-    Ok((dn1, faulty))
+    fs.settle(dir, &[database]).map_err(io_setup)?;
+    Ok((dn1, fs))
+}
+
+/// A set-up failure of the store.
+fn store_setup(error: crate::datanode::container::store::StoreError) -> Violation {
+    setup(ContainerError::store(CONTAINER)(error))
+}
+
+/// A set-up failure of the file system under the store.
+fn io_setup(error: std::io::Error) -> Violation {
+    store_setup(crate::datanode::container::store::StoreError::Io {
+        what: "the crash-point file system".into(),
+        reason: error.to_string(),
+    })
 }
 
 /// Runs `operation` on dn1; an error is the crash's doing.
@@ -153,37 +201,37 @@ fn run(operation: CrashedOperation, dn1: &ReplicaNode, dn2: &ReplicaNode) {
     };
 }
 
-/// The mutating store calls of `operation` run to its end.
+/// The mutating file operations and database batches of `operation` run to its end.
 fn mutations_of(
     config: ContainerConfig,
     operation: CrashedOperation,
     dir: &Path,
 ) -> Result<usize, Violation> {
     let dn2 = peer(config)?;
-    let (dn1, faulty) = replica_on_disk(config, dir)?;
-    faulty.crash_after(usize::MAX);
+    let (dn1, fs) = replica_on_disk(config, dir)?;
+    fs.crash_after(usize::MAX);
     run(operation, &dn1, &dn2);
-    Ok(faulty.mutations())
+    Ok(fs.mutations())
 }
 
-/// Crashes `operation` after `point` mutating calls, restarts dn1 from `dir` and recovers
-/// it in `order`.
+/// Stops dn1 in `crash`'s operation at its point and mode, restarts it from `dir` and
+/// recovers it in `order`.
 fn crash_and_recover(
     config: ContainerConfig,
-    operation: CrashedOperation,
-    point: usize,
+    crash: Crash,
     order: RecoveryOrder,
     dir: &Path,
 ) -> Result<Result<(), Violation>, Violation> {
     let dn2 = peer(config)?;
-    {
-        let (dn1, faulty) = replica_on_disk(config, dir)?;
-        faulty.crash_after(point);
-        run(operation, &dn1, &dn2);
-        // The crashed process's handles go with it (the database's lock too).
+    let (dn1, fs) = replica_on_disk(config, dir)?;
+    fs.crash_after(crash.point);
+    run(crash.operation, &dn1, &dn2);
+    // The stopped process's handles go with it (the database's lock too).
+    drop(dn1);
+    if crash.mode == CrashMode::PowerLoss {
+        fs.power_loss().map_err(io_setup)?;
     }
-    let store = DiskStore::open_existing(dir, CONTAINER)
-        .map_err(|e| setup(ContainerError::store(CONTAINER)(e)))?;
+    let store = DiskStore::open_existing(dir, CONTAINER).map_err(store_setup)?;
     let dn1 = ReplicaNode::reopened(DatanodeId(1), config, store.shared()).map_err(setup)?;
     let steps = match order {
         RecoveryOrder::DeletingServiceFirst => dn1
