@@ -46,12 +46,12 @@ pub enum EditLogError {
         /// The bound.
         capacity: usize,
     },
-    /// The writer's own namespace refused an edit; the `applied` edits before it were
-    /// applied and logged.
-    #[error("edit {applied} does not fit the writer's namespace: {error}")]
+    /// The writer's own namespace refused the batch's edit at `index`; none of the batch
+    /// was applied or logged.
+    #[error("edit {index} of the batch does not fit the writer's namespace: {error}")]
     Replay {
-        /// Edits applied and logged before the refused one.
-        applied: usize,
+        /// The refused edit's index in the batch.
+        index: usize,
         /// Why.
         error: ReplayError,
     },
@@ -100,9 +100,10 @@ impl SharedEditLog {
         self.journal.lock().writer
     }
 
-    /// Applies `ops` to the writer's namespace with `apply` and appends what it applied,
-    /// in one step under the log's lock. Refused without calling `apply` when `writer` is
-    /// fenced or the edits would not fit.
+    /// Applies `ops` to the writer's namespace with `apply` and appends them, in one step
+    /// under the log's lock; a batch `apply` refuses (it applies none of it) is not
+    /// logged. Refused without calling `apply` when `writer` is fenced or the edits would
+    /// not fit.
     pub fn log_edits(
         &self,
         writer: NameNodeId,
@@ -122,11 +123,10 @@ impl SharedEditLog {
             });
         }
         let result = apply(ops);
-        let applied = match &result {
-            Ok(applied) => *applied,
-            Err((applied, _)) => *applied,
+        let logged = match &result {
+            Ok(applied) => &ops[..(*applied).min(ops.len())],
+            Err(_) => &[],
         };
-        let logged = &ops[..applied.min(ops.len())];
         let first = journal.ops.len() as TxId + 1;
         journal.ops.extend_from_slice(logged);
         let end = journal.ops.len() as TxId;
@@ -140,7 +140,7 @@ impl SharedEditLog {
         }
         match result {
             Ok(_) => Ok(end),
-            Err((applied, error)) => Err(EditLogError::Replay { applied, error }),
+            Err((index, error)) => Err(EditLogError::Replay { index, error }),
         }
     }
 

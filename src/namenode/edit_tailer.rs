@@ -47,7 +47,8 @@ use crate::sync::{Arc, Mutex, stop_requested, thread};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("edit at position {position} does not fit the standby's namespace: {error}")]
 pub struct TailError {
-    /// The position of the refused edit (the edits before it were applied).
+    /// The position of the refused edit: the edits of its batch before it were not
+    /// applied either, and the tailer stays at the batch's start.
     pub position: TxId,
     /// Why.
     pub error: ReplayError,
@@ -91,8 +92,8 @@ impl EditLogTailer {
     }
 
     /// One `doTailEdits`: applies the next batch under the namesystem lock and returns how
-    /// many edits it applied (0 when stopped or caught up). On an edit that does not fit,
-    /// the edits before it stay applied and the tailer stays at the refused one.
+    /// many edits it applied (0 when stopped or caught up). A batch with an edit that does
+    /// not fit is applied not at all, and the tailer stays at its start.
     pub fn tail_once(&self) -> Result<usize, TailError> {
         let mut state = self.state.lock();
         if !state.running {
@@ -103,13 +104,11 @@ impl EditLogTailer {
             return Ok(0);
         }
         let result = self.namesystem.apply_edits(&batch);
-        let applied = match &result {
-            Ok(applied) => *applied,
-            Err((applied, _)) => *applied,
-        };
-        state.position += applied as TxId;
-        result.map_err(|(_, error)| TailError {
-            position: state.position,
+        if let Ok(applied) = &result {
+            state.position += *applied as TxId;
+        }
+        result.map_err(|(index, error)| TailError {
+            position: state.position + index as TxId,
             error,
         })
     }
@@ -137,7 +136,6 @@ impl EditLogTailer {
             .log_edits(writer, ops, |ops| self.namesystem.apply_edits(ops));
         state.position = match &result {
             Ok(end) => *end,
-            Err(EditLogError::Replay { applied, .. }) => before + *applied as TxId,
             Err(_) => state.position,
         };
         result

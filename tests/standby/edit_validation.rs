@@ -96,11 +96,10 @@ fn add_block_with_another_penultimate_block_is_refused() {
     assert_eq!(namespace(&ns.view()), before);
 }
 
-/// The active logs exactly the edits it applied: a batch refused at its second edit leaves
-/// the first applied and logged, and a standby replaying the log reaches the same
-/// namespace.
+/// A batch is applied whole or not at all: refused at its second edit, the first is
+/// neither applied nor logged, and a standby replaying the log reaches the same namespace.
 #[test]
-fn refused_edit_leaves_active_and_log_in_agreement() {
+fn refused_batch_leaves_active_and_log_in_agreement() {
     let log = SharedEditLog::new(64);
     let writer = NameNodeId(0);
     log.fence(writer);
@@ -117,12 +116,13 @@ fn refused_edit_leaves_active_and_log_in_agreement() {
     ];
     let result = log.log_edits(writer, &batch, |ops| ns.apply_edits(ops));
     assert!(
-        matches!(result, Err(EditLogError::Replay { applied: 1, .. })),
+        matches!(result, Err(EditLogError::Replay { index: 1, .. })),
         "{result:?}"
     );
-    assert_eq!(log.end(), 1);
+    assert_eq!(log.end(), 0);
+    assert!(ns.view().files.is_empty(), "the first edit was not applied");
     let replica = standby(NamesystemBehavior::Trunk, 1);
-    assert_eq!(replica.apply_edits(&log.read_from(0, 64)), Ok(1));
+    assert_eq!(replica.apply_edits(&log.read_from(0, 64)), Ok(0));
     assert_eq!(namespace(&replica.view()), namespace(&ns.view()));
 }
 
@@ -211,13 +211,16 @@ proptest! {
             let result = log.log_edits(writer, batch, |ops| ns.apply_edits(ops));
             let after = ns.view();
             match result {
-                // As `FSNamesystem.completeFile`: the refused close has committed its
-                // blocks (the client retries), with no edit logged.
-                Err(EditLogError::Replay { applied: 0, error: ReplayError::FileNotComplete { .. } }) => {
+                // As `FSNamesystem.completeFile`: a refused close on its own has
+                // committed its blocks (the client retries), with no edit logged.
+                Err(EditLogError::Replay { error: ReplayError::FileNotComplete { .. }, .. })
+                    if batch.len() == 1 =>
+                {
                     prop_assert_eq!(namespace(&after).0, namespace(&before).0);
                 }
-                Err(EditLogError::Replay { applied: 0, .. }) => {
-                    prop_assert_eq!(namespace(&after), namespace(&before));
+                // A batch is applied whole or not at all.
+                Err(EditLogError::Replay { .. }) => {
+                    prop_assert_eq!(&after, &before);
                 }
                 _ => {}
             }

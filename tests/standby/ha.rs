@@ -105,19 +105,21 @@ fn full_log_refuses_before_applying() {
 }
 
 #[test]
-fn edit_refused_by_the_writer_logs_only_what_it_applied() {
+fn batch_refused_by_the_writer_is_neither_applied_nor_logged() {
     let log = SharedEditLog::new(8);
     let ns = Namesystem::active(NamenodeConfig::default(), 0);
     log.fence(NameNodeId(0));
+    let before = ns.view();
     let ops = [EditOp::SetGenstamp(1), EditOp::Append { file: FILE }];
     assert_eq!(
         log.log_edits(NameNodeId(0), &ops, |ops| ns.apply_edits(ops)),
         Err(EditLogError::Replay {
-            applied: 1,
+            index: 1,
             error: ReplayError::UnknownFile(FILE),
         })
     );
-    assert_eq!(log.read_from(0, 10), vec![EditOp::SetGenstamp(1)]);
+    assert_eq!(log.read_from(0, 10), vec![]);
+    assert_eq!(ns.view(), before, "the first edit was not applied either");
 }
 
 #[test]
@@ -155,18 +157,23 @@ fn standby_holding_the_file() -> Arc<Namesystem> {
 }
 
 #[test]
-fn tailer_stays_at_an_edit_that_does_not_fit() {
+fn tailer_stays_at_the_start_of_a_batch_that_does_not_fit() {
     let log = logged_file();
     let standby = standby_holding_the_file();
+    let before = standby.view();
     let tailer = EditLogTailer::new(Arc::clone(&log), Arc::clone(&standby), 0, 10);
     let error = tailer.tail_once().expect_err("AddFile does not fit");
-    assert_eq!(error.position, 1);
+    assert_eq!(
+        error.position, 1,
+        "the refused edit follows the genstamp edit"
+    );
     assert_eq!(error.error, ReplayError::FileExists(FILE));
     assert_eq!(
         tailer.position(),
-        1,
-        "the refused edit is retried, not skipped"
+        0,
+        "the batch is retried whole, nothing skipped"
     );
+    assert_eq!(standby.view(), before, "nothing of the batch was applied");
 }
 
 #[test]
@@ -207,7 +214,7 @@ fn tailer_thread_reports_a_refused_batch_and_keeps_running() {
         driver.failed_batches() >= 2,
         "the thread retries after a refusal"
     );
-    assert_eq!(tailer.position(), 1, "the refused edit is not skipped");
+    assert_eq!(tailer.position(), 0, "the refused batch is not skipped");
     driver.shutdown();
 }
 

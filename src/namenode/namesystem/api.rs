@@ -42,8 +42,9 @@ impl Namesystem {
         }
     }
 
-    /// Replays a batch of edits under the lock (one `doTailEdits`). Stops at the first
-    /// edit that does not fit and returns how many were applied with the error.
+    /// Replays a batch of edits under the lock (one `doTailEdits`), whole or not at all:
+    /// returns how many were applied, or the index of the first edit that does not fit
+    /// with its error, none of the batch applied.
     pub fn apply_edits(&self, ops: &[EditOp]) -> Result<usize, (usize, ReplayError)> {
         let mut ns = self.state.lock();
         ns.apply_batch(ops)

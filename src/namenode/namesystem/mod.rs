@@ -24,6 +24,7 @@
 //! `whole_messages` queue.
 
 mod api;
+mod batch;
 mod completion;
 mod config;
 mod drain;

@@ -16,21 +16,6 @@ use crate::namenode::evaluation::BlockUcState;
 use crate::namenode::{Block, BlockId, GenerationStamp, TxId};
 
 impl State {
-    /// Replays one batch (one `EditLogTailer.doTailEdits`). Stops at the first edit that
-    /// does not fit and returns how many were applied with the error.
-    pub(super) fn apply_batch(&mut self, ops: &[EditOp]) -> Result<usize, (usize, ReplayError)> {
-        self.batch_max_gs = GenerationStamp::MIN;
-        let mut result = Ok(ops.len());
-        for (applied, op) in ops.iter().enumerate() {
-            if let Err(error) = self.apply(op) {
-                result = Err((applied, error));
-                break;
-            }
-        }
-        self.end_of_batch();
-        result
-    }
-
     /// One op (`FSEditLogLoader.applyEditLogOp`), with the next transaction id. Replayed,
     /// it is an `edit applied` event, before the drains it causes; refused, on the active
     /// too, an `edit refused`.
