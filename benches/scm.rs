@@ -51,6 +51,7 @@ fn leader(open: u64) -> (StorageContainerManager, SimulatedRatis) {
     db.install(Snapshot {
         index: 0,
         containers,
+        ..Snapshot::default()
     });
     let ring = SimulatedRatis::new();
     let config = ScmConfig {

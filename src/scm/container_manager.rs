@@ -69,7 +69,7 @@ use super::config::{ScmBehavior, ScmConfig, ScmHardening};
 use super::container_info::{ContainerInfo, LifeCycleState, Pipeline};
 use super::datanode_details::{DatanodeDetails, Registration, RegistrationChange};
 use super::error::ScmError;
-use super::ha::{CatchUp, LogEntry, ReplicatedLog, ScmDb};
+use super::ha::{CatchUp, LogEntry, ReplicatedLog, ScmDb, Snapshot};
 use super::node::{DatanodeInfo, NodeManager, SpaceCheck};
 use super::pipeline_choice::PipelineChooser;
 use crate::clock::Clock;
@@ -103,12 +103,11 @@ impl ScmContext {
     }
 }
 
-/// The container table of this SCM (`ContainerStateManagerImpl`), with the replicas
-/// learned from container reports.
+/// The replicated tables as this SCM applied them (`ContainerStateManagerImpl`, the
+/// deleted-block log's table), with the replicas learned from container reports.
 #[derive(Debug, Default)]
 struct ContainerTable {
-    applied_index: u64,
-    containers: BTreeMap<ContainerId, ContainerInfo>,
+    applied: Snapshot,
     replicas: BTreeMap<ContainerId, BTreeSet<DatanodeId>>,
 }
 
@@ -217,8 +216,7 @@ impl StorageContainerManager {
             log,
             db,
             table: RwLock::new(ContainerTable {
-                applied_index: loaded.index,
-                containers: loaded.containers,
+                applied: loaded,
                 replicas: BTreeMap::new(),
             }),
             context: RwLock::new(ScmContext {
@@ -416,7 +414,7 @@ impl StorageContainerManager {
     /// when the log was compacted past it. Returns the index applied up to.
     pub fn catch_up(&self) -> u64 {
         let mut table = self.table.write();
-        let CatchUp { snapshot, entries } = self.log.catch_up(table.applied_index);
+        let CatchUp { snapshot, entries } = self.log.catch_up(table.applied.index);
         if let Some(snapshot) = snapshot {
             tracing::debug!(
                 node = %self.id,
@@ -424,39 +422,37 @@ impl StorageContainerManager {
                 containers = snapshot.containers.len(),
                 "snapshot installed"
             );
-            table.containers = snapshot.containers.clone();
-            table.applied_index = snapshot.index;
+            table.applied = snapshot.clone();
             self.db.install(snapshot);
         }
         let mut added = Vec::new();
         for (index, entry) in entries {
-            debug_assert!(index > table.applied_index, "entries arrive in order");
-            match &entry {
-                LogEntry::AddContainer(info) => added.push(info.id),
+            debug_assert!(index > table.applied.index, "entries arrive in order");
+            if let LogEntry::AddContainer(info) = &entry {
+                added.push(info.id);
             }
-            super::ha::apply_to(&mut table.containers, &entry);
-            table.applied_index = index;
+            table.applied.apply(index, &entry);
             self.db.apply(index, &entry);
         }
         if !added.is_empty() {
             tracing::debug!(
                 node = %self.id,
-                index = table.applied_index,
+                index = table.applied.index,
                 containers = %Listed(&added),
                 "log applied"
             );
         }
-        table.applied_index
+        table.applied.index
     }
 
     /// A copy of the container.
     pub fn container(&self, id: ContainerId) -> Option<ContainerInfo> {
-        self.table.read().containers.get(&id).cloned()
+        self.table.read().applied.containers.get(&id).cloned()
     }
 
     /// Every container, by id.
     pub fn containers(&self) -> Vec<ContainerInfo> {
-        self.table.read().containers.values().cloned().collect()
+        self.table.read().applied.containers.values().cloned().collect()
     }
 
     /// Datanodes that reported a replica of the container.
@@ -543,7 +539,7 @@ impl StorageContainerManager {
         {
             let mut table = self.table.write();
             for container in replicas.iter().map(|r| r.container) {
-                if !table.containers.contains_key(&container) {
+                if !table.applied.containers.contains_key(&container) {
                     unknown.push(container);
                 } else if table
                     .replicas

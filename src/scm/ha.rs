@@ -1,5 +1,6 @@
 //! The SCM's replicated log as an SCM sees it ([`ReplicatedLog`], the part of
-//! `SCMRatisServer` used here) and the persisted container table ([`ScmDb`]).
+//! `SCMRatisServer` used here) and the persisted tables ([`ScmDb`]): the containers and
+//! the deleted-block log.
 //!
 //! The ring itself is not here: `sim::ratis::SimulatedRatis` is an in-process stand-in
 //! for scenarios and tests. Real Ratis is out of scope.
@@ -8,6 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use super::container_info::ContainerInfo;
+use crate::hdds::command::DeletedBlocksTransaction;
 use crate::hdds::ids::{ContainerId, ScmId};
 use crate::hdds::term::Term;
 use crate::sync::Mutex;
@@ -17,6 +19,12 @@ use crate::sync::Mutex;
 pub enum LogEntry {
     /// `ContainerStateManager.addContainer`, applied on every SCM.
     AddContainer(ContainerInfo),
+    /// `DeletedBlockLogStateManager.addTransactionsToDB`: delete transactions with the
+    /// ids the leader gave them.
+    AddDeleteTransactions(Vec<DeletedBlocksTransaction>),
+    /// `DeletedBlockLogStateManager.removeTransactionsFromDB`: transactions every replica
+    /// acknowledged.
+    RemoveDeleteTransactions(Vec<u64>),
 }
 
 /// Why a submit was not confirmed.
@@ -41,13 +49,43 @@ pub struct CatchUp {
     pub entries: Vec<(u64, LogEntry)>,
 }
 
-/// A compacted prefix of the log: the container table as of `index`.
+/// The replicated tables as of a log index: a compacted prefix of the log, an SCM's
+/// applied state, or its database.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Snapshot {
     /// The last index it covers.
     pub index: u64,
     /// The container table at that index.
     pub containers: BTreeMap<ContainerId, ContainerInfo>,
+    /// The deleted-block log at that index (`DeletedBlocksTXTable`), by transaction id.
+    pub deleted_blocks: BTreeMap<u64, DeletedBlocksTransaction>,
+}
+
+impl Snapshot {
+    /// Applies the entry at `index`; an index at or below the one applied is ignored.
+    /// Returns whether it applied.
+    pub fn apply(&mut self, index: u64, entry: &LogEntry) -> bool {
+        if index <= self.index {
+            return false;
+        }
+        match entry {
+            LogEntry::AddContainer(info) => {
+                self.containers.insert(info.id, info.clone());
+            }
+            LogEntry::AddDeleteTransactions(transactions) => {
+                for tx in transactions {
+                    self.deleted_blocks.insert(tx.tx_id, tx.clone());
+                }
+            }
+            LogEntry::RemoveDeleteTransactions(tx_ids) => {
+                for tx_id in tx_ids {
+                    self.deleted_blocks.remove(tx_id);
+                }
+            }
+        }
+        self.index = index;
+        true
+    }
 }
 
 /// The replicated log as one SCM sees it (the part of `SCMRatisServer` used here).
@@ -64,17 +102,8 @@ pub trait ReplicatedLog: Send + Sync + fmt::Debug {
     fn next_container_id(&self) -> ContainerId;
 }
 
-/// Applies one log entry to a container table.
-pub fn apply_to(containers: &mut BTreeMap<ContainerId, ContainerInfo>, entry: &LogEntry) {
-    match entry {
-        LogEntry::AddContainer(info) => {
-            containers.insert(info.id, info.clone());
-        }
-    }
-}
-
-/// An SCM's persisted state (its RocksDB in Ozone): the container table and the index it
-/// was applied up to. Survives a crash; a restarted SCM reloads from it.
+/// An SCM's persisted state (its RocksDB in Ozone): the replicated tables and the index
+/// they were applied up to. Survives a crash; a restarted SCM reloads from it.
 #[derive(Debug, Default)]
 pub struct ScmDb {
     state: Mutex<Snapshot>,
@@ -86,7 +115,7 @@ impl ScmDb {
         Self::default()
     }
 
-    /// The applied index and the container table.
+    /// The applied index and the tables.
     pub fn load(&self) -> Snapshot {
         self.state.lock().clone()
     }
@@ -94,11 +123,7 @@ impl ScmDb {
     /// Persists one applied entry; an index at or below the persisted one is ignored (an
     /// old incarnation of the SCM still finishing a call cannot move the database back).
     pub fn apply(&self, index: u64, entry: &LogEntry) {
-        let mut state = self.state.lock();
-        if index > state.index {
-            apply_to(&mut state.containers, entry);
-            state.index = index;
-        }
+        self.state.lock().apply(index, entry);
     }
 
     /// Replaces everything with an installed snapshot, unless the database is already at

@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 
 use crate::hdds::ids::{ContainerId, ScmId};
 use crate::hdds::term::Term;
-use crate::scm::ha::{CatchUp, LogEntry, ReplicatedLog, Snapshot, SubmitError, apply_to};
+use crate::scm::ha::{CatchUp, LogEntry, ReplicatedLog, Snapshot, SubmitError};
 use crate::sync::{Arc, Mutex, arc_from_box};
 
 /// A fault the next submit meets.
@@ -94,8 +94,7 @@ impl SimulatedRatis {
         let entries = std::mem::take(&mut state.entries);
         let compacted = !entries.is_empty();
         for (index, entry) in entries {
-            apply_to(&mut state.snapshot.containers, &entry);
-            state.snapshot.index = index;
+            state.snapshot.apply(index, &entry);
         }
         if compacted {
             tracing::debug!(index = state.snapshot.index, "log compacted");

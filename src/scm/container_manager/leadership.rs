@@ -122,7 +122,7 @@ impl StorageContainerManager {
         let table = self.table.read();
         let mut recorded = 0;
         let mut reserved = Vec::new();
-        for info in table.containers.values() {
+        for info in table.applied.containers.values() {
             if info.state != LifeCycleState::Open {
                 continue;
             }
