@@ -9,7 +9,6 @@
 #![no_main]
 
 use std::fs;
-use std::sync::Once;
 
 use hadoop_ref::datanode::container::disk::DiskStore;
 use hadoop_ref::datanode::container::store::{BlockData, ChunkInfo, ContainerStore, MetadataBatch};
@@ -36,10 +35,8 @@ fn valid_database(dir: &std::path::Path) -> Vec<u8> {
     fs::read(path).expect("read back")
 }
 
-static SILENT_HOOK: Once = Once::new();
-
 fuzz_target!(|input: &[u8]| {
-    SILENT_HOOK.call_once(|| std::panic::set_hook(Box::new(|_| {})));
+    std::panic::set_hook(Box::new(|_| {}));
     let Some((offset, with)) = input.split_first_chunk::<4>() else {
         return;
     };

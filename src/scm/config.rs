@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::container_info::Pipeline;
+use super::deleted_block_log::BlockDeletionConfig;
 use super::error::ScmError;
 
 /// Which allocation-tracking logic an SCM runs (HDDS-16891).
@@ -151,6 +152,10 @@ pub struct ScmConfig {
     pub pipeline_choice_seed: u64,
     /// The additions [`ScmBehavior::Hardened`] runs (ignored by the other behaviors).
     pub hardening: ScmHardening,
+    /// The block deleting service's settings.
+    pub block_deletion: BlockDeletionConfig,
+    /// Commands each datanode's queue holds at most.
+    pub command_queue_limit: usize,
 }
 
 impl ScmConfig {
@@ -163,6 +168,8 @@ impl ScmConfig {
             pipelines,
             pipeline_choice_seed: 0,
             hardening: ScmHardening::ALL,
+            block_deletion: BlockDeletionConfig::default(),
+            command_queue_limit: 1024,
         }
     }
 
@@ -172,6 +179,11 @@ impl ScmConfig {
         if self.container_size == 0 {
             return Err(ScmError::InvalidConfig {
                 reason: "container_size must be at least 1 byte".into(),
+            });
+        }
+        if self.command_queue_limit == 0 {
+            return Err(ScmError::InvalidConfig {
+                reason: "command_queue_limit must be at least 1".into(),
             });
         }
         if self.roll_interval_ms == 0 {

@@ -65,9 +65,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+use super::command_queue::CommandQueue;
 use super::config::{ScmBehavior, ScmConfig, ScmHardening};
 use super::container_info::{ContainerInfo, LifeCycleState, Pipeline};
 use super::datanode_details::{DatanodeDetails, Registration, RegistrationChange};
+use super::deleted_block_log::DeleteTransactionStatus;
 use super::error::ScmError;
 use super::ha::{CatchUp, LogEntry, ReplicatedLog, ScmDb, Snapshot};
 use super::node::{DatanodeInfo, NodeManager, SpaceCheck};
@@ -77,9 +79,10 @@ use crate::hdds::container::ContainerReplicaReport;
 use crate::hdds::ids::{ContainerId, DatanodeId, ScmId};
 use crate::hdds::report::StorageReport;
 use crate::hdds::term::Term;
-use crate::sync::atomic::{AtomicBool, Ordering};
+use crate::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crate::sync::{Arc, Mutex, RwLock};
 
+mod block_deletion;
 mod leadership;
 
 /// `SCMContext`: what this SCM believes about its leadership and safe mode.
@@ -176,6 +179,13 @@ pub struct StorageContainerManager {
     ratis_leader_ready: AtomicBool,
     /// The `ContainerManager` lock and the gate it guards.
     allocation: Mutex<AllocationGate>,
+    clock: Arc<dyn Clock>,
+    /// Commands waiting for each datanode's heartbeat (`SCMNodeManager`'s queue).
+    commands: CommandQueue,
+    /// Ids of the commands this SCM creates (with its id in the high bits).
+    next_command_id: AtomicU64,
+    /// The leader's delete transactions in flight.
+    deletion: Mutex<DeleteTransactionStatus>,
 }
 
 impl StorageContainerManager {
@@ -206,8 +216,12 @@ impl StorageContainerManager {
                 config.container_size,
                 config.roll_interval_ms,
                 hardening,
-                clock,
+                Arc::clone(&clock),
             ),
+            clock,
+            commands: CommandQueue::new(config.command_queue_limit),
+            next_command_id: AtomicU64::new(1),
+            deletion: Mutex::new(DeleteTransactionStatus::new()),
             allocation: Mutex::new(AllocationGate {
                 rebuilt_for_term: None,
                 chooser: PipelineChooser::new(config.pipeline_choice_seed, id),
@@ -452,7 +466,13 @@ impl StorageContainerManager {
 
     /// Every container, by id.
     pub fn containers(&self) -> Vec<ContainerInfo> {
-        self.table.read().applied.containers.values().cloned().collect()
+        self.table
+            .read()
+            .applied
+            .containers
+            .values()
+            .cloned()
+            .collect()
     }
 
     /// Datanodes that reported a replica of the container.

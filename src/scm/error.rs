@@ -46,6 +46,21 @@ pub enum ScmError {
         /// The unknown containers.
         containers: Vec<ContainerId>,
     },
+    /// A datanode's command queue is full (this crate bounds it; Ozone's grows).
+    #[error("the command queue of {datanode} is full ({limit} commands)")]
+    CommandQueueFull {
+        /// The datanode.
+        datanode: DatanodeId,
+        /// The bound.
+        limit: usize,
+    },
+    /// A replicated change of the deleted-block log did not report success; it may
+    /// still commit, and the next round or ack repeats it.
+    #[error("replicated change of the deleted-block log not confirmed: {reason}")]
+    DeleteNotConfirmed {
+        /// What the log answered.
+        reason: SubmitError,
+    },
     /// A configuration value out of its range.
     #[error("invalid configuration: {reason}")]
     InvalidConfig {

@@ -100,6 +100,9 @@ pub trait ReplicatedLog: Send + Sync + fmt::Debug {
     /// The next container id (`SequenceIdGenerator`, itself replicated in Ozone). Ids are
     /// consumed even when the allocation then fails.
     fn next_container_id(&self) -> ContainerId;
+    /// The next delete transaction id (`SequenceIdGenerator`'s `delTxnId`, replicated in
+    /// Ozone); ids are consumed even when the add then fails.
+    fn next_delete_tx_id(&self) -> u64;
 }
 
 /// An SCM's persisted state (its RocksDB in Ozone): the replicated tables and the index

@@ -7,16 +7,20 @@
 //! - [`datanode_details`]: what a datanode registers with, and what a registration did.
 //! - [`node`]: registered datanodes (`DatanodeInfo`) and the `PendingContainerTracker`.
 //! - [`pipeline_choice`]: the random OPEN pipeline an allocation tries.
-//! - [`ha`]: the replicated log as an SCM sees it, and the SCM's persisted table.
+//! - [`ha`]: the replicated log as an SCM sees it, and the SCM's persisted tables.
+//! - [`deleted_block_log`]: the leader's delete transactions in flight, per round and
+//!   per ack; [`command_queue`]: the commands waiting for each datanode's heartbeat.
 //! - [`container_manager`]: the SCM itself: allocation on the leader, the replicated
 //!   add-container, registrations and reports, leadership and safe mode, and the fix: the
 //!   rebuild of the buckets with an allocation gate. Its protocol steps are the events of
 //!   a failure's [story](crate::story) (listed there).
 
+pub mod command_queue;
 pub mod config;
 pub mod container_info;
 pub mod container_manager;
 pub mod datanode_details;
+pub mod deleted_block_log;
 pub mod error;
 pub mod ha;
 pub mod node;

@@ -43,6 +43,7 @@ struct RingState {
     last_index: u64,
     snapshot: Snapshot,
     next_container_id: u64,
+    next_delete_tx_id: u64,
     faults: VecDeque<SubmitFault>,
 }
 
@@ -159,6 +160,12 @@ impl ReplicatedLog for SimulatedRatis {
         state.next_container_id += 1;
         ContainerId(state.next_container_id)
     }
+
+    fn next_delete_tx_id(&self) -> u64 {
+        let mut state = self.state.lock();
+        state.next_delete_tx_id += 1;
+        state.next_delete_tx_id
+    }
 }
 
 /// A handle to a [`SimulatedRatis`] ring that fences like real Ratis: a submit is refused
@@ -195,5 +202,9 @@ impl ReplicatedLog for UnfencedLog {
 
     fn next_container_id(&self) -> ContainerId {
         self.ring.next_container_id()
+    }
+
+    fn next_delete_tx_id(&self) -> u64 {
+        self.ring.next_delete_tx_id()
     }
 }

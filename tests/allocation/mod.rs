@@ -3,6 +3,7 @@
 //! datanode that registers again with changed details.
 
 mod bucket;
+mod deleted_block_log;
 mod failover;
 mod pending_bucket_model;
 mod registration;

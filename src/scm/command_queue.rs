@@ -1,0 +1,100 @@
+//! The SCM's per-datanode command queue (`SCMNodeManager`'s `CommandQueue`): commands a
+//! service created wait here until the datanode's next heartbeat takes them.
+//!
+//! As in Ozone, the queue is not cleared when the SCM steps down (HDDS-17268): a deposed
+//! leader's heartbeat still hands its queued commands out, each with the term it was
+//! created at, and the datanode must drop those older than the term it knows. Unlike
+//! Ozone's, each datanode's queue is bounded ([`CommandQueue::new`]'s limit): a full
+//! queue refuses a command with a typed error rather than growing.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use super::error::ScmError;
+use crate::hdds::command::{CommandKind, ScmCommand};
+use crate::hdds::ids::DatanodeId;
+use crate::sync::Mutex;
+
+/// Per-datanode queues of commands, each bounded.
+#[derive(Debug)]
+pub struct CommandQueue {
+    limit_per_datanode: usize,
+    queues: Mutex<BTreeMap<DatanodeId, DatanodeCommands>>,
+}
+
+#[derive(Debug, Default)]
+struct DatanodeCommands {
+    commands: VecDeque<ScmCommand>,
+    /// Delete-blocks commands the datanode last reported queued on its side
+    /// (`CommandQueueReportProto`).
+    reported_delete_blocks: usize,
+}
+
+impl CommandQueue {
+    /// Empty queues of at most `limit_per_datanode` commands each.
+    pub fn new(limit_per_datanode: usize) -> Self {
+        Self {
+            limit_per_datanode,
+            queues: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// Queues `command` for `datanode` (`addDatanodeCommand`), or refuses it when the
+    /// datanode's queue is full.
+    pub fn add(&self, datanode: DatanodeId, command: ScmCommand) -> Result<(), ScmError> {
+        let mut queues = self.queues.lock();
+        let queue = &mut queues.entry(datanode).or_default().commands;
+        if queue.len() >= self.limit_per_datanode {
+            return Err(ScmError::CommandQueueFull {
+                datanode,
+                limit: self.limit_per_datanode,
+            });
+        }
+        queue.push_back(command);
+        Ok(())
+    }
+
+    /// Takes every command queued for `datanode`, oldest first (`getCommand`).
+    pub fn take(&self, datanode: DatanodeId) -> Vec<ScmCommand> {
+        self.queues
+            .lock()
+            .get_mut(&datanode)
+            .map(|q| q.commands.drain(..).collect())
+            .unwrap_or_default()
+    }
+
+    /// Records how many delete-blocks commands `datanode` reports queued on its side.
+    pub fn set_reported_delete_blocks(&self, datanode: DatanodeId, queued: usize) {
+        self.queues
+            .lock()
+            .entry(datanode)
+            .or_default()
+            .reported_delete_blocks = queued;
+    }
+
+    /// Delete-blocks commands of `datanode`: queued here, and as it last reported
+    /// (`getDatanodesWithinCommandLimit` reads both).
+    pub fn delete_blocks_counts(&self, datanode: DatanodeId) -> (usize, usize) {
+        let queues = self.queues.lock();
+        queues.get(&datanode).map_or((0, 0), |q| {
+            let here = q
+                .commands
+                .iter()
+                .filter(|c| matches!(c.kind, CommandKind::DeleteBlocks { .. }))
+                .count();
+            (here, q.reported_delete_blocks)
+        })
+    }
+
+    /// Commands queued for `datanode`.
+    pub fn len(&self, datanode: DatanodeId) -> usize {
+        self.queues
+            .lock()
+            .get(&datanode)
+            .map_or(0, |q| q.commands.len())
+    }
+
+    /// Whether no command is queued for `datanode`.
+    pub fn is_empty(&self, datanode: DatanodeId) -> bool {
+        self.len(datanode) == 0
+    }
+}
