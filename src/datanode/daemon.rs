@@ -58,6 +58,7 @@ use super::container::volume::ContainerVolume;
 use super::dispatcher::{CommandDispatcher, CommandOutcome};
 use super::error::DatanodeError;
 use super::heartbeat::{HeartbeatEndpointTask, TaskOutcome};
+use super::reports::ReportPublisher;
 use super::state_context::{EndpointState, StateContext, StateContextBehavior, StateContextConfig};
 use crate::clock::Clock;
 use crate::hdds::heartbeat::ScmEndpoint;
@@ -150,6 +151,7 @@ pub struct Datanode {
     context: Arc<StateContext>,
     handler: Arc<KeyValueHandler>,
     dispatcher: Arc<CommandDispatcher>,
+    reports: Arc<ReportPublisher>,
     stats: Arc<ProcessorStats>,
     running: Mutex<Option<Running>>,
 }
@@ -179,6 +181,8 @@ impl Datanode {
         }
         let handler = Arc::new(handler);
         let controller = shared_controller(&handler);
+        let scm_ids: Vec<_> = endpoints.iter().map(|(scm, _)| *scm).collect();
+        let reports = Arc::new(ReportPublisher::new(&scm_ids, Arc::clone(&controller)));
         let dispatcher = Arc::new(CommandDispatcher::new(
             Arc::clone(&context),
             controller,
@@ -191,6 +195,7 @@ impl Datanode {
             context,
             handler,
             dispatcher,
+            reports,
             stats: Arc::new(ProcessorStats::default()),
             running: Mutex::new(None),
         })
@@ -211,6 +216,11 @@ impl Datanode {
         &self.handler
     }
 
+    /// What its heartbeats carry (set the node report here).
+    pub fn reports(&self) -> &Arc<ReportPublisher> {
+        &self.reports
+    }
+
     /// The command processor's counters.
     pub fn stats(&self) -> &ProcessorStats {
         &self.stats
@@ -229,18 +239,22 @@ impl Datanode {
         let (stop, stopped) = channel::bounded::<()>(1);
         let mut threads = Vec::with_capacity(tasks.len() + 2);
         for task in tasks {
+            let task = task.with_reports(Arc::clone(&self.reports));
             let stopped = stopped.clone();
             let config = self.config.clone();
             threads.push(thread::spawn(move || {
                 endpoint_loop(&task, &config, &stopped)
             }));
         }
-        let dispatcher = Arc::clone(&self.dispatcher);
-        let stats = Arc::clone(&self.stats);
+        let processor = Processor {
+            dispatcher: Arc::clone(&self.dispatcher),
+            reports: Arc::clone(&self.reports),
+            stats: Arc::clone(&self.stats),
+        };
         let idle = Duration::from_millis(self.config.heartbeat_interval_ms);
         let processor_stopped = stopped.clone();
         threads.push(thread::spawn(move || {
-            processor_loop(&dispatcher, &stats, idle, &processor_stopped)
+            processor_loop(&processor, idle, &processor_stopped)
         }));
         let handler = Arc::clone(&self.handler);
         let interval = Duration::from_millis(self.config.block_deleting_interval_ms);
@@ -298,16 +312,21 @@ fn endpoint_loop(task: &HeartbeatEndpointTask, config: &DatanodeConfig, stopped:
     }
 }
 
-fn processor_loop(
-    dispatcher: &CommandDispatcher,
-    stats: &ProcessorStats,
-    idle: Duration,
-    stopped: &Receiver<()>,
-) {
+/// What the command processor thread works with.
+struct Processor {
+    dispatcher: Arc<CommandDispatcher>,
+    reports: Arc<ReportPublisher>,
+    stats: Arc<ProcessorStats>,
+}
+
+fn processor_loop(processor: &Processor, idle: Duration, stopped: &Receiver<()>) {
     loop {
-        let wait = match dispatcher.process_next() {
+        let wait = match processor.dispatcher.process_next() {
             Some(report) => {
-                stats.record(&report.outcome);
+                processor.stats.record(&report.outcome);
+                if let Some(status) = report.status() {
+                    processor.reports.add_command_status(&status);
+                }
                 Duration::ZERO
             }
             None => idle,

@@ -14,7 +14,8 @@ use super::container::controller::ContainerController;
 use super::error::DatanodeError;
 use super::state_context::{DispatchedCommand, StateContext};
 use crate::clock::Clock;
-use crate::hdds::command::{CommandKind, ScmCommand};
+use crate::hdds::command::{CommandKind, DeleteBlockTransactionResult, ScmCommand};
+use crate::hdds::heartbeat::{CommandState, CommandStatus};
 use crate::hdds::term::Term;
 use crate::sync::Arc;
 
@@ -44,9 +45,33 @@ pub struct CommandReport {
     pub dispatched: DispatchedCommand,
     /// The result.
     pub outcome: CommandOutcome,
+    /// For a delete-blocks command that ran, each transaction's answer, in order.
+    pub delete_results: Vec<DeleteBlockTransactionResult>,
 }
 
 impl CommandReport {
+    /// The status the SCM hears of a delete-blocks command (the commands whose statuses
+    /// SCM acts on); `None` for the other kinds.
+    pub fn status(&self) -> Option<CommandStatus> {
+        let command = &self.dispatched.command;
+        if !matches!(command.kind, CommandKind::DeleteBlocks { .. }) {
+            return None;
+        }
+        let state = match self.outcome {
+            CommandOutcome::Executed | CommandOutcome::Failed(_)
+                if !self.delete_results.is_empty() =>
+            {
+                CommandState::Executed
+            }
+            _ => CommandState::Failed,
+        };
+        Some(CommandStatus {
+            command: command.id,
+            state,
+            delete_results: self.delete_results.clone(),
+        })
+    }
+
     /// Whether the command passed both fences and its handler ran it (whether the handler
     /// then succeeded or refused it).
     pub fn ran(&self) -> bool {
@@ -103,9 +128,10 @@ impl CommandDispatcher {
     /// it was dispatched.
     pub fn handle(&self, dispatched: DispatchedCommand) -> CommandReport {
         let command = &dispatched.command;
+        let mut delete_results = Vec::new();
         let outcome = match self.execution_fence(command) {
             Some(skipped) => skipped,
-            None => match self.execute(&command.kind) {
+            None => match self.execute(&command.kind, &mut delete_results) {
                 Ok(()) => CommandOutcome::Executed,
                 Err(error) => CommandOutcome::Failed(error),
             },
@@ -119,6 +145,7 @@ impl CommandDispatcher {
         CommandReport {
             dispatched,
             outcome,
+            delete_results,
         }
     }
 
@@ -145,7 +172,13 @@ impl CommandDispatcher {
         }
     }
 
-    fn execute(&self, kind: &CommandKind) -> Result<(), DatanodeError> {
+    /// Runs `kind` on the replicas; a delete-blocks command's per-transaction answers go
+    /// to `delete_results`.
+    fn execute(
+        &self,
+        kind: &CommandKind,
+        delete_results: &mut Vec<DeleteBlockTransactionResult>,
+    ) -> Result<(), DatanodeError> {
         let controller = &self.controller;
         match kind {
             CommandKind::DeleteContainer { container, force } => {
@@ -162,12 +195,16 @@ impl CommandDispatcher {
             }
             CommandKind::DeleteBlocks { transactions } => {
                 // Each transaction is acknowledged on its own; the first refusal is the
-                // command's status (the SCM resends what was not acknowledged).
-                if let Some(error) = controller
-                    .delete_blocks(transactions)
-                    .into_iter()
-                    .find_map(Result::err)
-                {
+                // command's outcome (the SCM resends what was not acknowledged).
+                let results = controller.delete_blocks(transactions);
+                delete_results.extend(transactions.iter().zip(&results).map(|(tx, result)| {
+                    DeleteBlockTransactionResult {
+                        tx_id: tx.tx_id,
+                        container: tx.container,
+                        success: result.is_ok(),
+                    }
+                }));
+                if let Some(error) = results.into_iter().find_map(Result::err) {
                     return Err(error.into());
                 }
             }

@@ -10,6 +10,7 @@
 //! response, as Ozone does, so a command never raises the term past its own response's.
 
 use super::error::DatanodeError;
+use super::reports::ReportPublisher;
 use super::state_context::{EndpointState, EndpointStateMachine, StateContext};
 use crate::hdds::command::CommandKind;
 use crate::hdds::heartbeat::{EndpointError, HeartbeatRequest, HeartbeatResponse, ScmEndpoint};
@@ -52,6 +53,8 @@ pub struct HeartbeatEndpointTask {
     endpoint: Arc<EndpointStateMachine>,
     scm: Arc<dyn ScmEndpoint>,
     context: Arc<StateContext>,
+    /// What heartbeats carry; none: heartbeats carry no report.
+    reports: Option<Arc<ReportPublisher>>,
 }
 
 impl HeartbeatEndpointTask {
@@ -67,7 +70,14 @@ impl HeartbeatEndpointTask {
             endpoint,
             scm,
             context,
+            reports: None,
         }
+    }
+
+    /// The same task, its heartbeats carrying the reports of `reports`.
+    pub fn with_reports(mut self, reports: Arc<ReportPublisher>) -> Self {
+        self.reports = Some(reports);
+        self
     }
 
     /// One task per endpoint of `context`, paired with the SCM of the same id.
@@ -127,11 +137,20 @@ impl HeartbeatEndpointTask {
                 Ok(TaskOutcome::Registered)
             }
             EndpointState::Heartbeat => {
-                let request = HeartbeatRequest {
-                    datanode: self.datanode,
-                    queued_commands: self.context.queue_len(),
+                let mut request = HeartbeatRequest::new(self.datanode, self.context.queue_len());
+                if let Some(reports) = &self.reports {
+                    reports.fill(self.scm.scm_id(), &mut request);
+                }
+                let statuses = request.command_statuses.clone();
+                let response = match self.scm.send_heartbeat(request) {
+                    Ok(response) => response,
+                    Err(error) => {
+                        if let Some(reports) = &self.reports {
+                            reports.put_back(self.scm.scm_id(), statuses);
+                        }
+                        return Err(unreachable(error));
+                    }
                 };
-                let response = self.scm.send_heartbeat(request).map_err(unreachable)?;
                 self.endpoint.record_answered();
                 self.process_response(response).map(TaskOutcome::Heartbeat)
             }

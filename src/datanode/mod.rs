@@ -4,6 +4,8 @@
 //! - [`state_context`]: the command queue and the leader-SCM term that fences commands of
 //!   a stale leader (`StateContext`).
 //! - [`heartbeat`]: one `HeartbeatEndpointTask` per SCM endpoint.
+//! - [`reports`]: what heartbeats carry: the container and node reports, and the
+//!   statuses of the commands run, for every SCM.
 //! - [`dispatcher`]: the `CommandDispatcher`, whose handlers re-check term and deadline
 //!   when a command runs, and hand it to the [`ContainerController`].
 //! - [`container`]: the container replicas (`KeyValueContainer`) with their block files,
@@ -22,6 +24,7 @@ pub mod daemon;
 pub mod dispatcher;
 mod error;
 pub mod heartbeat;
+pub mod reports;
 pub mod state_context;
 
 pub use error::DatanodeError;

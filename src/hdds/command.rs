@@ -20,6 +20,19 @@ pub struct DeletedBlocksTransaction {
     pub local_ids: Vec<LocalId>,
 }
 
+/// A datanode's answer for one delete transaction (`DeleteBlockTransactionResult` of
+/// `ContainerBlocksDeletionACKProto`): stored or not. The answer is on storage, not on
+/// execution: the block deleting service deletes later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeleteBlockTransactionResult {
+    /// The transaction.
+    pub tx_id: u64,
+    /// Its container.
+    pub container: ContainerId,
+    /// Stored in the container's database.
+    pub success: bool,
+}
+
 /// What a command asks the datanode to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommandKind {

@@ -4,18 +4,62 @@
 
 use std::fmt;
 
-use super::command::ScmCommand;
+use super::command::{CommandId, DeleteBlockTransactionResult, ScmCommand};
+use super::container::ContainerReplicaReport;
 use super::ids::{DatanodeId, ScmId};
+use super::report::StorageReport;
 use super::term::Term;
 
 /// What the datanode tells the SCM in a heartbeat (`SCMHeartbeatRequestProto`, the
 /// fields used).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeartbeatRequest {
     /// The datanode.
     pub datanode: DatanodeId,
     /// Commands waiting in its queue.
     pub queued_commands: usize,
+    /// Delete-blocks commands among them (`CommandQueueReportProto`).
+    pub queued_delete_blocks: usize,
+    /// Its volumes' space (`NodeReportProto`), when this heartbeat carries a report.
+    pub node_report: Option<Vec<StorageReport>>,
+    /// Its replicas (`ContainerReportsProto`), when this heartbeat carries a report.
+    pub container_report: Option<Vec<ContainerReplicaReport>>,
+    /// How commands it ran ended (`CommandStatusReportsProto`).
+    pub command_statuses: Vec<CommandStatus>,
+}
+
+impl HeartbeatRequest {
+    /// A heartbeat with no report and no command status.
+    pub fn new(datanode: DatanodeId, queued_commands: usize) -> Self {
+        Self {
+            datanode,
+            queued_commands,
+            queued_delete_blocks: 0,
+            node_report: None,
+            container_report: None,
+            command_statuses: Vec::new(),
+        }
+    }
+}
+
+/// How a command ended on the datanode (`CommandStatus.Status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommandState {
+    /// It ran.
+    Executed,
+    /// It was refused or skipped.
+    Failed,
+}
+
+/// One command's status in a heartbeat (`CommandStatus`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandStatus {
+    /// The command.
+    pub command: CommandId,
+    /// How it ended.
+    pub state: CommandState,
+    /// For a delete-blocks command, each transaction's answer (`blockDeletionAck`).
+    pub delete_results: Vec<DeleteBlockTransactionResult>,
 }
 
 /// The SCM's answer to a heartbeat (`SCMHeartbeatResponseProto`).

@@ -83,6 +83,7 @@ use crate::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crate::sync::{Arc, Mutex, RwLock};
 
 mod block_deletion;
+mod heartbeat;
 mod leadership;
 
 /// `SCMContext`: what this SCM believes about its leadership and safe mode.

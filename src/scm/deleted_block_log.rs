@@ -21,7 +21,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::hdds::command::{CommandId, DeletedBlocksTransaction};
+use crate::hdds::command::{CommandId, DeleteBlockTransactionResult, DeletedBlocksTransaction};
 use crate::hdds::ids::{ContainerId, DatanodeId};
 use crate::hdds::term::Term;
 
@@ -93,18 +93,6 @@ struct CommandRecord {
     tx_ids: Vec<u64>,
     status: CommandStatus,
     updated_ms: u64,
-}
-
-/// One datanode's answer for one transaction (`ContainerBlocksDeletionACKProto`'s
-/// result).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DeleteAck {
-    /// The transaction.
-    pub tx_id: u64,
-    /// The container.
-    pub container: ContainerId,
-    /// Stored on the datanode (the ack is on storage, not on execution).
-    pub success: bool,
 }
 
 /// What one round picked.
@@ -302,7 +290,7 @@ impl DeleteTransactionStatus {
         &mut self,
         datanode: DatanodeId,
         command: CommandId,
-        acks: &[DeleteAck],
+        acks: &[DeleteBlockTransactionResult],
         replicas: impl Fn(ContainerId) -> BTreeSet<DatanodeId>,
     ) -> Vec<u64> {
         if let Some(records) = self.records.get_mut(&datanode) {

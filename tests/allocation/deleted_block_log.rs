@@ -4,11 +4,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use hadoop_ref::hdds::command::{CommandId, CommandKind, DeletedBlocksTransaction, ScmCommand};
+use hadoop_ref::hdds::command::{
+    CommandId, CommandKind, DeleteBlockTransactionResult as DeleteAck, DeletedBlocksTransaction,
+    ScmCommand,
+};
 use hadoop_ref::hdds::container::{ContainerReplicaReport, ContainerState};
 use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, PipelineId};
 use hadoop_ref::scm::deleted_block_log::{
-    BlockDeletionConfig, ContainerView, DeleteAck, DeleteTransactionStatus,
+    BlockDeletionConfig, ContainerView, DeleteTransactionStatus,
 };
 use hadoop_ref::scm::ha::Snapshot;
 use hadoop_ref::scm::{ContainerInfo, LifeCycleState, ScmBehavior, StorageContainerManager};

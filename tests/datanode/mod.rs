@@ -6,3 +6,4 @@ mod controller;
 mod daemon;
 mod replica_set;
 mod volume;
+mod with_scm;

@@ -93,6 +93,7 @@ fn stale_command_that_a_handler_refused_is_still_judged() {
                 container: ContainerId(1),
             },
         )),
+        delete_results: Vec::new(),
     };
     assert!(report.ran());
     let observed = Observed {

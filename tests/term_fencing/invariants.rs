@@ -33,6 +33,7 @@ fn executed_force_delete(container: u64) -> Observed {
                 heartbeat_term_high_water: None,
             },
             outcome: CommandOutcome::Executed,
+            delete_results: Vec::new(),
         },
         heard_before: None,
     }

@@ -13,11 +13,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::container_info::LifeCycleState;
-use super::super::deleted_block_log::{ContainerView, DeleteAck, DeleteTransactionStatus};
+use super::super::deleted_block_log::{ContainerView, DeleteTransactionStatus};
 use super::super::error::ScmError;
 use super::super::ha::LogEntry;
 use super::{ContainerTable, Listed, StorageContainerManager};
-use crate::hdds::command::{CommandId, CommandKind, DeletedBlocksTransaction, ScmCommand};
+use crate::hdds::command::{
+    CommandId, CommandKind, DeleteBlockTransactionResult, DeletedBlocksTransaction, ScmCommand,
+};
 use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
 use crate::hdds::term::Term;
 use crate::sync::MutexGuard;
@@ -98,8 +100,7 @@ impl StorageContainerManager {
         }
         let mut queued = 0;
         for (datanode, transactions) in round.per_datanode {
-            let id =
-                CommandId(self.id.0 << 32 | self.next_command_id.fetch_add(1, Ordering::Relaxed));
+            let id = self.next_command();
             let tx_ids: Vec<u64> = transactions.iter().map(|tx| tx.tx_id).collect();
             let command =
                 ScmCommand::new(id, context.term, CommandKind::DeleteBlocks { transactions });
@@ -150,7 +151,7 @@ impl StorageContainerManager {
         &self,
         datanode: DatanodeId,
         command: CommandId,
-        acks: &[DeleteAck],
+        acks: &[DeleteBlockTransactionResult],
     ) -> Result<Vec<u64>, ScmError> {
         let context = self.context();
         if !context.is_leader || !context.leader_ready {
