@@ -85,6 +85,14 @@ impl CommandQueue {
         })
     }
 
+    /// Whether a command of `kind` is queued for `datanode`.
+    pub fn contains(&self, datanode: DatanodeId, kind: &CommandKind) -> bool {
+        self.queues
+            .lock()
+            .get(&datanode)
+            .is_some_and(|q| q.commands.iter().any(|c| c.kind == *kind))
+    }
+
     /// Commands queued for `datanode`.
     pub fn len(&self, datanode: DatanodeId) -> usize {
         self.queues

@@ -75,7 +75,7 @@ use super::ha::{CatchUp, LogEntry, ReplicatedLog, ScmDb, Snapshot};
 use super::node::{DatanodeInfo, NodeManager, SpaceCheck};
 use super::pipeline_choice::PipelineChooser;
 use crate::clock::Clock;
-use crate::hdds::container::ContainerReplicaReport;
+use crate::hdds::container::{ContainerReplicaReport, ContainerState};
 use crate::hdds::ids::{ContainerId, DatanodeId, ScmId};
 use crate::hdds::report::StorageReport;
 use crate::hdds::term::Term;
@@ -85,6 +85,7 @@ use crate::sync::{Arc, Mutex, RwLock};
 mod block_deletion;
 mod heartbeat;
 mod leadership;
+mod replication_manager;
 
 /// `SCMContext`: what this SCM believes about its leadership and safe mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,6 +114,8 @@ impl ScmContext {
 struct ContainerTable {
     applied: Snapshot,
     replicas: BTreeMap<ContainerId, BTreeSet<DatanodeId>>,
+    /// Each replica's state as its datanode last reported it.
+    replica_states: BTreeMap<(ContainerId, DatanodeId), ContainerState>,
 }
 
 /// What the `ContainerManager` lock guards: the allocation gate (the term whose rebuild is
@@ -233,6 +236,7 @@ impl StorageContainerManager {
             table: RwLock::new(ContainerTable {
                 applied: loaded,
                 replicas: BTreeMap::new(),
+                replica_states: BTreeMap::new(),
             }),
             context: RwLock::new(ScmContext {
                 is_leader: false,
@@ -559,10 +563,16 @@ impl StorageContainerManager {
         let mut confirmed = Vec::new();
         {
             let mut table = self.table.write();
-            for container in replicas.iter().map(|r| r.container) {
+            for report in replicas {
+                let container = report.container;
                 if !table.applied.containers.contains_key(&container) {
                     unknown.push(container);
-                } else if table
+                    continue;
+                }
+                table
+                    .replica_states
+                    .insert((container, datanode), report.state);
+                if table
                     .replicas
                     .entry(container)
                     .or_default()

@@ -38,6 +38,12 @@ pub enum ScmError {
         /// The datanode.
         datanode: DatanodeId,
     },
+    /// A request naming a container that is not in the table.
+    #[error("container {container} is not in the table")]
+    UnknownContainer {
+        /// The container.
+        container: ContainerId,
+    },
     /// A container report naming containers SCM does not know; the known ones were applied.
     #[error("report from {datanode} names unknown containers {containers:?}")]
     UnknownContainers {

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::container_info::ContainerInfo;
+use super::container_info::{ContainerInfo, LifeCycleState};
 use crate::hdds::command::DeletedBlocksTransaction;
 use crate::hdds::ids::{ContainerId, ScmId};
 use crate::hdds::term::Term;
@@ -19,6 +19,8 @@ use crate::sync::Mutex;
 pub enum LogEntry {
     /// `ContainerStateManager.addContainer`, applied on every SCM.
     AddContainer(ContainerInfo),
+    /// `ContainerStateManager.updateContainerState`: the container's new lifecycle state.
+    UpdateContainerState(ContainerId, LifeCycleState),
     /// `DeletedBlockLogStateManager.addTransactionsToDB`: delete transactions with the
     /// ids the leader gave them.
     AddDeleteTransactions(Vec<DeletedBlocksTransaction>),
@@ -71,6 +73,11 @@ impl Snapshot {
         match entry {
             LogEntry::AddContainer(info) => {
                 self.containers.insert(info.id, info.clone());
+            }
+            LogEntry::UpdateContainerState(id, state) => {
+                if let Some(info) = self.containers.get_mut(id) {
+                    info.state = *state;
+                }
             }
             LogEntry::AddDeleteTransactions(transactions) => {
                 for tx in transactions {

@@ -8,14 +8,16 @@
 //! and only a leader puts its term in the response. **The fix** is the datanode's: it
 //! drops commands older than the highest term it saw (`StateContext`).
 
+use super::super::container_info::LifeCycleState;
 use super::super::datanode_details::DatanodeDetails;
 use super::super::error::ScmError;
+use super::super::ha::LogEntry;
 use super::StorageContainerManager;
 use crate::hdds::command::{CommandId, CommandKind, ScmCommand};
 use crate::hdds::heartbeat::{
     CommandState, EndpointError, HeartbeatRequest, HeartbeatResponse, ScmEndpoint,
 };
-use crate::hdds::ids::{DatanodeId, ScmId};
+use crate::hdds::ids::{ContainerId, DatanodeId, ScmId};
 use crate::sync::atomic::Ordering;
 
 impl StorageContainerManager {
@@ -41,6 +43,40 @@ impl StorageContainerManager {
             "command queued"
         );
         Ok(command)
+    }
+
+    /// `ContainerManager.updateContainerState(CLOSE)` with the close commands
+    /// (`CloseContainerEventHandler`): the container is CLOSED in every SCM's table
+    /// through the log, and each datanode of its pipeline is told to close its replica.
+    /// Only the leader closes.
+    pub fn close_container(&self, container: ContainerId) -> Result<(), ScmError> {
+        let context = self.context();
+        if !context.is_leader {
+            return Err(ScmError::NotLeader { scm: self.id });
+        }
+        let info = self
+            .container(container)
+            .ok_or(ScmError::UnknownContainer { container })?;
+        let entry = LogEntry::UpdateContainerState(container, LifeCycleState::Closed);
+        self.log
+            .submit(self.id, context.term, entry)
+            .map_err(|reason| ScmError::SubmitNotConfirmed { container, reason })?;
+        self.catch_up();
+        let nodes = self
+            .config
+            .pipelines
+            .iter()
+            .find(|p| p.id == info.pipeline)
+            .map(|p| p.nodes.clone())
+            .unwrap_or_default();
+        for datanode in nodes {
+            let kind = CommandKind::CloseContainer {
+                container,
+                force: false,
+            };
+            self.send_command(datanode, kind)?;
+        }
+        Ok(())
     }
 
     /// Commands queued for `datanode`'s next heartbeat.

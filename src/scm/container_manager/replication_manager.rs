@@ -1,0 +1,50 @@
+//! The part of the SCM's `ReplicationManager` the cluster needs: a container CLOSED in the
+//! table whose replica a datanode still reports OPEN or CLOSING is told again to close
+//! (`ClosedWithMismatchedReplicasHandler`). A close command of a deposed leader is dropped
+//! by the datanode (HDDS-17268), so the new leader must send its own.
+
+use super::super::container_info::LifeCycleState;
+use super::super::error::ScmError;
+use super::StorageContainerManager;
+use crate::hdds::command::CommandKind;
+use crate::hdds::container::ContainerState;
+
+impl StorageContainerManager {
+    /// One run of the replication manager when this SCM serves: a close command, stamped
+    /// with this term, for each replica of a CLOSED container that a datanode reports OPEN
+    /// or CLOSING and has no close command of it queued here. Returns the commands queued.
+    pub fn run_replication_manager(&self) -> Result<usize, ScmError> {
+        if !self.context().is_serving() {
+            return Ok(0);
+        }
+        let mismatched: Vec<_> = {
+            let table = self.table.read();
+            table
+                .replica_states
+                .iter()
+                .filter(|((container, _), state)| {
+                    matches!(state, ContainerState::Open | ContainerState::Closing)
+                        && table
+                            .applied
+                            .containers
+                            .get(container)
+                            .is_some_and(|info| info.state == LifeCycleState::Closed)
+                })
+                .map(|(&key, _)| key)
+                .collect()
+        };
+        let mut queued = 0;
+        for (container, datanode) in mismatched {
+            let close = CommandKind::CloseContainer {
+                container,
+                force: false,
+            };
+            if self.commands.contains(datanode, &close) {
+                continue;
+            }
+            self.send_command(datanode, close)?;
+            queued += 1;
+        }
+        Ok(queued)
+    }
+}
