@@ -246,11 +246,7 @@ impl Datanode {
                 endpoint_loop(&task, &config, &stopped)
             }));
         }
-        let processor = Processor {
-            dispatcher: Arc::clone(&self.dispatcher),
-            reports: Arc::clone(&self.reports),
-            stats: Arc::clone(&self.stats),
-        };
+        let processor = self.processor();
         let idle = Duration::from_millis(self.config.heartbeat_interval_ms);
         let processor_stopped = stopped.clone();
         threads.push(thread::spawn(move || {
@@ -282,11 +278,71 @@ impl Datanode {
     /// ([`StateContext::restart`]) and every replica's in-memory state, reloads the
     /// replicas from the volume, and starts again.
     pub fn restart(&self) -> Result<(), DatanodeError> {
+        self.restart_stopped()?;
+        self.start()
+    }
+
+    /// [`restart`](Self::restart) without starting the threads: for a datanode driven by
+    /// [`tick`](Self::tick).
+    pub fn restart_stopped(&self) -> Result<(), DatanodeError> {
         self.stop();
         self.context.restart();
         self.handler.restart()?;
-        self.start()
+        self.context.mark_started();
+        Ok(())
     }
+
+    /// The datanode's work once, on the calling thread instead of its own threads: each
+    /// SCM endpoint steps until it has sent a heartbeat (at most GETVERSION, REGISTER,
+    /// HEARTBEAT), every command queued runs, then the block deleting service runs once.
+    /// For a driver that steps a whole cluster; not to be mixed with [`start`](Self::start).
+    /// An SCM that does not answer is skipped until the next tick.
+    pub fn tick(&self) -> Result<Tick, DatanodeError> {
+        let tasks = HeartbeatEndpointTask::for_all_endpoints(self.id, &self.context, &self.scms)?;
+        let mut tick = Tick::default();
+        for task in tasks {
+            let task = task.with_reports(Arc::clone(&self.reports));
+            // Bounded: an endpoint moves GETVERSION → REGISTER → HEARTBEAT.
+            for _ in 0..3 {
+                match task.run_once() {
+                    Ok(TaskOutcome::Heartbeat(_)) => {
+                        tick.heartbeats += 1;
+                        break;
+                    }
+                    Ok(TaskOutcome::Versioned | TaskOutcome::Registered) => {}
+                    Ok(TaskOutcome::Shutdown) | Err(_) => break,
+                }
+            }
+        }
+        // Bounded by the queue's limit: commands are queued only by heartbeats.
+        let processor = self.processor();
+        while processor.process_next() {
+            tick.commands += 1;
+        }
+        // A failed task is retried next tick, as the service retries next interval.
+        let _ = self.handler.run_block_deleting_service();
+        Ok(tick)
+    }
+}
+
+impl Datanode {
+    /// The command processor's parts, for a thread or a tick.
+    fn processor(&self) -> Processor {
+        Processor {
+            dispatcher: Arc::clone(&self.dispatcher),
+            reports: Arc::clone(&self.reports),
+            stats: Arc::clone(&self.stats),
+        }
+    }
+}
+
+/// What one [`Datanode::tick`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tick {
+    /// Heartbeats an SCM answered.
+    pub heartbeats: usize,
+    /// Commands taken from the queue (run, skipped or refused).
+    pub commands: usize,
 }
 
 impl Drop for Datanode {
@@ -319,17 +375,27 @@ struct Processor {
     stats: Arc<ProcessorStats>,
 }
 
+impl Processor {
+    /// Runs the next command, counts its outcome and publishes its status; false when no
+    /// command could be taken.
+    fn process_next(&self) -> bool {
+        let Some(report) = self.dispatcher.process_next() else {
+            return false;
+        };
+        self.stats.record(&report.outcome);
+        if let Some(status) = report.status() {
+            self.reports.add_command_status(&status);
+        }
+        true
+    }
+}
+
 fn processor_loop(processor: &Processor, idle: Duration, stopped: &Receiver<()>) {
     loop {
-        let wait = match processor.dispatcher.process_next() {
-            Some(report) => {
-                processor.stats.record(&report.outcome);
-                if let Some(status) = report.status() {
-                    processor.reports.add_command_status(&status);
-                }
-                Duration::ZERO
-            }
-            None => idle,
+        let wait = if processor.process_next() {
+            Duration::ZERO
+        } else {
+            idle
         };
         if stop_requested(stopped, wait) {
             return;
