@@ -5,6 +5,7 @@
 
 mod allocation;
 mod check;
+mod cluster;
 mod container;
 mod datanode;
 mod regression;

@@ -15,6 +15,10 @@
 //! - [`crash_fs`]: a file system under a replica on disk that stops the process, or cuts
 //!   the power, at a numbered crash point.
 //!
+//! Ozone, whole:
+//! - [`mini_cluster`]: `MiniOzoneCluster`, SCMs and real datanodes in one process,
+//!   stepped tick by tick.
+//!
 //! Ozone, around the SCM:
 //! - [`ratis`]: the SCMs' replicated log, and a handle to it that fences like real Ratis.
 //! - [`slot_datanode`]: a datanode as SCM allocation sees it: container slots, a create on
@@ -30,6 +34,7 @@ pub mod faulty_store;
 pub mod fencing_datanode;
 pub mod ha_pair;
 pub mod hdfs_datanode;
+pub mod mini_cluster;
 pub mod peers;
 pub mod ratis;
 pub mod replica_node;

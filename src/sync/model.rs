@@ -20,8 +20,9 @@ use backend::{
 pub use backend::{Arc, Weak, arc_from_box, atomic, run_example, thread};
 
 /// Runs a documentation example of a production driver (threads paced by the wall
-/// clock): in the model builds, not at all. Its free-running loops never end within a
-/// model's bounds, and what it shows is the production build's behaviour; the checkers
+/// clock) or of a whole cluster: in the model builds, not at all. A driver's free-running
+/// loops never end within a model's bounds, a cluster's thousands of lock operations
+/// exceed them, and what either shows is the production build's behaviour; the checkers
 /// explore the same code through the scenarios instead.
 pub fn run_driver_example<E: std::fmt::Debug>(_body: impl FnOnce() -> Result<(), E>) {}
 

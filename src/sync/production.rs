@@ -70,7 +70,7 @@ pub fn run_example<E: std::fmt::Debug>(body: impl Fn() -> Result<(), E> + Send +
 }
 
 /// Runs a documentation example of a production driver (threads paced by the wall
-/// clock): in the production build, directly.
+/// clock) or of a whole cluster: in the production build, directly.
 pub fn run_driver_example<E: std::fmt::Debug>(body: impl FnOnce() -> Result<(), E>) {
     if let Err(error) = body() {
         panic!("the example failed: {error:?}");

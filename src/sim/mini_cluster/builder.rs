@@ -1,0 +1,200 @@
+//! The builder of a [`MiniOzoneCluster`].
+
+use super::cluster::{ClusterError, MiniOzoneCluster};
+use super::link::{Link, Switchboard};
+use crate::clock::ManualClock;
+use crate::datanode::container::volume::MemoryVolume;
+use crate::datanode::daemon::{Datanode, DatanodeConfig};
+use crate::hdds::heartbeat::ScmEndpoint;
+use crate::hdds::ids::{DatanodeId, PipelineId, ScmId};
+use crate::hdds::report::StorageReport;
+use crate::scm::ha::ScmDb;
+use crate::scm::{Pipeline, ScmBehavior, ScmConfig};
+use crate::sim::ratis::SimulatedRatis;
+use crate::sync::Arc;
+use crate::sync::atomic::AtomicU64;
+
+/// A container's size in the cluster (nothing that large is written; only the slot
+/// arithmetic of allocation reads it).
+pub const CONTAINER_SIZE: u64 = 1 << 20;
+
+/// Settings of a [`MiniOzoneCluster`], with Ozone-like defaults.
+#[derive(Debug, Clone)]
+pub struct MiniOzoneClusterBuilder {
+    scms: usize,
+    datanodes: usize,
+    replication: usize,
+    scm_behavior: ScmBehavior,
+    datanode: DatanodeConfig,
+    slots_per_datanode: u64,
+    tick_ms: u64,
+    seed: u64,
+}
+
+impl Default for MiniOzoneClusterBuilder {
+    fn default() -> Self {
+        Self {
+            scms: 3,
+            datanodes: 3,
+            replication: 3,
+            scm_behavior: ScmBehavior::Hardened,
+            datanode: DatanodeConfig::default(),
+            slots_per_datanode: 100,
+            tick_ms: 1_000,
+            seed: 0,
+        }
+    }
+}
+
+impl MiniOzoneCluster {
+    /// A builder with the defaults: 3 SCMs, 3 datanodes, replication 3.
+    pub fn builder() -> MiniOzoneClusterBuilder {
+        MiniOzoneClusterBuilder::default()
+    }
+}
+
+impl MiniOzoneClusterBuilder {
+    /// SCMs in the HA ring (at least 1).
+    pub fn scms(mut self, count: usize) -> Self {
+        self.scms = count;
+        self
+    }
+
+    /// Datanodes (at least the replication factor).
+    pub fn datanodes(mut self, count: usize) -> Self {
+        self.datanodes = count;
+        self
+    }
+
+    /// Replicas per container: each pipeline has this many datanodes (at least 1).
+    pub fn replication(mut self, factor: usize) -> Self {
+        self.replication = factor;
+        self
+    }
+
+    /// The SCMs' allocation logic.
+    pub fn scm_behavior(mut self, behavior: ScmBehavior) -> Self {
+        self.scm_behavior = behavior;
+        self
+    }
+
+    /// Every datanode's settings (term fencing, the replicas' code).
+    pub fn datanode_config(mut self, config: DatanodeConfig) -> Self {
+        self.datanode = config;
+        self
+    }
+
+    /// Containers each datanode reports room for.
+    pub fn slots_per_datanode(mut self, slots: u64) -> Self {
+        self.slots_per_datanode = slots;
+        self
+    }
+
+    /// How far the clock moves each tick.
+    pub fn tick_ms(mut self, tick_ms: u64) -> Self {
+        self.tick_ms = tick_ms;
+        self
+    }
+
+    /// The seed of the SCMs' pipeline choice.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Starts the cluster: every SCM from an empty database, SCM 1 leading, every
+    /// datanode registered with every SCM and its node report in (one tick).
+    pub fn build(self) -> Result<MiniOzoneCluster, ClusterError> {
+        self.validate()?;
+        let config = ScmConfig {
+            container_size: CONTAINER_SIZE,
+            pipeline_choice_seed: self.seed,
+            ..ScmConfig::with_pipelines(self.pipelines())
+        };
+        let clock = ManualClock::new(0);
+        let mut cluster = MiniOzoneCluster {
+            behavior: self.scm_behavior,
+            config,
+            ring: SimulatedRatis::new(),
+            clock,
+            tick_ms: self.tick_ms,
+            dbs: (0..self.scms).map(|_| Arc::new(ScmDb::new())).collect(),
+            board: Arc::new(Switchboard::new(Vec::new())),
+            datanodes: Vec::new(),
+            next_block: AtomicU64::new(1),
+        };
+        let scms = (0..self.scms)
+            .map(|i| cluster.start_scm(ScmId(i as u64 + 1), Arc::clone(&cluster.dbs[i])))
+            .collect::<Result<Vec<_>, _>>()?;
+        cluster.board = Arc::new(Switchboard::new(scms.into_iter().map(Arc::new).collect()));
+        for index in 0..self.datanodes {
+            cluster
+                .datanodes
+                .push(self.datanode(&cluster, DatanodeId(index as u64 + 1))?);
+        }
+        cluster.transfer_leadership(0)?;
+        cluster.tick()?;
+        Ok(cluster)
+    }
+
+    fn validate(&self) -> Result<(), ClusterError> {
+        let invalid = |reason: &str| {
+            Err(ClusterError::Scm(crate::scm::ScmError::InvalidConfig {
+                reason: reason.into(),
+            }))
+        };
+        if self.scms == 0 {
+            return invalid("a cluster needs at least one SCM");
+        }
+        if self.replication == 0 || self.datanodes < self.replication {
+            return invalid("datanodes must be at least the replication factor, at least 1");
+        }
+        Ok(())
+    }
+
+    /// One pipeline per datanode: it and the next `replication - 1` datanodes, around.
+    fn pipelines(&self) -> Vec<Pipeline> {
+        (0..self.datanodes)
+            .map(|first| Pipeline {
+                id: PipelineId(first as u64 + 1),
+                nodes: (0..self.replication)
+                    .map(|k| DatanodeId(((first + k) % self.datanodes) as u64 + 1))
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// Datanode `id` over an empty volume, linked to every SCM, reporting its room.
+    fn datanode(
+        &self,
+        cluster: &MiniOzoneCluster,
+        id: DatanodeId,
+    ) -> Result<Datanode, ClusterError> {
+        let endpoints: Vec<Arc<dyn ScmEndpoint>> = cluster
+            .board
+            .ids()
+            .into_iter()
+            .map(|scm| {
+                Arc::new(Link {
+                    datanode: id,
+                    scm,
+                    board: Arc::clone(&cluster.board),
+                }) as Arc<dyn ScmEndpoint>
+            })
+            .collect();
+        let volume = MemoryVolume::new();
+        let datanode = Datanode::new(
+            id,
+            self.datanode.clone(),
+            endpoints,
+            volume.shared(),
+            None,
+            cluster.clock.shared(),
+        )?;
+        let room = self.slots_per_datanode * CONTAINER_SIZE + CONTAINER_SIZE / 2;
+        datanode
+            .reports()
+            .set_node_report(vec![StorageReport::new(room, 0, 0)]);
+        Ok(datanode)
+    }
+}

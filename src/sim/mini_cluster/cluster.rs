@@ -1,0 +1,324 @@
+//! The cluster's handle: its operations and its step.
+
+use std::collections::BTreeMap;
+
+use super::link::Switchboard;
+use crate::clock::ManualClock;
+use crate::datanode::DatanodeError;
+use crate::datanode::container::ContainerController;
+use crate::datanode::container::store::MemoryStore;
+use crate::datanode::daemon::Datanode;
+use crate::hdds::container::ContainerState;
+use crate::hdds::ids::{ContainerId, DatanodeId, LocalId, ScmId};
+use crate::scm::ha::ScmDb;
+use crate::scm::{ScmBehavior, ScmConfig, ScmError, StorageContainerManager};
+use crate::sim::ratis::SimulatedRatis;
+use crate::sim::replica_node::write_block;
+use crate::sync::Arc;
+use crate::sync::atomic::{AtomicU64, Ordering};
+
+/// Why a cluster operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    /// An SCM refused.
+    #[error("SCM: {0}")]
+    Scm(#[from] ScmError),
+    /// A datanode refused.
+    #[error("datanode: {0}")]
+    Datanode(#[from] DatanodeError),
+    /// No SCM leads (none elected since a crash, or the leader is down).
+    #[error("no SCM leads")]
+    NoLeader,
+    /// An index past the cluster's SCMs or datanodes.
+    #[error("no {what} at index {index}")]
+    NoSuchNode {
+        /// `"SCM"` or `"datanode"`.
+        what: &'static str,
+        /// The index asked for.
+        index: usize,
+    },
+    /// The cluster did not settle within the ticks allowed.
+    #[error("not quiescent after {ticks} ticks")]
+    NotQuiescent {
+        /// Ticks run.
+        ticks: usize,
+    },
+}
+
+/// A key as the cluster wrote it: its container and blocks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Key {
+    /// The container holding its blocks.
+    pub container: ContainerId,
+    /// Its blocks.
+    pub blocks: Vec<LocalId>,
+}
+
+/// N SCMs and M datanodes in one process (see the module docs).
+#[derive(Debug)]
+pub struct MiniOzoneCluster {
+    pub(super) behavior: ScmBehavior,
+    pub(super) config: ScmConfig,
+    pub(super) ring: SimulatedRatis,
+    pub(super) clock: ManualClock,
+    pub(super) tick_ms: u64,
+    pub(super) dbs: Vec<Arc<ScmDb>>,
+    pub(super) board: Arc<Switchboard>,
+    pub(super) datanodes: Vec<Datanode>,
+    pub(super) next_block: AtomicU64,
+}
+
+impl MiniOzoneCluster {
+    /// The running SCM at `index`.
+    pub fn scm(&self, index: usize) -> Result<Arc<StorageContainerManager>, ClusterError> {
+        let id = self.scm_id(index)?;
+        self.board
+            .scm(id)
+            .ok_or(ClusterError::NoSuchNode { what: "SCM", index })
+    }
+
+    /// The SCM the ring says leads, if it runs.
+    pub fn leader(&self) -> Result<Arc<StorageContainerManager>, ClusterError> {
+        let (_, leader) = self.ring.leadership();
+        leader
+            .and_then(|id| self.board.scm(id))
+            .ok_or(ClusterError::NoLeader)
+    }
+
+    /// The datanode at `index`.
+    pub fn datanode(&self, index: usize) -> Result<&Datanode, ClusterError> {
+        self.datanodes.get(index).ok_or(ClusterError::NoSuchNode {
+            what: "datanode",
+            index,
+        })
+    }
+
+    /// The clock every node reads.
+    pub fn clock(&self) -> &ManualClock {
+        &self.clock
+    }
+
+    /// Writes a key of `blocks` blocks (`OzoneBucket.createKey`): the leader allocates a
+    /// container on a pipeline with room, judged by the datanodes' node reports; each
+    /// datanode of the pipeline creates its replica with the blocks; the leader then
+    /// closes the container (one key per container keeps replicas whole).
+    pub fn write_key(&self, blocks: usize) -> Result<Key, ClusterError> {
+        let leader = self.leader()?;
+        let container = leader.allocate_container()?;
+        let info = leader
+            .container(container)
+            .ok_or(ScmError::UnknownContainer { container })?;
+        let pipeline = self
+            .config
+            .pipelines
+            .iter()
+            .find(|p| p.id == info.pipeline)
+            .ok_or(ScmError::UnknownContainer { container })?;
+        let first = self.next_block.fetch_add(blocks as u64, Ordering::Relaxed);
+        let ids: Vec<LocalId> = (first..first + blocks as u64).collect();
+        for datanode in &pipeline.nodes {
+            self.create_replica(*datanode, container, &ids)?;
+        }
+        leader.close_container(container)?;
+        Ok(Key {
+            container,
+            blocks: ids,
+        })
+    }
+
+    /// The client's write to one datanode: the replica, OPEN, with `blocks` written and
+    /// committed, added to the datanode's replicas.
+    fn create_replica(
+        &self,
+        datanode: DatanodeId,
+        container: ContainerId,
+        blocks: &[LocalId],
+    ) -> Result<(), ClusterError> {
+        let index = self.datanode_index(datanode)?;
+        let store = MemoryStore::new(ContainerState::Open);
+        for &block in blocks {
+            write_block(&store, block, 1).map_err(|e| {
+                DatanodeError::from(crate::datanode::container::ContainerError::store(container)(e))
+            })?;
+        }
+        self.datanodes[index]
+            .replicas()
+            .add_container(container, store.shared())
+            .map_err(DatanodeError::from)?;
+        Ok(())
+    }
+
+    /// Deletes a key (`OzoneBucket.deleteKey` reaching `SCMBlockProtocolServer`): its
+    /// blocks go into the leader's deleted-block log.
+    pub fn delete_key(&self, key: &Key) -> Result<Vec<u64>, ClusterError> {
+        let blocks = BTreeMap::from([(key.container, key.blocks.clone())]);
+        Ok(self.leader()?.add_delete_transactions(&blocks)?)
+    }
+
+    /// Ratis moves leadership to the SCM at `index`: the old leader steps down, the new
+    /// one leads at a new term and becomes leader-ready.
+    pub fn transfer_leadership(&self, index: usize) -> Result<(), ClusterError> {
+        let next = self.scm(index)?;
+        if let Ok(old) = self.leader()
+            && old.id() != next.id()
+        {
+            old.notify_not_leader();
+        }
+        let term = self.ring.elect(next.id());
+        next.notify_leader_changed(term);
+        next.notify_leader_ready();
+        Ok(())
+    }
+
+    /// The SCM at `index` crashes: its slot empties, and the ring loses it as leader.
+    pub fn crash_scm(&self, index: usize) -> Result<(), ClusterError> {
+        let id = self.scm_id(index)?;
+        if self.ring.leadership().1 == Some(id) {
+            self.ring.lose_leader();
+        }
+        if let Some(old) = self.board.scm(id) {
+            old.notify_not_leader();
+        }
+        self.board.set(id, None);
+        Ok(())
+    }
+
+    /// The SCM at `index` starts again from its database, not leading; datanodes
+    /// register again when it tells them to.
+    pub fn restart_scm(&self, index: usize) -> Result<(), ClusterError> {
+        self.crash_scm(index)?;
+        let id = self.scm_id(index)?;
+        let scm = self.start_scm(id, Arc::clone(&self.dbs[index]))?;
+        self.board.set(id, Some(Arc::new(scm)));
+        Ok(())
+    }
+
+    /// The datanode at `index` restarts from its volume (its threads, if any, stay off).
+    pub fn restart_datanode(&self, index: usize) -> Result<(), ClusterError> {
+        self.datanode(index)?.restart_stopped()?;
+        Ok(())
+    }
+
+    /// Cuts (`up` false) or heals the link between the datanode at `datanode` and the SCM
+    /// at `scm`.
+    pub fn set_link(&self, datanode: usize, scm: usize, up: bool) -> Result<(), ClusterError> {
+        let dn = self.datanode(datanode)?.id();
+        self.board.set_link(dn, self.scm_id(scm)?, up);
+        Ok(())
+    }
+
+    /// One step of the whole cluster: the leader's replication manager and block deleting
+    /// service, then every
+    /// datanode's work, then the clock moves by the tick.
+    pub fn tick(&self) -> Result<(), ClusterError> {
+        if let Ok(leader) = self.leader() {
+            leader.run_replication_manager()?;
+            leader.run_block_deleting_service()?;
+        }
+        for dn in &self.datanodes {
+            dn.tick()?;
+        }
+        self.clock.advance_ms(self.tick_ms);
+        Ok(())
+    }
+
+    /// Ticks until nothing is in flight (see [`is_quiescent`](Self::is_quiescent)), at
+    /// most `max_ticks` times. Returns the ticks run.
+    pub fn run_until_quiescent(&self, max_ticks: usize) -> Result<usize, ClusterError> {
+        for ticks in 0..max_ticks {
+            if self.is_quiescent()? {
+                return Ok(ticks);
+            }
+            self.tick()?;
+        }
+        if self.is_quiescent()? {
+            return Ok(max_ticks);
+        }
+        Err(ClusterError::NotQuiescent { ticks: max_ticks })
+    }
+
+    /// Nothing in flight: the leader's deleted-block log is empty, no SCM holds a command
+    /// for any datanode, no datanode holds a command or a delete transaction to execute.
+    pub fn is_quiescent(&self) -> Result<bool, ClusterError> {
+        if !self.leader()?.deleted_block_log().is_empty() {
+            return Ok(false);
+        }
+        for dn in &self.datanodes {
+            let id = dn.id();
+            if self
+                .board
+                .running()
+                .iter()
+                .any(|scm| scm.queued_for(id) > 0)
+                || dn.context().queue_len() > 0
+                || self.pending_deletions(dn)?
+            {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether a replica of `dn` still holds a delete transaction to execute.
+    fn pending_deletions(&self, dn: &Datanode) -> Result<bool, ClusterError> {
+        let replicas = dn.replicas();
+        for id in replicas.container_ids() {
+            let container = replicas.container(id).map_err(DatanodeError::from)?;
+            let pending = container.store().pending_transactions(1).map_err(|e| {
+                DatanodeError::from(crate::datanode::container::ContainerError::store(id)(e))
+            })?;
+            if !pending.is_empty() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Blocks with metadata in the replica of `container` on the datanode at `index`
+    /// (0 when it holds no replica).
+    pub fn live_blocks(&self, index: usize, container: ContainerId) -> Result<u64, ClusterError> {
+        let report = self.datanode(index)?.replicas().container_report();
+        Ok(report
+            .iter()
+            .find(|r| r.container == container)
+            .map_or(0, |r| r.block_count))
+    }
+
+    fn scm_id(&self, index: usize) -> Result<ScmId, ClusterError> {
+        self.board
+            .ids()
+            .get(index)
+            .copied()
+            .ok_or(ClusterError::NoSuchNode { what: "SCM", index })
+    }
+
+    fn datanode_index(&self, id: DatanodeId) -> Result<usize, ClusterError> {
+        self.datanodes
+            .iter()
+            .position(|dn| dn.id() == id)
+            .ok_or(ClusterError::NoSuchNode {
+                what: "datanode",
+                index: id.0 as usize,
+            })
+    }
+
+    /// An SCM started from `db`, out of safe mode (the datanodes' reports would end it),
+    /// not leading.
+    pub(super) fn start_scm(
+        &self,
+        id: ScmId,
+        db: Arc<ScmDb>,
+    ) -> Result<StorageContainerManager, ScmError> {
+        let scm = StorageContainerManager::new(
+            id,
+            self.behavior,
+            self.config.clone(),
+            self.ring.log(),
+            db,
+            self.clock.shared(),
+        )?;
+        scm.catch_up();
+        scm.exit_safe_mode();
+        Ok(scm)
+    }
+}

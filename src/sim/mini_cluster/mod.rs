@@ -1,0 +1,36 @@
+//! `MiniOzoneCluster`: N SCMs over one simulated Ratis ring and M real datanodes in one
+//! process, what Ozone's `MiniOzoneCluster` gives Java tests, stepped deterministically.
+//!
+//! Each SCM is a [`StorageContainerManager`](crate::scm::StorageContainerManager) with its own database; each datanode is a
+//! [`Datanode`](crate::datanode::daemon::Datanode) whose endpoints reach the SCMs through a switchboard that crashes,
+//! restarts, cuts and heals. A [`tick`](MiniOzoneCluster::tick) runs the leader's block
+//! deleting service once, then every datanode's work once on the calling thread
+//! ([`Datanode::tick`](crate::datanode::daemon::Datanode::tick): a heartbeat to each SCM, its commands, its block deleting service),
+//! and moves the clock. The seeds meet here in one datanode: a deposed leader's commands
+//! (HDDS-17268), deletions the SCM drives into the replicas (HDDS-16811), and allocation
+//! judged by the datanodes' own node reports (HDDS-16891).
+//!
+//! # Example
+//!
+//! ```
+//! # hadoop_ref::sync::run_driver_example(|| {
+//! use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
+//!
+//! let cluster = MiniOzoneCluster::builder().scms(3).datanodes(3).build()?;
+//! let key = cluster.write_key(2)?; // a container on three datanodes, two blocks
+//! cluster.transfer_leadership(1)?; // SCM 2 leads now
+//! cluster.delete_key(&key)?;
+//! cluster.run_until_quiescent(50)?;
+//! for dn in 0..3 {
+//!     assert_eq!(cluster.live_blocks(dn, key.container)?, 0);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # });
+//! ```
+
+mod builder;
+mod cluster;
+mod link;
+
+pub use builder::{CONTAINER_SIZE, MiniOzoneClusterBuilder};
+pub use cluster::{ClusterError, Key, MiniOzoneCluster};

@@ -1,0 +1,96 @@
+//! `MiniOzoneCluster`: SCMs and real datanodes stepped together. Deletions the SCM drives
+//! into the replicas (HDDS-16811) survive leadership moves, restarts and partitions, and a
+//! deposed leader's commands are dropped by the datanodes (HDDS-17268).
+
+use hadoop_ref::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
+
+fn cluster() -> MiniOzoneCluster {
+    MiniOzoneCluster::builder()
+        .scms(3)
+        .datanodes(3)
+        .build()
+        .unwrap()
+}
+
+/// Every replica of `key`'s container holds `blocks` live blocks.
+fn assert_live(cluster: &MiniOzoneCluster, key: &Key, blocks: u64) {
+    for dn in 0..3 {
+        assert_eq!(
+            cluster.live_blocks(dn, key.container).unwrap(),
+            blocks,
+            "datanode {dn}, container {}",
+            key.container
+        );
+    }
+}
+
+#[test]
+fn a_deleted_key_is_deleted_on_every_replica_and_a_kept_one_stays_whole() {
+    let cluster = cluster();
+    let kept = cluster.write_key(3).unwrap();
+    let deleted = cluster.write_key(2).unwrap();
+    cluster.delete_key(&deleted).unwrap();
+    cluster.run_until_quiescent(50).unwrap();
+    assert_live(&cluster, &deleted, 0);
+    assert_live(&cluster, &kept, 3);
+}
+
+#[test]
+fn a_deposed_leaders_close_commands_are_dropped_and_the_new_leader_closes_again() {
+    let cluster = cluster();
+    let key = cluster.write_key(1).unwrap();
+    // SCM 1's close commands (its term) wait in its queue; SCM 2 leads before they go out.
+    cluster.transfer_leadership(1).unwrap();
+    cluster.delete_key(&key).unwrap();
+    cluster.run_until_quiescent(50).unwrap();
+    let skipped: u64 = (0..3)
+        .map(|dn| {
+            cluster
+                .datanode(dn)
+                .unwrap()
+                .context()
+                .stats()
+                .dropped_stale
+        })
+        .sum();
+    assert!(skipped > 0, "the old term's commands were dropped");
+    assert_live(&cluster, &key, 0);
+}
+
+#[test]
+fn deletions_in_flight_survive_a_datanode_and_an_scm_restart() {
+    let cluster = cluster();
+    let key = cluster.write_key(2).unwrap();
+    cluster.delete_key(&key).unwrap();
+    cluster.tick().unwrap();
+    cluster.restart_datanode(0).unwrap();
+    cluster.restart_scm(0).unwrap(); // the leader: the ring has none now
+    assert!(matches!(cluster.leader(), Err(ClusterError::NoLeader)));
+    cluster.transfer_leadership(2).unwrap();
+    cluster.run_until_quiescent(50).unwrap();
+    assert_live(&cluster, &key, 0);
+}
+
+#[test]
+fn a_datanode_cut_off_from_every_scm_deletes_once_healed() {
+    let cluster = cluster();
+    let key = cluster.write_key(2).unwrap();
+    for scm in 0..3 {
+        cluster.set_link(0, scm, false).unwrap();
+    }
+    cluster.delete_key(&key).unwrap();
+    assert!(matches!(
+        cluster.run_until_quiescent(10),
+        Err(ClusterError::NotQuiescent { .. })
+    ));
+    assert_eq!(
+        cluster.live_blocks(0, key.container).unwrap(),
+        2,
+        "cut off: untouched"
+    );
+    for scm in 0..3 {
+        cluster.set_link(0, scm, true).unwrap();
+    }
+    cluster.run_until_quiescent(50).unwrap();
+    assert_live(&cluster, &key, 0);
+}
