@@ -23,7 +23,9 @@ fn heartbeat_round(c: &mut Criterion) {
     for key in keys.iter().step_by(2) {
         cluster.delete_key(key).expect("a key is deleted");
     }
-    cluster.run_until_quiescent(100).expect("the deletions settle");
+    cluster
+        .run_until_quiescent(100)
+        .expect("the deletions settle");
     let mut group = c.benchmark_group("cluster_heartbeat_round");
     group
         .sample_size(100)

@@ -6,6 +6,7 @@
 mod support;
 
 mod allocation;
+mod cluster;
 mod container;
 mod explain;
 mod replay;

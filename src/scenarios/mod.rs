@@ -8,6 +8,7 @@
 //! variants must be caught.
 
 pub mod allocation;
+pub mod cluster;
 pub mod container;
 pub mod rng;
 pub mod standby;

@@ -4,12 +4,14 @@
 #[macro_use]
 mod case;
 mod allocation;
+mod cluster;
 mod container;
 mod standby;
 mod term_fencing;
 
 pub use allocation::allocation;
 pub use case::{Case, Expectation};
+pub use cluster::cluster;
 pub use container::container;
 pub use standby::standby;
 pub use term_fencing::{STALE_LEADER_ROUNDS, term_fencing};
@@ -20,5 +22,6 @@ pub fn all() -> Vec<Case> {
     cases.extend(allocation());
     cases.extend(standby());
     cases.extend(container());
+    cases.extend(cluster());
     cases
 }

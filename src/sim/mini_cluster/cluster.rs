@@ -211,15 +211,28 @@ impl MiniOzoneCluster {
     /// service, then every
     /// datanode's work, then the clock moves by the tick.
     pub fn tick(&self) -> Result<(), ClusterError> {
-        if let Ok(leader) = self.leader() {
-            leader.run_replication_manager()?;
-            leader.run_block_deleting_service()?;
-        }
+        self.tick_scms()?;
         for dn in &self.datanodes {
             dn.tick()?;
         }
         self.clock.advance_ms(self.tick_ms);
         Ok(())
+    }
+
+    /// The SCMs' part of a tick: the leader's replication manager and block deleting
+    /// service, if an SCM leads. For a driver that ticks the datanodes on threads of
+    /// their own.
+    pub fn tick_scms(&self) -> Result<(), ClusterError> {
+        if let Ok(leader) = self.leader() {
+            leader.run_replication_manager()?;
+            leader.run_block_deleting_service()?;
+        }
+        Ok(())
+    }
+
+    /// Datanodes in the cluster.
+    pub fn datanode_count(&self) -> usize {
+        self.datanodes.len()
     }
 
     /// Ticks until nothing is in flight (see [`is_quiescent`](Self::is_quiescent)), at

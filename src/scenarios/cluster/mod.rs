@@ -1,0 +1,14 @@
+//! Where the Ozone seeds meet: one [`MiniOzoneCluster`](crate::sim::mini_cluster::MiniOzoneCluster) whose SCMs drive deletions into
+//! real replicas (HDDS-16811's block deletion) while leadership moves (HDDS-17268's terms),
+//! over the datanodes' own node reports (HDDS-16891's allocation).
+//!
+//! **The race.** Delete transactions are in flight when the leader changes: the old
+//! leader's commands still leave its queue with its term, the new leader knows nothing of
+//! what was sent. **What must hold**: every block of a deleted key is deleted on every
+//! replica, every block of a kept key stays, and the log empties.
+
+mod deletions;
+pub mod invariants;
+
+pub use deletions::keys_deleted_while_leadership_moves;
+pub use invariants::SEED_KEY;
