@@ -17,6 +17,19 @@ fn settled(dir: &Path, files: &[(&str, &[u8])]) -> CrashFs {
     crash_fs
 }
 
+/// Writes "new" to `tree.tmp`, fsyncs it and renames it over `tree`, without fsyncing
+/// the directory: a tree write's steps but the last.
+fn replace_through_fsynced_temporary(
+    fs_: &CrashFs,
+    dir: &Path,
+) -> (std::path::PathBuf, std::path::PathBuf) {
+    let (tmp, tree) = (dir.join("tree.tmp"), dir.join("tree"));
+    fs_.write_file(&tmp, b"new").unwrap();
+    fs_.sync_file(&tmp).unwrap();
+    fs_.rename(&tmp, &tree).unwrap();
+    (tmp, tree)
+}
+
 #[test]
 fn power_loss_drops_bytes_that_were_not_fsynced() {
     let dir = tempfile::tempdir().unwrap();
@@ -41,10 +54,7 @@ fn power_loss_keeps_fsynced_bytes_of_a_durable_entry() {
 fn power_loss_undoes_a_rename_whose_directory_was_not_fsynced() {
     let dir = tempfile::tempdir().unwrap();
     let fs_ = settled(dir.path(), &[("tree", b"old")]);
-    let (tmp, tree) = (dir.path().join("tree.tmp"), dir.path().join("tree"));
-    fs_.write_file(&tmp, b"new").unwrap();
-    fs_.sync_file(&tmp).unwrap();
-    fs_.rename(&tmp, &tree).unwrap();
+    let (tmp, tree) = replace_through_fsynced_temporary(&fs_, dir.path());
     fs_.power_loss().unwrap();
     assert_eq!(fs::read(&tree).unwrap(), b"old", "the old file is back");
     assert!(
@@ -57,10 +67,7 @@ fn power_loss_undoes_a_rename_whose_directory_was_not_fsynced() {
 fn power_loss_keeps_a_rename_once_its_directory_is_fsynced() {
     let dir = tempfile::tempdir().unwrap();
     let fs_ = settled(dir.path(), &[("tree", b"old")]);
-    let (tmp, tree) = (dir.path().join("tree.tmp"), dir.path().join("tree"));
-    fs_.write_file(&tmp, b"new").unwrap();
-    fs_.sync_file(&tmp).unwrap();
-    fs_.rename(&tmp, &tree).unwrap();
+    let (tmp, tree) = replace_through_fsynced_temporary(&fs_, dir.path());
     fs_.sync_dir(dir.path()).unwrap();
     fs_.power_loss().unwrap();
     assert_eq!(fs::read(&tree).unwrap(), b"new");

@@ -2,47 +2,22 @@
 //! deleting service runs on its own thread, and a restart reloads the replicas from the
 //! volume.
 
-use hadoop_ref::clock::ManualClock;
 use hadoop_ref::datanode::container::ContainerController;
-use hadoop_ref::datanode::container::volume::{ContainerVolume, DiskVolume};
-use hadoop_ref::datanode::daemon::{Datanode, DatanodeConfig};
+use hadoop_ref::datanode::daemon::Datanode;
 use hadoop_ref::hdds::command::{CommandKind, DeletedBlocksTransaction};
-use hadoop_ref::hdds::container::ContainerState;
 use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, ScmId};
-use hadoop_ref::sim::replica_node::write_block;
 use hadoop_ref::sim::scm_endpoint::InProcessScm;
 use hadoop_ref::sync::Arc;
 
 use crate::test_util::eventually;
-use crate::test_util::term_fencing::fast_heartbeat_config;
 
 const C1: ContainerId = ContainerId(1);
 const DN: DatanodeId = DatanodeId(1);
 
 /// A datanode over a disk volume in `dir` holding c1 (CLOSED, blocks 1 and 2), talking to
-/// one SCM that leads at term 1; every loop paced at 1 ms.
+/// one SCM; every loop paced at 1 ms.
 fn datanode_on_disk(dir: &std::path::Path, scm: &InProcessScm) -> Datanode {
-    let volume = DiskVolume::open(dir).unwrap();
-    if volume.containers().unwrap().is_empty() {
-        let store = volume.stage(C1, ContainerState::Closed).unwrap();
-        for block in [1, 2] {
-            write_block(&*store, block, 2).unwrap();
-        }
-        volume.publish(C1).unwrap();
-    }
-    let config = DatanodeConfig {
-        block_deleting_interval_ms: 1,
-        ..fast_heartbeat_config()
-    };
-    Datanode::new(
-        DN,
-        config,
-        vec![scm.endpoint()],
-        volume.shared(),
-        None,
-        ManualClock::new(0).shared(),
-    )
-    .unwrap()
+    crate::test_util::datanode::datanode_on_disk(dir, vec![scm.endpoint()])
 }
 
 fn leader() -> InProcessScm {

@@ -4,25 +4,20 @@
 //! leader's force delete is fenced on its way from the SCM's queue through the heartbeat,
 //! the dispatcher and the controller to the replica (HDDS-17268).
 
-use hadoop_ref::clock::ManualClock;
 use hadoop_ref::datanode::container::ContainerController;
-use hadoop_ref::datanode::container::volume::{ContainerVolume, DiskVolume};
-use hadoop_ref::datanode::daemon::{Datanode, DatanodeConfig};
 use hadoop_ref::hdds::command::CommandKind;
-use hadoop_ref::hdds::container::ContainerState;
 use hadoop_ref::hdds::heartbeat::{
     EndpointError, HeartbeatRequest, HeartbeatResponse, ScmEndpoint,
 };
 use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, PipelineId, ScmId};
 use hadoop_ref::scm::ha::Snapshot;
 use hadoop_ref::scm::{ContainerInfo, LifeCycleState, ScmBehavior, StorageContainerManager};
-use hadoop_ref::sim::replica_node::write_block;
 use hadoop_ref::sync::Arc;
 use hadoop_ref::sync::atomic::{AtomicBool, Ordering};
 
 use crate::test_util::allocation::Fixture;
+use crate::test_util::datanode::datanode_on_disk;
 use crate::test_util::eventually;
-use crate::test_util::term_fencing::fast_heartbeat_config;
 
 const C1: ContainerId = ContainerId(1);
 const DN1: DatanodeId = DatanodeId(1);
@@ -83,29 +78,6 @@ fn scms_with_closed_container(f: &Fixture) -> Vec<Arc<StorageContainerManager>> 
         .collect()
 }
 
-/// Datanode 1 over a disk volume in `dir` holding c1 (CLOSED, blocks 1 and 2).
-fn datanode(dir: &std::path::Path, scms: Vec<Arc<dyn ScmEndpoint>>) -> Datanode {
-    let volume = DiskVolume::open(dir).unwrap();
-    let store = volume.stage(C1, ContainerState::Closed).unwrap();
-    for block in [1, 2] {
-        write_block(&*store, block, 2).unwrap();
-    }
-    volume.publish(C1).unwrap();
-    let config = DatanodeConfig {
-        block_deleting_interval_ms: 1,
-        ..fast_heartbeat_config()
-    };
-    Datanode::new(
-        DN1,
-        config,
-        scms,
-        volume.shared(),
-        None,
-        ManualClock::new(0).shared(),
-    )
-    .unwrap()
-}
-
 #[test]
 fn acknowledged_delete_transactions_leave_the_scm_log_and_their_blocks_go() {
     let f = Fixture::new();
@@ -116,7 +88,7 @@ fn acknowledged_delete_transactions_leave_the_scm_log_and_their_blocks_go() {
         .iter()
         .map(|s| Arc::clone(s) as Arc<dyn ScmEndpoint>)
         .collect();
-    let dn = datanode(dir.path(), endpoints);
+    let dn = datanode_on_disk(dir.path(), endpoints);
     dn.start().unwrap();
     assert!(
         eventually(5_000, || scms[0].replicas(C1).contains(&DN1)),
@@ -171,7 +143,7 @@ fn a_deposed_scm_leaders_force_delete_is_fenced_end_to_end() {
         })
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    let dn = datanode(
+    let dn = datanode_on_disk(
         dir.path(),
         cut.iter()
             .map(|c| Arc::clone(c) as Arc<dyn ScmEndpoint>)
