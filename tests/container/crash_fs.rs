@@ -67,7 +67,7 @@ fn power_loss_undoes_a_rename_whose_directory_was_not_fsynced() {
 fn power_loss_keeps_a_rename_once_its_directory_is_fsynced() {
     let dir = tempfile::tempdir().unwrap();
     let fs_ = settled(dir.path(), &[("tree", b"old")]);
-    let (tmp, tree) = replace_through_fsynced_temporary(&fs_, dir.path());
+    let (_, tree) = replace_through_fsynced_temporary(&fs_, dir.path());
     fs_.sync_dir(dir.path()).unwrap();
     fs_.power_loss().unwrap();
     assert_eq!(fs::read(&tree).unwrap(), b"new");
