@@ -68,6 +68,30 @@ impl FencingDatanode {
         containers: &[ContainerId],
         clock: Arc<dyn Clock>,
     ) -> Result<Self, DatanodeError> {
+        let replicas = replicas_in_state(id, containers, ContainerState::Closed)?;
+        Self::assemble(id, behavior, scms, (replicas, containers.to_vec()), clock)
+    }
+
+    /// A started datanode over `replicas` (a handler set up elsewhere, with blocks), with
+    /// one endpoint per SCM.
+    pub fn over(
+        id: DatanodeId,
+        behavior: StateContextBehavior,
+        scms: &[InProcessScm],
+        replicas: Arc<KeyValueHandler>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, DatanodeError> {
+        let containers = replicas.container_ids();
+        Self::assemble(id, behavior, scms, (replicas, containers), clock)
+    }
+
+    fn assemble(
+        id: DatanodeId,
+        behavior: StateContextBehavior,
+        scms: &[InProcessScm],
+        (replicas, initial_containers): (Arc<KeyValueHandler>, Vec<ContainerId>),
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, DatanodeError> {
         let endpoints: Vec<(ScmId, bool)> = scms.iter().map(|s| (s.scm_id(), false)).collect();
         let context = Arc::new(StateContext::new(
             behavior,
@@ -75,7 +99,6 @@ impl FencingDatanode {
             &endpoints,
             Arc::clone(&clock),
         )?);
-        let replicas = replicas_in_state(id, containers, ContainerState::Closed)?;
         let controller = shared_controller(&replicas);
         let scm_endpoints: Vec<Arc<dyn ScmEndpoint>> =
             scms.iter().map(InProcessScm::endpoint).collect();
@@ -84,7 +107,7 @@ impl FencingDatanode {
             id,
             dispatcher: CommandDispatcher::new(Arc::clone(&context), controller, clock),
             replicas,
-            initial_containers: containers.to_vec(),
+            initial_containers,
             context,
             tasks,
             heard: HighWater::new(),

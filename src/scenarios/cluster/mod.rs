@@ -9,6 +9,8 @@
 
 mod deletions;
 pub mod invariants;
+mod stale_delete;
 
 pub use deletions::keys_deleted_while_leadership_moves;
 pub use invariants::SEED_KEY;
+pub use stale_delete::stale_force_delete_during_repair;

@@ -1,0 +1,104 @@
+//! A deposed leader's force delete reaching a datanode while it repairs the same
+//! container: HDDS-17268's stale command meets HDDS-16811's reconciliation in one replica.
+//!
+//! **The race.** The old SCM leader queued a force delete of the container at its term
+//! and stepped down; the restarted datanode heard the new leader's term, then takes the
+//! old leader's queue while a reconciliation pulls a block into the same replica and the
+//! new leader's heartbeats go on. Before the patch the term heard before init is dropped,
+//! the stale delete runs and the repaired replica is gone. **What must hold**: no command
+//! below a term already taken is dispatched, and the replica keeps every block of a live
+//! key, the repaired one included.
+
+use crate::clock::ManualClock;
+use crate::datanode::container::{ContainerBehavior, ContainerConfig};
+use crate::datanode::state_context::StateContextBehavior;
+use crate::hdds::command::CommandKind;
+use crate::hdds::container::ContainerState;
+use crate::hdds::ids::{DatanodeId, LocalId, ScmId};
+use crate::scenarios::container::invariants::live_blocks_present;
+use crate::scenarios::term_fencing::no_command_below_heard_term;
+use crate::scenarios::{Violation, join_all};
+use crate::sim::fencing_datanode::{FencingDatanode, Observed};
+use crate::sim::replica_node::{CONTAINER, ReplicaNode};
+use crate::sim::scm_endpoint::InProcessScm;
+use crate::sync::{Arc, thread};
+
+use super::invariants::SEED_KEY;
+
+/// On both replicas.
+const LIVE: LocalId = 1;
+/// Only on the peer: the repair pulls it.
+const REPAIRED: LocalId = 2;
+
+fn setup(error: impl std::fmt::Display) -> Violation {
+    Violation {
+        seed: SEED_KEY,
+        property: "scenario setup",
+        detail: error.to_string(),
+    }
+}
+
+/// SCM 1 queued a force delete of the container at term 1 and stepped down; SCM 2 leads
+/// at term 2, and its first heartbeat response reached datanode 1 (restarted, term not
+/// initialised). Three spawned threads: SCM 1's heartbeat then the command processor; a
+/// reconciliation of the container with datanode 2; SCM 2's next heartbeat. Checks
+/// [`no_command_below_heard_term`] and [`live_blocks_present`] for both blocks.
+pub fn stale_force_delete_during_repair(behavior: StateContextBehavior) -> Result<(), Violation> {
+    let config = ContainerConfig::new(ContainerBehavior::Hardened);
+    let dn1 = ReplicaNode::new(DatanodeId(1), config, ContainerState::Closed, &[(LIVE, 1)])
+        .map_err(setup)?;
+    let dn2 = ReplicaNode::new(
+        DatanodeId(2),
+        config,
+        ContainerState::Closed,
+        &[(LIVE, 1), (REPAIRED, 1)],
+    )
+    .map_err(setup)?;
+    let scms = [InProcessScm::new(ScmId(1)), InProcessScm::new(ScmId(2))];
+    let clock = ManualClock::new(0).shared();
+    let datanode = FencingDatanode::over(
+        dn1.handler.datanode(),
+        behavior,
+        &scms,
+        Arc::clone(&dn1.handler),
+        clock,
+    )
+    .map_err(setup)?;
+    datanode.register_all().map_err(setup)?;
+    scms[0].become_leader(1);
+    let delete = CommandKind::DeleteContainer {
+        container: CONTAINER,
+        force: true,
+    };
+    scms[0]
+        .queue_command(datanode.id, delete, 0)
+        .map_err(setup)?;
+    scms[0].step_down();
+    scms[1].become_leader(2);
+    datanode.heartbeat(1).map_err(setup)?;
+
+    let datanode = Arc::new(datanode);
+    let stale = Arc::clone(&datanode);
+    let heartbeats = Arc::clone(&datanode);
+    let peer = dn2.peer();
+    let handler = Arc::clone(&dn1.handler);
+    let handles = vec![
+        thread::spawn(move || -> Result<Vec<Observed>, Violation> {
+            stale.heartbeat(0).map_err(setup)?;
+            Ok(stale.process().into_iter().collect())
+        }),
+        thread::spawn(move || -> Result<Vec<Observed>, Violation> {
+            // A failed repair (the replica deleted under it) is judged by the blocks.
+            let _ = handler.reconcile_with(CONTAINER, &[peer]);
+            Ok(Vec::new())
+        }),
+        thread::spawn(move || -> Result<Vec<Observed>, Violation> {
+            heartbeats.heartbeat(1).map_err(setup)?;
+            Ok(Vec::new())
+        }),
+    ];
+    let mut dispatches = join_all(handles)?;
+    dispatches.extend(datanode.drain());
+    no_command_below_heard_term(&dispatches)?;
+    live_blocks_present(std::slice::from_ref(&dn1), &[(LIVE, 1), (REPAIRED, 1)])
+}
