@@ -113,9 +113,18 @@ impl ScmContext {
 #[derive(Debug, Default)]
 struct ContainerTable {
     applied: Snapshot,
-    replicas: BTreeMap<ContainerId, BTreeSet<DatanodeId>>,
-    /// Each replica's state as its datanode last reported it.
-    replica_states: BTreeMap<(ContainerId, DatanodeId), ContainerState>,
+    /// Each reported replica, with its state as its datanode last reported it.
+    replicas: BTreeMap<ContainerId, BTreeMap<DatanodeId, ContainerState>>,
+}
+
+impl ContainerTable {
+    /// The datanodes that reported a replica of `container`.
+    fn holders(&self, container: ContainerId) -> BTreeSet<DatanodeId> {
+        self.replicas
+            .get(&container)
+            .map(|r| r.keys().copied().collect())
+            .unwrap_or_default()
+    }
 }
 
 /// What the `ContainerManager` lock guards: the allocation gate (the term whose rebuild is
@@ -236,7 +245,6 @@ impl StorageContainerManager {
             table: RwLock::new(ContainerTable {
                 applied: loaded,
                 replicas: BTreeMap::new(),
-                replica_states: BTreeMap::new(),
             }),
             context: RwLock::new(ScmContext {
                 is_leader: false,
@@ -482,12 +490,7 @@ impl StorageContainerManager {
 
     /// Datanodes that reported a replica of the container.
     pub fn replicas(&self, id: ContainerId) -> BTreeSet<DatanodeId> {
-        self.table
-            .read()
-            .replicas
-            .get(&id)
-            .cloned()
-            .unwrap_or_default()
+        self.table.read().holders(id)
     }
 
     // --- datanodes -----------------------------------------------------------------------
@@ -569,15 +572,8 @@ impl StorageContainerManager {
                     unknown.push(container);
                     continue;
                 }
-                table
-                    .replica_states
-                    .insert((container, datanode), report.state);
-                if table
-                    .replicas
-                    .entry(container)
-                    .or_default()
-                    .insert(datanode)
-                {
+                let states = table.replicas.entry(container).or_default();
+                if states.insert(datanode, report.state).is_none() {
                     confirmed.push(container);
                 }
             }

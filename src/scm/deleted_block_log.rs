@@ -293,9 +293,7 @@ impl DeleteTransactionStatus {
         acks: &[DeleteBlockTransactionResult],
         replicas: impl Fn(ContainerId) -> BTreeSet<DatanodeId>,
     ) -> Vec<u64> {
-        if let Some(records) = self.records.get_mut(&datanode) {
-            records.remove(&command);
-        }
+        self.forget(datanode, command);
         let mut completed = Vec::new();
         for ack in acks.iter().filter(|ack| ack.success) {
             let Some(acked) = self.committed.get_mut(&ack.tx_id) else {
@@ -310,6 +308,13 @@ impl DeleteTransactionStatus {
             }
         }
         completed
+    }
+
+    /// Drops the record of `command` at `datanode` (answered, or never queued).
+    pub fn forget(&mut self, datanode: DatanodeId, command: CommandId) {
+        if let Some(records) = self.records.get_mut(&datanode) {
+            records.remove(&command);
+        }
     }
 
     /// `cleanAllTimeoutSCMCommand`: sent records older than `timeout_ms` go.

@@ -108,8 +108,7 @@ impl StorageContainerManager {
                 .record_created(datanode, id, tx_ids.clone(), now_ms);
             if let Err(error) = self.commands.add(datanode, command) {
                 // Not queued: the record goes, and a later round picks the transactions.
-                self.deletion_for(context.term)
-                    .on_ack(datanode, id, &[], |_| BTreeSet::new());
+                self.deletion_for(context.term).forget(datanode, id);
                 return Err(error);
             }
             tracing::debug!(
@@ -159,7 +158,7 @@ impl StorageContainerManager {
         }
         let completed = {
             let table = self.table.read();
-            let replicas = |c: ContainerId| table.replicas.get(&c).cloned().unwrap_or_default();
+            let replicas = |c: ContainerId| table.holders(c);
             self.deletion_for(context.term)
                 .on_ack(datanode, command, acks, replicas)
         };
@@ -218,7 +217,7 @@ impl StorageContainerManager {
         if info.state == LifeCycleState::Open {
             return ContainerView::Open;
         }
-        let replicas = table.replicas.get(&container).cloned().unwrap_or_default();
+        let replicas = table.holders(container);
         let expected = self
             .config
             .pipelines

@@ -132,7 +132,7 @@ impl StorageContainerManager {
             };
             let replicas = table.replicas.get(&info.id);
             for datanode in &pipeline.nodes {
-                if replicas.is_some_and(|r| r.contains(datanode)) {
+                if replicas.is_some_and(|r| r.contains_key(datanode)) {
                     continue;
                 }
                 if let Some(node) = nodes.get(datanode) {

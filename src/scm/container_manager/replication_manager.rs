@@ -20,17 +20,23 @@ impl StorageContainerManager {
         let mismatched: Vec<_> = {
             let table = self.table.read();
             table
-                .replica_states
+                .replicas
                 .iter()
-                .filter(|((container, _), state)| {
-                    matches!(state, ContainerState::Open | ContainerState::Closing)
-                        && table
-                            .applied
-                            .containers
-                            .get(container)
-                            .is_some_and(|info| info.state == LifeCycleState::Closed)
+                .filter(|(container, _)| {
+                    table
+                        .applied
+                        .containers
+                        .get(container)
+                        .is_some_and(|info| info.state == LifeCycleState::Closed)
                 })
-                .map(|(&key, _)| key)
+                .flat_map(|(&container, states)| {
+                    states
+                        .iter()
+                        .filter(|(_, state)| {
+                            matches!(state, ContainerState::Open | ContainerState::Closing)
+                        })
+                        .map(move |(&datanode, _)| (container, datanode))
+                })
                 .collect()
         };
         let mut queued = 0;
