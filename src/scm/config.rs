@@ -112,6 +112,16 @@ pub struct ScmHardening {
     /// container created since) with the shared bucket (from which that container's report
     /// had removed it).
     pub keep_space_on_reregistration: bool,
+    /// The rebuild reserves a slot on each datanode of a container's pipeline that has
+    /// reported no replica of it, whatever the container's state, not only for OPEN
+    /// containers. Closes the closed-before-reported race (found by the random
+    /// `MiniOzoneCluster` run): a container the old leader granted and closed (CLOSING or
+    /// CLOSED in the table) while its replicas, written, are still OPEN on datanodes whose
+    /// node reports have not reached the new leader, has no footprint the new leader sees;
+    /// the seed's rebuild skips it and its slot is granted again. Cost: a datanode that
+    /// never gets a replica of a closed container keeps a slot reserved until the entry
+    /// ages out (one to three roll intervals).
+    pub rebuild_reserves_unreported_replicas: bool,
 }
 
 impl ScmHardening {
@@ -120,6 +130,7 @@ impl ScmHardening {
         read_reports_under_bucket_lock: true,
         apply_log_before_rebuild: true,
         keep_space_on_reregistration: true,
+        rebuild_reserves_unreported_replicas: true,
     };
 
     /// No addition: what every behavior but [`ScmBehavior::Hardened`] runs.
@@ -127,6 +138,7 @@ impl ScmHardening {
         read_reports_under_bucket_lock: false,
         apply_log_before_rebuild: false,
         keep_space_on_reregistration: false,
+        rebuild_reserves_unreported_replicas: false,
     };
 }
 

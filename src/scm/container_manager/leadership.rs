@@ -108,7 +108,9 @@ impl StorageContainerManager {
     }
 
     /// The rebuild: drop every pending entry, then record a slot for each OPEN container
-    /// on each known datanode of its pipeline that has no replica of it. No space check:
+    /// (each container, under
+    /// [`ScmHardening::rebuild_reserves_unreported_replicas`](crate::scm::ScmHardening::rebuild_reserves_unreported_replicas)) on
+    /// each known datanode of its pipeline that has no replica of it. No space check:
     /// these containers are granted already. Returns the slots recorded.
     pub fn rebuild_pending_allocations(&self) -> usize {
         let nodes: BTreeMap<DatanodeId, Arc<DatanodeInfo>> =
@@ -122,8 +124,9 @@ impl StorageContainerManager {
         let table = self.table.read();
         let mut recorded = 0;
         let mut reserved = Vec::new();
+        let any_state = self.hardening.rebuild_reserves_unreported_replicas;
         for info in table.applied.containers.values() {
-            if info.state != LifeCycleState::Open {
+            if info.state != LifeCycleState::Open && !any_state {
                 continue;
             }
             // A container of an unknown pipeline has no datanodes to reserve on.
