@@ -1,7 +1,9 @@
 //! Shuttle, where the Ozone seeds meet: the `MiniOzoneCluster` scenarios of the catalogue
-//! under random and PCT schedules: three datanode threads tick while a fourth deletes a
-//! key and moves SCM leadership (every fixed variant must hold), and a deposed leader's
-//! force delete reaches a replica under repair (fenced by the patch, caught before it).
+//! under random and PCT schedules: deletions while SCM leadership moves; a deposed
+//! leader's force delete reaching a replica under repair; keys granted across a leader
+//! change, judged by the datanodes' own reports; deletions across a transfer, a restart
+//! and reconciliation; and the random cluster with seeded faults. Fixed variants hold,
+//! legacy ones are caught.
 
 use crate::support;
 
@@ -20,6 +22,22 @@ shuttle_tests! {
     stale_force_delete_removes_the_repaired_replica_before_the_patch_random: "stale_force_delete_during_repair" / "Legacy", RANDOM;
     stale_force_delete_removes_the_repaired_replica_when_term_discarded_random: "stale_force_delete_during_repair" / "LegacyIgnoreHeartbeatTermBeforeInit", RANDOM;
     stale_force_delete_removes_the_repaired_replica_when_term_discarded_pct: "stale_force_delete_during_repair" / "LegacyIgnoreHeartbeatTermBeforeInit", PCT3;
+    granted_slots_survive_leadership_moves_random: "keys_written_while_leadership_moves" / "SeedPatch", RANDOM;
+    granted_slots_survive_leadership_moves_pct: "keys_written_while_leadership_moves" / "SeedPatch", PCT3;
+    granted_slots_survive_leadership_moves_when_hardened_random: "keys_written_while_leadership_moves" / "Hardened", RANDOM;
+    granted_slots_granted_again_without_rebuild_random: "keys_written_while_leadership_moves" / "LegacyNoRebuild", RANDOM;
+    granted_slots_granted_again_without_rebuild_pct: "keys_written_while_leadership_moves" / "LegacyNoRebuild", PCT3;
+    granted_slots_granted_again_when_rebuild_races_allocation_random: "keys_written_while_leadership_moves" / "LegacyRebuildWithoutGate", RANDOM;
+    granted_slots_granted_again_when_rebuild_races_allocation_pct: "keys_written_while_leadership_moves" / "LegacyRebuildWithoutGate", PCT3;
+    deleted_blocks_stay_deleted_through_repair_random: "deletions_across_transfer_restart_and_repair" / "SeedPatch", RANDOM;
+    deleted_blocks_stay_deleted_through_repair_pct: "deletions_across_transfer_restart_and_repair" / "SeedPatch", PCT3;
+    deleted_blocks_stay_deleted_through_repair_when_hardened_random: "deletions_across_transfer_restart_and_repair" / "Hardened", RANDOM;
+    deleted_block_copied_back_by_repair_before_the_patch_random: "deletions_across_transfer_restart_and_repair" / "Legacy", RANDOM;
+    random_cluster_holds_when_hardened_random: "random_cluster_with_faults" / "Hardened", RANDOM;
+    random_cluster_holds_when_hardened_pct: "random_cluster_with_faults" / "Hardened", PCT3;
+    random_cluster_catches_the_seed_patches_pct: "random_cluster_with_faults" / "SeedPatch", PCT3;
+    random_cluster_catches_the_legacy_code_random: "random_cluster_with_faults" / "Legacy", RANDOM;
+    random_cluster_catches_the_legacy_code_pct: "random_cluster_with_faults" / "Legacy", PCT3;
 }
 
 #[test]

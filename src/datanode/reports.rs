@@ -7,10 +7,17 @@
 //! SCM leads. A heartbeat that fails puts its statuses back (`putBackReports`). Each queue
 //! is bounded; when one is full its oldest status is dropped and counted, which is safe:
 //! the SCM sends an unacknowledged transaction again once its command times out.
+//!
+//! The node report is the volume's space as [`VolumeUsage`] accounts for it from the
+//! replicas themselves: bytes used, and the whole container size reserved (`committed`)
+//! for each OPEN replica, less what it already holds. A container granted but not yet
+//! written has no footprint here: only the SCM's pending allocations remember it
+//! (HDDS-16891).
 
 use std::collections::{BTreeMap, VecDeque};
 
 use super::container::controller::ContainerController;
+use crate::hdds::container::{ContainerReplicaReport, ContainerState};
 use crate::hdds::heartbeat::{CommandStatus, HeartbeatRequest};
 use crate::hdds::ids::ScmId;
 use crate::hdds::report::StorageReport;
@@ -20,30 +27,69 @@ use crate::sync::{Arc, Mutex};
 /// Command statuses one SCM's queue holds at most.
 pub const COMMAND_STATUS_LIMIT: usize = 1024;
 
+/// One volume's space as the datanode accounts for it (`HddsVolume` with its
+/// `VolumeUsage`): a fixed capacity, the bytes the replicas use, and the bytes reserved
+/// for the OPEN replicas (`incCommittedBytes(maxContainerSize)` when a replica is
+/// created, given back as it is written and when it leaves OPEN).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VolumeUsage {
+    /// The volume's size.
+    pub capacity_bytes: u64,
+    /// The most a container may hold (`ozone.scm.container.size`).
+    pub max_container_size_bytes: u64,
+}
+
+impl VolumeUsage {
+    /// The volume's storage report with `replicas` on it: `remaining` is the capacity
+    /// less the bytes used, `committed` the unwritten rest of each OPEN replica. Sums
+    /// saturate: a volume over-committed reports 0 usable, never wraps.
+    pub fn storage_report(&self, replicas: &[ContainerReplicaReport]) -> StorageReport {
+        let used = replicas
+            .iter()
+            .fold(0u64, |sum, r| sum.saturating_add(r.used_bytes));
+        let committed = replicas
+            .iter()
+            .filter(|r| r.state == ContainerState::Open)
+            .fold(0u64, |sum, r| {
+                sum.saturating_add(self.max_container_size_bytes.saturating_sub(r.used_bytes))
+            });
+        StorageReport::new(self.capacity_bytes.saturating_sub(used), committed, 0)
+    }
+}
+
 /// The reports of one datanode, for every SCM it heartbeats.
 #[derive(Debug)]
 pub struct ReportPublisher {
     controller: Arc<dyn ContainerController>,
-    node_report: Mutex<Vec<StorageReport>>,
+    volume: Mutex<Option<VolumeUsage>>,
     statuses: Mutex<BTreeMap<ScmId, VecDeque<CommandStatus>>>,
     dropped: AtomicU64,
 }
 
 impl ReportPublisher {
     /// Reports of the replicas behind `controller`, for the SCMs `scms`, with no node
-    /// report until [`set_node_report`](Self::set_node_report).
+    /// report until [`set_volume`](Self::set_volume).
     pub fn new(scms: &[ScmId], controller: Arc<dyn ContainerController>) -> Self {
         Self {
             controller,
-            node_report: Mutex::new(Vec::new()),
+            volume: Mutex::new(None),
             statuses: Mutex::new(scms.iter().map(|&scm| (scm, VecDeque::new())).collect()),
             dropped: AtomicU64::new(0),
         }
     }
 
-    /// The volumes' space the next heartbeats report.
-    pub fn set_node_report(&self, reports: Vec<StorageReport>) {
-        *self.node_report.lock() = reports;
+    /// The volume whose space the next heartbeats report (one volume per datanode).
+    pub fn set_volume(&self, volume: VolumeUsage) {
+        *self.volume.lock() = Some(volume);
+    }
+
+    /// The node report the next heartbeat carries: the volume's space with the replicas
+    /// as they are now; `None` before [`set_volume`](Self::set_volume).
+    pub fn node_report(&self) -> Option<Vec<StorageReport>> {
+        let volume = (*self.volume.lock())?;
+        Some(vec![
+            volume.storage_report(&self.controller.container_report()),
+        ])
     }
 
     /// Queues `status` for every SCM, dropping the oldest of a full queue.
@@ -66,9 +112,10 @@ impl ReportPublisher {
     /// Fills `request`, a heartbeat to `scm`, with the current reports and the statuses
     /// queued for `scm` (taken from its queue).
     pub fn fill(&self, scm: ScmId, request: &mut HeartbeatRequest) {
-        request.container_report = Some(self.controller.container_report());
-        let node_report = self.node_report.lock().clone();
-        request.node_report = (!node_report.is_empty()).then_some(node_report);
+        let replicas = self.controller.container_report();
+        let volume = *self.volume.lock();
+        request.node_report = volume.map(|v| vec![v.storage_report(&replicas)]);
+        request.container_report = Some(replicas);
         request.command_statuses = self
             .statuses
             .lock()

@@ -121,6 +121,11 @@ impl PeerNetwork {
         self.state.write().cut.insert(link(a, b));
     }
 
+    /// Heals the link between `a` and `b`.
+    pub fn heal_link(&self, a: DatanodeId, b: DatanodeId) {
+        self.state.write().cut.remove(&link(a, b));
+    }
+
     /// Heals every cut link of `datanode`.
     pub fn heal(&self, datanode: DatanodeId) {
         self.state

@@ -2,6 +2,9 @@
 //! into the replicas (HDDS-16811) survive leadership moves, restarts and partitions, and a
 //! deposed leader's commands are dropped by the datanodes (HDDS-17268).
 
+mod allocation;
+mod repair;
+
 use hadoop_ref::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
 
 fn cluster() -> MiniOzoneCluster {

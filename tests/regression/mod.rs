@@ -29,6 +29,14 @@
 //!   52 PCT schedules, loom in about 2 800 executions. The hardened cleanup takes the write
 //!   lock (`ContainerConfig::cleanup_under_write_lock`); with it off the case
 //!   `concurrent_reconciliations_unguarded/HardenedCleanupUnderReadLock` is caught.
+//! - `tests/cluster/allocation.rs`, `a_container_closed_before_its_replicas_reported_*`,
+//!   and `shuttle-tests/cluster.rs`, `random_cluster_holds_when_hardened_*`.
+//!   Postmortem: the random `MiniOzoneCluster` run over-granted a datanode with the fix in
+//!   place: the new leader's rebuild reserved for OPEN containers only, and a container
+//!   the old leader had granted, seen written and closed still had OPEN replicas on
+//!   datanodes whose node reports had not reached the new leader. The hardened rebuild
+//!   reserves on every pipeline datanode without a reported replica, whatever the state
+//!   (`ScmHardening::rebuild_reserves_unreported_replicas`).
 
 use hadoop_ref::clock::ManualClock;
 use hadoop_ref::datanode::DatanodeError;

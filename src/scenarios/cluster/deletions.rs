@@ -1,27 +1,14 @@
 //! Deletions the SCMs drive into the replicas while leadership moves.
 
-use super::invariants::{
-    SEED_KEY, deleted_keys_are_gone_everywhere, kept_keys_are_whole, log_drains,
-};
+use super::invariants::{deleted_keys_are_gone_everywhere, kept_keys_are_whole, log_drains};
+use super::setup::{ROUNDS, setup, tick_datanode};
 
 use crate::datanode::daemon::DatanodeConfig;
 use crate::datanode::state_context::StateContextBehavior;
 use crate::scenarios::rng::SeededRng;
 use crate::scenarios::{Violation, join_all};
-use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
+use crate::sim::mini_cluster::{Key, MiniOzoneCluster};
 use crate::sync::{Arc, thread};
-
-/// Rounds each datanode thread and the SCM thread run before the cluster settles.
-const ROUNDS: usize = 4;
-
-/// A cluster problem that is no property's violation (the set-up failed).
-fn setup(error: ClusterError) -> Violation {
-    Violation {
-        seed: SEED_KEY,
-        property: "scenario setup",
-        detail: error.to_string(),
-    }
-}
 
 /// Three SCMs and three datanodes (term fencing `behavior`) hold a kept and a deleted
 /// key. One thread per datanode ticks it `ROUNDS` (4) times while a fourth runs the SCMs'
@@ -46,7 +33,7 @@ pub fn keys_deleted_while_leadership_moves(
     let mut handles = Vec::new();
     for index in 0..cluster.datanode_count() {
         let cluster = Arc::clone(&cluster);
-        handles.push(thread::spawn(move || tick_datanode(&cluster, index)));
+        handles.push(thread::spawn(move || tick_datanode(&cluster, index, None)));
     }
     let scm_side = Arc::clone(&cluster);
     let doomed = deleted.clone();
@@ -56,14 +43,6 @@ pub fn keys_deleted_while_leadership_moves(
     deleted_keys_are_gone_everywhere(&cluster, &[deleted])?;
     kept_keys_are_whole(&cluster, &[kept])?;
     log_drains(&cluster)
-}
-
-fn tick_datanode(cluster: &MiniOzoneCluster, index: usize) -> Result<Vec<()>, Violation> {
-    let datanode = cluster.datanode(index).map_err(setup)?;
-    for _ in 0..ROUNDS {
-        datanode.tick().map_err(|e| setup(e.into()))?;
-    }
-    Ok(Vec::new())
 }
 
 fn drive_scms(cluster: &MiniOzoneCluster, key: &Key, seed: u64) -> Result<Vec<()>, Violation> {

@@ -3,8 +3,12 @@
 use crate::scenarios::Violation;
 use crate::sim::mini_cluster::{Key, MiniOzoneCluster};
 
-/// The seeds the properties come from.
-pub const SEED_KEY: &str = "HDDS-16811+HDDS-17268";
+/// The seeds the properties come from: a violation names the one its property belongs to,
+/// or all of them when the property is the cluster's own.
+pub const SEED_KEY: &str = "HDDS-16811+HDDS-17268+HDDS-16891";
+
+/// HDDS-16891's seed key: the allocation property is its.
+const ALLOCATION_SEED: &str = "HDDS-16891";
 
 fn violation(property: &'static str, detail: String) -> Violation {
     Violation {
@@ -19,19 +23,67 @@ pub fn deleted_keys_are_gone_everywhere(
     cluster: &MiniOzoneCluster,
     deleted: &[Key],
 ) -> Result<(), Violation> {
+    no_block_live(cluster, deleted, "every deleted block deleted everywhere")
+}
+
+/// After a full repair round ([`MiniOzoneCluster::repair_round`]), still no replica holds
+/// a block of a deleted key: repair brought none back. With
+/// [`deleted_keys_are_gone_everywhere`] before the round, each block was deleted exactly
+/// once on each replica: a block never live again cannot be deleted twice.
+pub fn no_deleted_block_back_after_repair(
+    cluster: &MiniOzoneCluster,
+    deleted: &[Key],
+) -> Result<(), Violation> {
+    no_block_live(cluster, deleted, "no deleted block comes back after repair")
+}
+
+fn no_block_live(
+    cluster: &MiniOzoneCluster,
+    deleted: &[Key],
+    property: &'static str,
+) -> Result<(), Violation> {
     for key in deleted {
         for dn in 0..cluster.datanode_count() {
             let live = cluster
                 .live_blocks(dn, key.container)
-                .map_err(|e| violation("every deleted block deleted everywhere", e.to_string()))?;
+                .map_err(|e| violation(property, e.to_string()))?;
             if live > 0 {
                 return Err(violation(
-                    "every deleted block deleted everywhere",
+                    property,
                     format!(
                         "datanode {dn} keeps {live} block(s) of deleted key in {}",
                         key.container
                     ),
                 ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Judged by each datanode's own node report (its volume with the replicas it holds):
+/// the space reserved for its OPEN containers fits in what is free, so no datanode was
+/// granted more containers than it had room for (HDDS-16891's I-B1).
+pub fn no_datanode_granted_past_its_room(cluster: &MiniOzoneCluster) -> Result<(), Violation> {
+    const PROPERTY: &str = "no datanode granted more containers than it has room for";
+    for dn in 0..cluster.datanode_count() {
+        let reports = cluster.node_report(dn).map_err(|e| Violation {
+            seed: ALLOCATION_SEED,
+            property: PROPERTY,
+            detail: e.to_string(),
+        })?;
+        for report in reports {
+            let reserved = report.committed.saturating_add(report.free_space_to_spare);
+            if reserved > report.remaining {
+                return Err(Violation {
+                    seed: ALLOCATION_SEED,
+                    property: PROPERTY,
+                    detail: format!(
+                        "datanode {dn} reserves {reserved} bytes for its open containers \
+                         with {} bytes free",
+                        report.remaining
+                    ),
+                });
             }
         }
     }

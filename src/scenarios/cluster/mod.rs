@@ -7,10 +7,17 @@
 //! what was sent. **What must hold**: every block of a deleted key is deleted on every
 //! replica, every block of a kept key stays, and the log empties.
 
+mod allocation;
 mod deletions;
 pub mod invariants;
+mod random;
+mod repair;
+mod setup;
 mod stale_delete;
 
+pub use allocation::keys_written_while_leadership_moves;
 pub use deletions::keys_deleted_while_leadership_moves;
 pub use invariants::SEED_KEY;
+pub use random::{OzoneBehavior, random_cluster_with_faults};
+pub use repair::deletions_across_transfer_restart_and_repair;
 pub use stale_delete::stale_force_delete_during_repair;

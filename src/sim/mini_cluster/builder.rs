@@ -5,14 +5,15 @@ use super::link::{Link, Switchboard};
 use crate::clock::ManualClock;
 use crate::datanode::container::volume::MemoryVolume;
 use crate::datanode::daemon::{Datanode, DatanodeConfig};
+use crate::datanode::reports::VolumeUsage;
 use crate::hdds::heartbeat::ScmEndpoint;
 use crate::hdds::ids::{DatanodeId, PipelineId, ScmId};
-use crate::hdds::report::StorageReport;
 use crate::scm::ha::ScmDb;
-use crate::scm::{Pipeline, ScmBehavior, ScmConfig};
+use crate::scm::{Pipeline, ScmBehavior, ScmConfig, ScmHardening};
+use crate::sim::peers::PeerNetwork;
 use crate::sim::ratis::SimulatedRatis;
-use crate::sync::Arc;
 use crate::sync::atomic::AtomicU64;
+use crate::sync::{Arc, RwLock};
 
 /// A container's size in the cluster (nothing that large is written; only the slot
 /// arithmetic of allocation reads it).
@@ -25,6 +26,7 @@ pub struct MiniOzoneClusterBuilder {
     datanodes: usize,
     replication: usize,
     scm_behavior: ScmBehavior,
+    scm_hardening: ScmHardening,
     datanode: DatanodeConfig,
     slots_per_datanode: u64,
     tick_ms: u64,
@@ -38,6 +40,7 @@ impl Default for MiniOzoneClusterBuilder {
             datanodes: 3,
             replication: 3,
             scm_behavior: ScmBehavior::Hardened,
+            scm_hardening: ScmHardening::ALL,
             datanode: DatanodeConfig::default(),
             slots_per_datanode: 100,
             tick_ms: 1_000,
@@ -78,13 +81,20 @@ impl MiniOzoneClusterBuilder {
         self
     }
 
+    /// The additions [`ScmBehavior::Hardened`] runs (every one by default).
+    pub fn scm_hardening(mut self, hardening: ScmHardening) -> Self {
+        self.scm_hardening = hardening;
+        self
+    }
+
     /// Every datanode's settings (term fencing, the replicas' code).
     pub fn datanode_config(mut self, config: DatanodeConfig) -> Self {
         self.datanode = config;
         self
     }
 
-    /// Containers each datanode reports room for.
+    /// Containers each datanode's volume has room for (its capacity is that many
+    /// containers and a half).
     pub fn slots_per_datanode(mut self, slots: u64) -> Self {
         self.slots_per_datanode = slots;
         self
@@ -103,12 +113,14 @@ impl MiniOzoneClusterBuilder {
     }
 
     /// Starts the cluster: every SCM from an empty database, SCM 1 leading, every
-    /// datanode registered with every SCM and its node report in (one tick).
+    /// datanode registered with every SCM and its node report in (one tick), every SCM
+    /// out of safe mode.
     pub fn build(self) -> Result<MiniOzoneCluster, ClusterError> {
         self.validate()?;
         let config = ScmConfig {
             container_size: CONTAINER_SIZE,
             pipeline_choice_seed: self.seed,
+            hardening: self.scm_hardening,
             ..ScmConfig::with_pipelines(self.pipelines())
         };
         let clock = ManualClock::new(0);
@@ -121,6 +133,8 @@ impl MiniOzoneClusterBuilder {
             dbs: (0..self.scms).map(|_| Arc::new(ScmDb::new())).collect(),
             board: Arc::new(Switchboard::new(Vec::new())),
             datanodes: Vec::new(),
+            processes: (0..self.datanodes).map(|_| RwLock::new(())).collect(),
+            peers: PeerNetwork::new(),
             next_block: AtomicU64::new(1),
         };
         let scms = (0..self.scms)
@@ -134,6 +148,9 @@ impl MiniOzoneClusterBuilder {
         }
         cluster.transfer_leadership(0)?;
         cluster.tick()?;
+        for scm in cluster.board.running() {
+            cluster.leave_safe_mode_when_ready(&scm);
+        }
         Ok(cluster)
     }
 
@@ -164,7 +181,8 @@ impl MiniOzoneClusterBuilder {
             .collect()
     }
 
-    /// Datanode `id` over an empty volume, linked to every SCM, reporting its room.
+    /// Datanode `id` over an empty volume, linked to every SCM and to its peers, reporting
+    /// its volume's space.
     fn datanode(
         &self,
         cluster: &MiniOzoneCluster,
@@ -188,13 +206,15 @@ impl MiniOzoneClusterBuilder {
             self.datanode.clone(),
             endpoints,
             volume.shared(),
-            None,
+            Some(cluster.peers.directory_for(id)),
             cluster.clock.shared(),
         )?;
-        let room = self.slots_per_datanode * CONTAINER_SIZE + CONTAINER_SIZE / 2;
-        datanode
-            .reports()
-            .set_node_report(vec![StorageReport::new(room, 0, 0)]);
+        cluster.peers.register(datanode.replicas());
+        datanode.reports().set_volume(VolumeUsage {
+            // Half a container more than the slots: a slot is a whole container.
+            capacity_bytes: self.slots_per_datanode * CONTAINER_SIZE + CONTAINER_SIZE / 2,
+            max_container_size_bytes: CONTAINER_SIZE,
+        });
         Ok(datanode)
     }
 }

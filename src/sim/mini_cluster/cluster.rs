@@ -1,21 +1,17 @@
 //! The cluster's handle: its operations and its step.
 
-use std::collections::BTreeMap;
-
 use super::link::Switchboard;
 use crate::clock::ManualClock;
 use crate::datanode::DatanodeError;
 use crate::datanode::container::ContainerController;
-use crate::datanode::container::store::MemoryStore;
 use crate::datanode::daemon::Datanode;
-use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, DatanodeId, LocalId, ScmId};
 use crate::scm::ha::ScmDb;
 use crate::scm::{ScmBehavior, ScmConfig, ScmError, StorageContainerManager};
+use crate::sim::peers::PeerNetwork;
 use crate::sim::ratis::SimulatedRatis;
-use crate::sim::replica_node::write_block;
-use crate::sync::Arc;
-use crate::sync::atomic::{AtomicU64, Ordering};
+use crate::sync::atomic::AtomicU64;
+use crate::sync::{Arc, RwLock};
 
 /// Why a cluster operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -45,11 +41,14 @@ pub enum ClusterError {
     },
 }
 
-/// A key as the cluster wrote it: its container and blocks.
+/// A key as the cluster granted it: its container, the datanodes of the container's
+/// pipeline, and its blocks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Key {
     /// The container holding its blocks.
     pub container: ContainerId,
+    /// The datanodes of its container's pipeline, each to hold a replica.
+    pub datanodes: Vec<DatanodeId>,
     /// Its blocks.
     pub blocks: Vec<LocalId>,
 }
@@ -65,7 +64,22 @@ pub struct MiniOzoneCluster {
     pub(super) dbs: Vec<Arc<ScmDb>>,
     pub(super) board: Arc<Switchboard>,
     pub(super) datanodes: Vec<Datanode>,
+    /// One per datanode: a client's write holds it shared, a restart holds it alone, so a
+    /// write lands before the restart (and is found in the volume) or after it, as with a
+    /// real process, never while the replicas are being reloaded.
+    pub(super) processes: Vec<RwLock<()>>,
+    pub(super) peers: PeerNetwork,
     pub(super) next_block: AtomicU64,
+}
+
+impl Drop for MiniOzoneCluster {
+    /// Takes the datanodes out of the peer network: each one's replicas hold the network
+    /// (their peer directory) and the network holds them.
+    fn drop(&mut self) {
+        for dn in &self.datanodes {
+            self.peers.unregister(dn.id());
+        }
+    }
 }
 
 impl MiniOzoneCluster {
@@ -85,6 +99,16 @@ impl MiniOzoneCluster {
             .ok_or(ClusterError::NoLeader)
     }
 
+    /// The index of the SCM the ring says leads, if it runs.
+    pub fn leader_index(&self) -> Result<usize, ClusterError> {
+        let id = self.leader()?.id();
+        self.board
+            .ids()
+            .iter()
+            .position(|&scm| scm == id)
+            .ok_or(ClusterError::NoLeader)
+    }
+
     /// The datanode at `index`.
     pub fn datanode(&self, index: usize) -> Result<&Datanode, ClusterError> {
         self.datanodes.get(index).ok_or(ClusterError::NoSuchNode {
@@ -96,63 +120,6 @@ impl MiniOzoneCluster {
     /// The clock every node reads.
     pub fn clock(&self) -> &ManualClock {
         &self.clock
-    }
-
-    /// Writes a key of `blocks` blocks (`OzoneBucket.createKey`): the leader allocates a
-    /// container on a pipeline with room, judged by the datanodes' node reports; each
-    /// datanode of the pipeline creates its replica with the blocks; the leader then
-    /// closes the container (one key per container keeps replicas whole).
-    pub fn write_key(&self, blocks: usize) -> Result<Key, ClusterError> {
-        let leader = self.leader()?;
-        let container = leader.allocate_container()?;
-        let info = leader
-            .container(container)
-            .ok_or(ScmError::UnknownContainer { container })?;
-        let pipeline = self
-            .config
-            .pipelines
-            .iter()
-            .find(|p| p.id == info.pipeline)
-            .ok_or(ScmError::UnknownContainer { container })?;
-        let first = self.next_block.fetch_add(blocks as u64, Ordering::Relaxed);
-        let ids: Vec<LocalId> = (first..first + blocks as u64).collect();
-        for datanode in &pipeline.nodes {
-            self.create_replica(*datanode, container, &ids)?;
-        }
-        leader.close_container(container)?;
-        Ok(Key {
-            container,
-            blocks: ids,
-        })
-    }
-
-    /// The client's write to one datanode: the replica, OPEN, with `blocks` written and
-    /// committed, added to the datanode's replicas.
-    fn create_replica(
-        &self,
-        datanode: DatanodeId,
-        container: ContainerId,
-        blocks: &[LocalId],
-    ) -> Result<(), ClusterError> {
-        let index = self.datanode_index(datanode)?;
-        let store = MemoryStore::new(ContainerState::Open);
-        for &block in blocks {
-            write_block(&store, block, 1).map_err(|e| {
-                DatanodeError::from(crate::datanode::container::ContainerError::store(container)(e))
-            })?;
-        }
-        self.datanodes[index]
-            .replicas()
-            .add_container(container, store.shared())
-            .map_err(DatanodeError::from)?;
-        Ok(())
-    }
-
-    /// Deletes a key (`OzoneBucket.deleteKey` reaching `SCMBlockProtocolServer`): its
-    /// blocks go into the leader's deleted-block log.
-    pub fn delete_key(&self, key: &Key) -> Result<Vec<u64>, ClusterError> {
-        let blocks = BTreeMap::from([(key.container, key.blocks.clone())]);
-        Ok(self.leader()?.add_delete_transactions(&blocks)?)
     }
 
     /// Ratis moves leadership to the SCM at `index`: the old leader steps down, the new
@@ -183,8 +150,9 @@ impl MiniOzoneCluster {
         Ok(())
     }
 
-    /// The SCM at `index` starts again from its database, not leading; datanodes
-    /// register again when it tells them to.
+    /// The SCM at `index` starts again from its database, not leading and in safe mode;
+    /// datanodes register again when it tells them to, and it leaves safe mode once all
+    /// of them have (see [`tick_scms`](Self::tick_scms)).
     pub fn restart_scm(&self, index: usize) -> Result<(), ClusterError> {
         self.crash_scm(index)?;
         let id = self.scm_id(index)?;
@@ -195,7 +163,9 @@ impl MiniOzoneCluster {
 
     /// The datanode at `index` restarts from its volume (its threads, if any, stay off).
     pub fn restart_datanode(&self, index: usize) -> Result<(), ClusterError> {
-        self.datanode(index)?.restart_stopped()?;
+        let datanode = self.datanode(index)?;
+        let _process = self.processes[index].write();
+        datanode.restart_stopped()?;
         Ok(())
     }
 
@@ -219,15 +189,52 @@ impl MiniOzoneCluster {
         Ok(())
     }
 
-    /// The SCMs' part of a tick: the leader's replication manager and block deleting
-    /// service, if an SCM leads. For a driver that ticks the datanodes on threads of
+    /// The SCMs' part of a tick: each SCM in safe mode leaves it if every datanode has
+    /// registered with it, then the leader's replication manager and block deleting
+    /// service run, if an SCM leads. For a driver that ticks the datanodes on threads of
     /// their own.
     pub fn tick_scms(&self) -> Result<(), ClusterError> {
+        for scm in self.board.running() {
+            self.leave_safe_mode_when_ready(&scm);
+        }
         if let Ok(leader) = self.leader() {
             leader.run_replication_manager()?;
             leader.run_block_deleting_service()?;
         }
         Ok(())
+    }
+
+    /// Heals every cut link: between datanodes and SCMs, and between datanodes.
+    pub fn heal_all(&self) {
+        self.board.heal_all();
+        for dn in &self.datanodes {
+            self.peers.heal(dn.id());
+        }
+    }
+
+    /// SCMs in the cluster (running or not).
+    pub fn scm_count(&self) -> usize {
+        self.board.ids().len()
+    }
+
+    /// `SCMSafeModeManager` as the cluster runs it: `scm` leaves safe mode once every
+    /// datanode of the cluster has registered with it and sent a node report (the
+    /// datanode rule with its minimum at the cluster's size; every container then has a
+    /// replica on a reporting datanode, which meets the container rule). The rebuild of
+    /// the pending allocations (HDDS-16891) relies on this: it reserves only on datanodes
+    /// it knows.
+    pub(super) fn leave_safe_mode_when_ready(&self, scm: &StorageContainerManager) {
+        if !scm.context().in_safe_mode {
+            return;
+        }
+        let all_reported = self.datanodes.iter().all(|dn| {
+            scm.nodes()
+                .get(dn.id())
+                .is_ok_and(|node| !node.storage_reports().is_empty())
+        });
+        if all_reported {
+            scm.exit_safe_mode();
+        }
     }
 
     /// Datanodes in the cluster.
@@ -305,7 +312,7 @@ impl MiniOzoneCluster {
             .ok_or(ClusterError::NoSuchNode { what: "SCM", index })
     }
 
-    fn datanode_index(&self, id: DatanodeId) -> Result<usize, ClusterError> {
+    pub(super) fn datanode_index(&self, id: DatanodeId) -> Result<usize, ClusterError> {
         self.datanodes
             .iter()
             .position(|dn| dn.id() == id)
@@ -315,8 +322,7 @@ impl MiniOzoneCluster {
             })
     }
 
-    /// An SCM started from `db`, out of safe mode (the datanodes' reports would end it),
-    /// not leading.
+    /// An SCM started from `db`, in safe mode, not leading.
     pub(super) fn start_scm(
         &self,
         id: ScmId,
@@ -331,7 +337,6 @@ impl MiniOzoneCluster {
             self.clock.shared(),
         )?;
         scm.catch_up();
-        scm.exit_safe_mode();
         Ok(scm)
     }
 }

@@ -65,6 +65,11 @@ impl Switchboard {
         }
     }
 
+    /// Heals every cut link.
+    pub(super) fn heal_all(&self) {
+        self.cut.lock().clear();
+    }
+
     /// The SCM `datanode` reaches at `scm`, if the link is up and the SCM runs.
     fn reach(
         &self,

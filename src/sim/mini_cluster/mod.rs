@@ -6,9 +6,13 @@
 //! restarts, cuts and heals. A [`tick`](MiniOzoneCluster::tick) runs the leader's block
 //! deleting service once, then every datanode's work once on the calling thread
 //! ([`Datanode::tick`](crate::datanode::daemon::Datanode::tick): a heartbeat to each SCM, its commands, its block deleting service),
-//! and moves the clock. The seeds meet here in one datanode: a deposed leader's commands
-//! (HDDS-17268), deletions the SCM drives into the replicas (HDDS-16811), and allocation
-//! judged by the datanodes' own node reports (HDDS-16891).
+//! and moves the clock. The datanodes reach each other as reconciliation peers through a
+//! network whose links can be cut; each one's node report is its volume's space with its
+//! replicas ([`VolumeUsage`](crate::datanode::reports::VolumeUsage)); a restarted SCM
+//! stays in safe mode until every datanode has registered with it again. The seeds meet
+//! here in one datanode: a deposed leader's commands (HDDS-17268), deletions and repairs
+//! the SCM drives into the replicas (HDDS-16811), and allocation judged by the datanodes'
+//! own node reports (HDDS-16891).
 //!
 //! # Example
 //!
@@ -21,8 +25,12 @@
 //! cluster.transfer_leadership(1)?; // SCM 2 leads now
 //! cluster.delete_key(&key)?;
 //! cluster.run_until_quiescent(50)?;
+//! cluster.repair_round(key.container)?; // nothing comes back
+//! let granted = cluster.open_key(1)?; // granted, not written: only the SCM remembers it
+//! cluster.write_blocks(&granted)?;
 //! for dn in 0..3 {
 //!     assert_eq!(cluster.live_blocks(dn, key.container)?, 0);
+//!     assert!(cluster.node_report(dn)?[0].committed > 0, "an OPEN replica reserves");
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! # });
@@ -30,6 +38,7 @@
 
 mod builder;
 mod cluster;
+mod keys;
 mod link;
 
 pub use builder::{CONTAINER_SIZE, MiniOzoneClusterBuilder};

@@ -1,0 +1,76 @@
+//! Keys granted while SCM leadership moves, judged by the datanodes' own reports:
+//! HDDS-16891's lost pending allocations, with real replicas reserving their space.
+//!
+//! **The race.** The old leader granted a container whose replicas are not written yet;
+//! only its pending allocations remember the slot. The new leader starts with none, reads
+//! node reports that do not show the container, and grants the slot again: once the
+//! writes land, a datanode holds more OPEN containers than its volume has room for.
+//! **The fix** rebuilds the pending allocations from the OPEN containers no datanode
+//! reported yet before the new leader grants anything.
+
+use super::invariants::no_datanode_granted_past_its_room;
+use super::setup::{setup, tick_datanode};
+
+use crate::scenarios::rng::SeededRng;
+use crate::scenarios::{Violation, join_all};
+use crate::scm::ScmBehavior;
+use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
+use crate::sync::{Arc, thread};
+
+/// Keys the client asks for: one more than a datanode has room for.
+const KEYS: usize = 3;
+
+/// Two SCMs (allocation logic `behavior`), three datanodes with room for two containers
+/// each, one pipeline shape (every container on all three). Three spawned threads tick a
+/// datanode each; a fourth is the client: it asks for `KEYS` (3) keys, writing each at
+/// once or at the end as the seed says; a fifth moves leadership to SCM 2. A request
+/// refused (no leader, not ready, no room) is not retried. Checks
+/// [`no_datanode_granted_past_its_room`] with every granted key written.
+pub fn keys_written_while_leadership_moves(
+    behavior: ScmBehavior,
+    seed: u64,
+) -> Result<(), Violation> {
+    let cluster = MiniOzoneCluster::builder()
+        .scms(2)
+        .scm_behavior(behavior)
+        .slots_per_datanode(2)
+        .build()
+        .map_err(setup)?;
+    let cluster = Arc::new(cluster);
+    let mut handles = Vec::new();
+    for index in 0..cluster.datanode_count() {
+        let cluster = Arc::clone(&cluster);
+        handles.push(thread::spawn(move || tick_datanode(&cluster, index, None)));
+    }
+    let client = Arc::clone(&cluster);
+    handles.push(thread::spawn(move || write_keys(&client, seed)));
+    let ratis = Arc::clone(&cluster);
+    handles.push(thread::spawn(move || {
+        ratis.transfer_leadership(1).map_err(setup)?;
+        Ok(Vec::new())
+    }));
+    join_all(handles)?;
+    no_datanode_granted_past_its_room(&cluster)
+}
+
+/// The client: each granted key written at once or after the last request.
+fn write_keys(cluster: &MiniOzoneCluster, seed: u64) -> Result<Vec<()>, Violation> {
+    let mut rng = SeededRng::new(seed);
+    let mut later: Vec<Key> = Vec::new();
+    for _ in 0..KEYS {
+        let key = match cluster.open_key(1) {
+            Ok(key) => key,
+            Err(ClusterError::NoLeader | ClusterError::Scm(_)) => continue,
+            Err(other) => return Err(setup(other)),
+        };
+        if rng.chance(50) {
+            cluster.write_blocks(&key).map_err(setup)?;
+        } else {
+            later.push(key);
+        }
+    }
+    for key in &later {
+        cluster.write_blocks(key).map_err(setup)?;
+    }
+    Ok(Vec::new())
+}

@@ -1,0 +1,269 @@
+//! A random cluster run with seeded faults: every Ozone seed's code at once, and every
+//! seed's properties judged together at quiescence.
+//!
+//! **The race.** Keys are written and deleted while SCM leadership moves, SCMs and
+//! datanodes restart, links are cut and healed and replicas reconcile: lost pending
+//! allocations (HDDS-16891), stale commands (HDDS-17268) and resurrected or half-repaired
+//! blocks (HDDS-16811) all have their chance. **What must hold**: once the faults heal
+//! and the cluster settles, deleted keys are gone everywhere and stay gone after repair,
+//! kept keys are whole, the deleted-block log drains, and no datanode holds more than its
+//! room.
+
+use super::invariants::{
+    deleted_keys_are_gone_everywhere, kept_keys_are_whole, log_drains,
+    no_datanode_granted_past_its_room, no_deleted_block_back_after_repair,
+};
+use super::setup::{ROUNDS, setup, tick_datanode};
+
+use crate::datanode::container::{ContainerBehavior, ContainerConfig};
+use crate::datanode::daemon::DatanodeConfig;
+use crate::datanode::state_context::StateContextBehavior;
+use crate::scenarios::rng::SeededRng;
+use crate::scenarios::{Violation, join_all};
+use crate::scm::ScmBehavior;
+use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
+use crate::sync::{Arc, thread};
+
+/// The code every component of the cluster runs, one choice for all three seeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OzoneBehavior {
+    /// Every component's `Hardened` variant.
+    Hardened,
+    /// Every component's `SeedPatch` variant.
+    SeedPatch,
+    /// Every component's code before its seed: `ScmBehavior::LegacyNoRebuild`,
+    /// `StateContextBehavior::Legacy`, `ContainerBehavior::Legacy`.
+    Legacy,
+}
+
+impl OzoneBehavior {
+    /// A short stable name, used in reports and schedule files.
+    pub fn name(self) -> &'static str {
+        match self {
+            OzoneBehavior::Hardened => "Hardened",
+            OzoneBehavior::SeedPatch => "SeedPatch",
+            OzoneBehavior::Legacy => "Legacy",
+        }
+    }
+
+    /// The SCMs' allocation logic.
+    pub fn scm(self) -> ScmBehavior {
+        match self {
+            OzoneBehavior::Hardened => ScmBehavior::Hardened,
+            OzoneBehavior::SeedPatch => ScmBehavior::SeedPatch,
+            OzoneBehavior::Legacy => ScmBehavior::LegacyNoRebuild,
+        }
+    }
+
+    /// The datanodes' settings: their term fencing and their replicas' code.
+    pub fn datanode(self) -> DatanodeConfig {
+        let (behavior, container) = match self {
+            OzoneBehavior::Hardened => {
+                (StateContextBehavior::Hardened, ContainerBehavior::Hardened)
+            }
+            OzoneBehavior::SeedPatch => (
+                StateContextBehavior::SeedPatch,
+                ContainerBehavior::SeedPatch,
+            ),
+            OzoneBehavior::Legacy => (StateContextBehavior::Legacy, ContainerBehavior::Legacy),
+        };
+        DatanodeConfig {
+            behavior,
+            container: ContainerConfig::new(container),
+            ..DatanodeConfig::default()
+        }
+    }
+}
+
+/// What the client did to a key.
+#[derive(Debug, Clone)]
+enum Written {
+    Kept(Key),
+    Deleted(Key),
+}
+
+/// Three SCMs and three datanodes with room for two containers each, every component
+/// on `behavior`. Three spawned threads tick a datanode each `ROUNDS` (4) times, one
+/// restarting instead of one tick; a fourth is the client, writing keys (some with a
+/// replica that lacks a block) and deleting some of them; a fifth injects a fault each
+/// round (a leader transfer, an SCM restart, a cut link to an SCM or between peers, a
+/// reconcile command) and runs the SCMs' services. All from `seed`. Checks
+/// [`no_datanode_granted_past_its_room`] with every granted key written; then every link
+/// heals, every container still OPEN is closed, and the cluster settles. Checks
+/// [`deleted_keys_are_gone_everywhere`] and [`log_drains`]; then, after a full repair
+/// round of every container, [`no_deleted_block_back_after_repair`] and
+/// [`kept_keys_are_whole`].
+pub fn random_cluster_with_faults(behavior: OzoneBehavior, seed: u64) -> Result<(), Violation> {
+    let cluster = MiniOzoneCluster::builder()
+        .scm_behavior(behavior.scm())
+        .datanode_config(behavior.datanode())
+        .slots_per_datanode(2)
+        .seed(seed)
+        .build()
+        .map_err(setup)?;
+    let cluster = Arc::new(cluster);
+    let mut rng = SeededRng::new(seed);
+    let restarting = rng.below(cluster.datanode_count() as u64) as usize;
+    let restart_at = rng.below(ROUNDS as u64) as usize;
+    let mut handles = Vec::new();
+    for index in 0..cluster.datanode_count() {
+        let cluster = Arc::clone(&cluster);
+        let restart = (index == restarting).then_some(restart_at);
+        handles.push(thread::spawn(move || {
+            tick_datanode(&cluster, index, restart).map(|_| Vec::new())
+        }));
+    }
+    let client = Arc::clone(&cluster);
+    let client_seed = rng.next_u64();
+    handles.push(thread::spawn(move || {
+        write_and_delete(&client, client_seed)
+    }));
+    let faults = Arc::clone(&cluster);
+    let fault_seed = rng.next_u64();
+    handles.push(thread::spawn(move || inject_faults(&faults, fault_seed)));
+    let written = join_all(handles)?;
+    // Judged before the settling closes them: a CLOSED replica reserves nothing.
+    no_datanode_granted_past_its_room(&cluster)?;
+    settle(&cluster, &written)?;
+    let (kept, deleted): (Vec<Key>, Vec<Key>) = split(written);
+    deleted_keys_are_gone_everywhere(&cluster, &deleted)?;
+    log_drains(&cluster)?;
+    for key in kept.iter().chain(&deleted) {
+        cluster.repair_round(key.container).map_err(setup)?;
+    }
+    no_deleted_block_back_after_repair(&cluster, &deleted)?;
+    kept_keys_are_whole(&cluster, &kept)
+}
+
+fn split(written: Vec<Written>) -> (Vec<Key>, Vec<Key>) {
+    let mut kept = Vec::new();
+    let mut deleted = Vec::new();
+    for key in written {
+        match key {
+            Written::Kept(key) => kept.push(key),
+            Written::Deleted(key) => deleted.push(key),
+        }
+    }
+    (kept, deleted)
+}
+
+/// Heals every link, makes sure an SCM leads, closes what is still OPEN, and runs until
+/// nothing is in flight.
+fn settle(cluster: &MiniOzoneCluster, written: &[Written]) -> Result<(), Violation> {
+    cluster.heal_all();
+    if cluster.leader().is_err() {
+        cluster.transfer_leadership(0).map_err(setup)?;
+    }
+    for key in written {
+        let (Written::Kept(key) | Written::Deleted(key)) = key;
+        // Already closed, or closed now: either way the container is CLOSED.
+        let _ = cluster.close_key(key);
+    }
+    cluster.run_until_quiescent(100).map_err(setup)?;
+    Ok(())
+}
+
+/// The client: each round a key granted, a granted key written (a replica lacking its
+/// last block one time in three) and closed, or a closed key deleted; what is granted at
+/// the end is written then. Refusals (no leader, not ready, no room) are not retried.
+fn write_and_delete(cluster: &MiniOzoneCluster, seed: u64) -> Result<Vec<Written>, Violation> {
+    let mut rng = SeededRng::new(seed);
+    let mut granted: Vec<Key> = Vec::new();
+    let mut kept: Vec<(Key, bool)> = Vec::new();
+    let mut deleted = Vec::new();
+    for _ in 0..ROUNDS {
+        let closed: Vec<usize> = (0..kept.len()).filter(|&i| kept[i].1).collect();
+        match rng.below(3) {
+            0 if !granted.is_empty() => {
+                let key = granted.swap_remove(0);
+                kept.push(write_and_close(cluster, key, &mut rng)?);
+            }
+            1 if !closed.is_empty() => {
+                let index = closed[rng.below(closed.len() as u64) as usize];
+                match cluster.delete_key(&kept[index].0) {
+                    Ok(_) => deleted.push(kept.swap_remove(index).0),
+                    Err(refused) => refusal(refused)?,
+                }
+            }
+            _ => match cluster.open_key(2) {
+                Ok(key) => granted.push(key),
+                Err(refused) => refusal(refused)?,
+            },
+        }
+    }
+    for key in granted {
+        kept.push(write_and_close(cluster, key, &mut rng)?);
+    }
+    let kept = kept.into_iter().map(|(key, _)| Written::Kept(key));
+    Ok(kept
+        .chain(deleted.into_iter().map(Written::Deleted))
+        .collect())
+}
+
+/// Writes `key` to its datanodes (one of them lacking its last block one time in three)
+/// and has the leader close it; returns it with whether the close was accepted.
+fn write_and_close(
+    cluster: &MiniOzoneCluster,
+    key: Key,
+    rng: &mut SeededRng,
+) -> Result<(Key, bool), Violation> {
+    let lagging = rng
+        .chance(33)
+        .then(|| rng.below(key.datanodes.len() as u64) as usize);
+    for (i, &datanode) in key.datanodes.iter().enumerate() {
+        let blocks = if lagging == Some(i) {
+            &key.blocks[..1]
+        } else {
+            &key.blocks[..]
+        };
+        cluster
+            .write_replica(&key, datanode, blocks)
+            .map_err(setup)?;
+    }
+    let closed = match cluster.close_key(&key) {
+        Ok(()) => true,
+        Err(refused) => refusal(refused).map(|()| false)?,
+    };
+    Ok((key, closed))
+}
+
+/// A refusal the client shrugs off (the SCMs' state said no), or the set-up failure it is.
+fn refusal(error: ClusterError) -> Result<(), Violation> {
+    match error {
+        ClusterError::NoLeader | ClusterError::Scm(_) => Ok(()),
+        other => Err(setup(other)),
+    }
+}
+
+/// The faults, one a round, then the SCMs' services and the clock.
+fn inject_faults(cluster: &MiniOzoneCluster, seed: u64) -> Result<Vec<Written>, Violation> {
+    let mut rng = SeededRng::new(seed);
+    let scms = cluster.scm_count() as u64;
+    let datanodes = cluster.datanode_count() as u64;
+    for _ in 0..ROUNDS {
+        let scm = rng.below(scms) as usize;
+        let dn = rng.below(datanodes) as usize;
+        let result = match rng.below(6) {
+            0 => cluster.transfer_leadership(scm),
+            1 => cluster.restart_scm(scm),
+            2 => cluster.set_link(dn, scm, false),
+            3 => cluster.set_peer_link(dn, (dn + 1) % datanodes as usize, false),
+            _ => reconcile_one(cluster, &mut rng),
+        };
+        // A fault the cluster's state refuses (no leader to send a reconcile) is no fault.
+        let _ = result;
+        cluster.tick_scms().map_err(setup)?;
+        cluster.clock().advance_ms(1_000);
+    }
+    Ok(Vec::new())
+}
+
+/// The leader tells the holders of one of its containers, picked by `rng`, to reconcile.
+fn reconcile_one(cluster: &MiniOzoneCluster, rng: &mut SeededRng) -> Result<(), ClusterError> {
+    let containers = cluster.leader()?.containers();
+    if containers.is_empty() {
+        return Ok(());
+    }
+    let container = containers[rng.below(containers.len() as u64) as usize].id;
+    cluster.reconcile(container).map(|_| ())
+}

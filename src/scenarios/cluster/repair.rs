@@ -1,0 +1,140 @@
+//! Delete transactions in flight across a leader transfer and a datanode restart, while
+//! the replicas reconcile: HDDS-16811's repair meets the SCM's block deletion.
+//!
+//! **The race.** A lagging replica never had one of the key's blocks. Its datanode runs
+//! the delete transaction first and, before the patch, keeps no trace of a block it had
+//! no metadata for; a reconcile command then copies the block back from a peer that has
+//! not run the transaction yet (here: one cut off from the SCMs). The transaction is
+//! acknowledged everywhere, and the block lives on. **The fix** records every deleted
+//! block in the replica's tree, which reconciliation consults before it commits a block.
+
+use super::invariants::{
+    deleted_keys_are_gone_everywhere, kept_keys_are_whole, log_drains,
+    no_deleted_block_back_after_repair,
+};
+use super::setup::{ROUNDS, setup, tick_datanode};
+
+use crate::datanode::container::{ContainerBehavior, ContainerConfig};
+use crate::datanode::daemon::DatanodeConfig;
+use crate::scenarios::rng::SeededRng;
+use crate::scenarios::{Violation, join_all};
+use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
+use crate::sync::{Arc, thread};
+
+/// The SCMs of the cluster.
+const SCMS: usize = 2;
+/// The datanode cut off from the SCMs until the threads are done: its replica keeps the
+/// key's blocks the longest.
+const CUT_OFF: usize = 0;
+/// The datanode whose replica lacks the key's last block.
+const LAGGING: usize = 2;
+
+/// Two SCMs and three datanodes (replica code `behavior`) hold a kept key and a key whose
+/// replica on datanode 3 lacks its last block; datanode 1 is cut off from both SCMs.
+/// Three spawned threads tick a datanode each `ROUNDS` (4) times, one of them (the seed
+/// picks which, and when) restarting from its volume instead of one tick; a fourth
+/// deletes the key, runs the SCMs' services each round, has the leader send reconcile
+/// commands for the key's container and moves leadership, at rounds the seed picks. Then
+/// datanode 1 is healed and the cluster settles. Checks
+/// [`deleted_keys_are_gone_everywhere`] and [`log_drains`]; then, after a full repair
+/// round of both containers, [`no_deleted_block_back_after_repair`] and
+/// [`kept_keys_are_whole`].
+pub fn deletions_across_transfer_restart_and_repair(
+    behavior: ContainerBehavior,
+    seed: u64,
+) -> Result<(), Violation> {
+    let cluster = lagging_cluster(behavior).map_err(setup)?;
+    let (kept, doomed) = (cluster.kept.clone(), cluster.doomed.clone());
+    let cluster = Arc::new(cluster.cluster);
+    let mut rng = SeededRng::new(seed);
+    let restarting = rng.below(cluster.datanode_count() as u64) as usize;
+    let restart_at = rng.below(ROUNDS as u64) as usize;
+    let mut handles = Vec::new();
+    for index in 0..cluster.datanode_count() {
+        let cluster = Arc::clone(&cluster);
+        let restart = (index == restarting).then_some(restart_at);
+        handles.push(thread::spawn(move || {
+            tick_datanode(&cluster, index, restart)
+        }));
+    }
+    let driver = Arc::clone(&cluster);
+    let key = doomed.clone();
+    handles.push(thread::spawn(move || drive_scms(&driver, &key, &mut rng)));
+    join_all(handles)?;
+    for scm in 0..SCMS {
+        cluster.set_link(CUT_OFF, scm, true).map_err(setup)?;
+    }
+    cluster.run_until_quiescent(50).map_err(setup)?;
+    deleted_keys_are_gone_everywhere(&cluster, std::slice::from_ref(&doomed))?;
+    log_drains(&cluster)?;
+    for key in [&doomed, &kept] {
+        cluster.repair_round(key.container).map_err(setup)?;
+    }
+    no_deleted_block_back_after_repair(&cluster, std::slice::from_ref(&doomed))?;
+    kept_keys_are_whole(&cluster, &[kept])
+}
+
+/// The cluster of the scenario, settled, with its two keys.
+struct LaggingCluster {
+    cluster: MiniOzoneCluster,
+    kept: Key,
+    doomed: Key,
+}
+
+/// Writes a whole kept key and a key lagging on [`LAGGING`], closes both, settles, and
+/// cuts [`CUT_OFF`] from every SCM.
+fn lagging_cluster(behavior: ContainerBehavior) -> Result<LaggingCluster, ClusterError> {
+    let cluster = MiniOzoneCluster::builder()
+        .scms(SCMS)
+        .datanode_config(DatanodeConfig {
+            container: ContainerConfig::new(behavior),
+            ..DatanodeConfig::default()
+        })
+        .build()?;
+    let kept = cluster.write_key(2)?;
+    let doomed = cluster.open_key(2)?;
+    let lagging = cluster.datanode(LAGGING)?.id();
+    for &datanode in &doomed.datanodes {
+        let blocks = if datanode == lagging {
+            &doomed.blocks[..1]
+        } else {
+            &doomed.blocks[..]
+        };
+        cluster.write_replica(&doomed, datanode, blocks)?;
+    }
+    cluster.close_key(&doomed)?;
+    cluster.run_until_quiescent(10)?;
+    for scm in 0..SCMS {
+        cluster.set_link(CUT_OFF, scm, false)?;
+    }
+    Ok(LaggingCluster {
+        cluster,
+        kept,
+        doomed,
+    })
+}
+
+/// The SCM side: the key deleted first; each round the leader's services run, and at
+/// the rounds `rng` picks the leader sends reconcile commands and leadership moves to
+/// the other SCM.
+fn drive_scms(
+    cluster: &MiniOzoneCluster,
+    key: &Key,
+    rng: &mut SeededRng,
+) -> Result<Vec<()>, Violation> {
+    let reconcile_at = 1 + rng.below(ROUNDS as u64 - 1) as usize;
+    let transfer_at = rng.below(ROUNDS as u64) as usize;
+    cluster.delete_key(key).map_err(setup)?;
+    for round in 0..ROUNDS {
+        cluster.tick_scms().map_err(setup)?;
+        if round == reconcile_at {
+            cluster.reconcile(key.container).map_err(setup)?;
+        }
+        if round == transfer_at {
+            let next = cluster.leader_index().map_or(0, |i| (i + 1) % SCMS);
+            cluster.transfer_leadership(next).map_err(setup)?;
+        }
+        cluster.clock().advance_ms(1_000);
+    }
+    Ok(Vec::new())
+}

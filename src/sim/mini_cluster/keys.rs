@@ -1,0 +1,159 @@
+//! What a client and an operator do to the cluster's data: grant, write, close and delete
+//! keys, and reconcile a container's replicas.
+//!
+//! A key's life follows Ozone's: the leader grants a container on a pipeline with room
+//! (`allocateContainer`, which records a pending allocation on each datanode of the
+//! pipeline); the client's first write creates each replica, which reserves the whole
+//! container size on its volume while it is OPEN; the leader closes the container; a
+//! deleted key's blocks go into the leader's deleted-block log. One key per container.
+
+use std::collections::BTreeMap;
+
+use super::cluster::{ClusterError, Key, MiniOzoneCluster};
+use crate::datanode::DatanodeError;
+use crate::datanode::container::store::MemoryStore;
+use crate::datanode::container::{ContainerController, ContainerError};
+use crate::hdds::container::ContainerState;
+use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
+use crate::hdds::report::StorageReport;
+use crate::scm::ScmError;
+use crate::sim::replica_node::write_block;
+use crate::sync::atomic::Ordering;
+
+impl MiniOzoneCluster {
+    /// Grants a key of `blocks` blocks (`OzoneBucket.createKey` asking the SCM for a
+    /// block): the leader allocates a container on a pipeline with room, judged by the
+    /// datanodes' node reports and its pending allocations. Nothing is written yet.
+    pub fn open_key(&self, blocks: usize) -> Result<Key, ClusterError> {
+        let leader = self.leader()?;
+        let container = leader.allocate_container()?;
+        let info = leader
+            .container(container)
+            .ok_or(ScmError::UnknownContainer { container })?;
+        let datanodes = self
+            .config
+            .pipelines
+            .iter()
+            .find(|p| p.id == info.pipeline)
+            .ok_or(ScmError::UnknownContainer { container })?
+            .nodes
+            .clone();
+        let first = self.next_block.fetch_add(blocks as u64, Ordering::Relaxed);
+        Ok(Key {
+            container,
+            datanodes,
+            blocks: (first..first + blocks as u64).collect(),
+        })
+    }
+
+    /// The client writes `key` to every datanode of its pipeline: each creates its
+    /// replica, OPEN, with every block written and committed.
+    pub fn write_blocks(&self, key: &Key) -> Result<(), ClusterError> {
+        for &datanode in &key.datanodes {
+            self.write_replica(key, datanode, &key.blocks)?;
+        }
+        Ok(())
+    }
+
+    /// The client's write of `blocks` of `key` reaching `datanode` only: its replica is
+    /// created, OPEN, with those blocks written and committed. A replica written with
+    /// fewer blocks than the key's lags behind its peers, as one does after a failed
+    /// pipeline write; reconciliation repairs it.
+    pub fn write_replica(
+        &self,
+        key: &Key,
+        datanode: DatanodeId,
+        blocks: &[LocalId],
+    ) -> Result<(), ClusterError> {
+        let index = self.datanode_index(datanode)?;
+        let container = key.container;
+        let _process = self.processes[index].read();
+        let store = MemoryStore::new(ContainerState::Open);
+        for &block in blocks {
+            write_block(&store, block, 1)
+                .map_err(|e| DatanodeError::from(ContainerError::store(container)(e)))?;
+        }
+        self.datanodes[index]
+            .replicas()
+            .add_container(container, store.shared())
+            .map_err(DatanodeError::from)?;
+        Ok(())
+    }
+
+    /// The leader closes `key`'s container: CLOSED in every SCM's table, and a close
+    /// command to each datanode of the pipeline.
+    pub fn close_key(&self, key: &Key) -> Result<(), ClusterError> {
+        Ok(self.leader()?.close_container(key.container)?)
+    }
+
+    /// Writes a whole key of `blocks` blocks: [`open_key`](Self::open_key),
+    /// [`write_blocks`](Self::write_blocks), [`close_key`](Self::close_key) (the
+    /// container is closed as full: one key per container keeps replicas whole).
+    pub fn write_key(&self, blocks: usize) -> Result<Key, ClusterError> {
+        let key = self.open_key(blocks)?;
+        self.write_blocks(&key)?;
+        self.close_key(&key)?;
+        Ok(key)
+    }
+
+    /// Deletes a key (`OzoneBucket.deleteKey` reaching `SCMBlockProtocolServer`): its
+    /// blocks go into the leader's deleted-block log. Returns the transaction ids.
+    pub fn delete_key(&self, key: &Key) -> Result<Vec<u64>, ClusterError> {
+        let blocks = BTreeMap::from([(key.container, key.blocks.clone())]);
+        Ok(self.leader()?.add_delete_transactions(&blocks)?)
+    }
+
+    /// An operator's `ozone admin container reconcile`: the leader tells each datanode
+    /// that reported a replica of `container` to reconcile it with the others. Returns the
+    /// commands queued.
+    pub fn reconcile(&self, container: ContainerId) -> Result<usize, ClusterError> {
+        Ok(self.leader()?.reconcile_container(container)?)
+    }
+
+    /// A full repair round of `container` on the calling thread, no SCM involved: each
+    /// datanode holding a replica reconciles it with every other holder it reaches, in
+    /// turn. What a checker runs at quiescence to see whether repair brings anything back.
+    /// Returns the reconciliations that failed (every peer cut off, a replica not closed):
+    /// the round goes on past them, as the datanodes would.
+    pub fn repair_round(&self, container: ContainerId) -> Result<usize, ClusterError> {
+        let holders: Vec<DatanodeId> = self
+            .datanodes
+            .iter()
+            .filter(|dn| dn.replicas().container(container).is_ok())
+            .map(|dn| dn.id())
+            .collect();
+        let mut failed = 0;
+        for &datanode in &holders {
+            let others: Vec<DatanodeId> =
+                holders.iter().copied().filter(|&p| p != datanode).collect();
+            let index = self.datanode_index(datanode)?;
+            let replicas = self.datanodes[index].replicas();
+            if replicas.reconcile_container(container, &others).is_err() {
+                failed += 1;
+            }
+        }
+        Ok(failed)
+    }
+
+    /// Cuts (`up` false) or heals the link between the datanodes at `a` and `b`:
+    /// reconciliation between them fails while it is cut.
+    pub fn set_peer_link(&self, a: usize, b: usize, up: bool) -> Result<(), ClusterError> {
+        let (a, b) = (self.datanode(a)?.id(), self.datanode(b)?.id());
+        if up {
+            self.peers.heal_link(a, b);
+        } else {
+            self.peers.cut(a, b);
+        }
+        Ok(())
+    }
+
+    /// The node report the datanode at `index` sends next: its volume's space with its
+    /// replicas as they are now.
+    pub fn node_report(&self, index: usize) -> Result<Vec<StorageReport>, ClusterError> {
+        Ok(self
+            .datanode(index)?
+            .reports()
+            .node_report()
+            .unwrap_or_default())
+    }
+}
