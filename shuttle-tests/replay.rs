@@ -14,14 +14,15 @@ use hadoop_ref::check::catalogue::{self, Expectation};
 use hadoop_ref::check::shuttle::{
     ReplayOutcome, explain_file, minimize, replay_file, schedule_file,
 };
-use hadoop_ref::scenarios::{allocation, container, standby, term_fencing};
+use hadoop_ref::scenarios::{allocation, cluster, container, standby, term_fencing};
 
 /// The seed keys a violation of a catalogue scenario names.
-const SEED_KEYS: [&str; 4] = [
+const SEED_KEYS: [&str; 5] = [
     term_fencing::SEED_KEY,
     allocation::SEED_KEY,
     standby::SEED_KEY,
     container::SEED_KEY,
+    cluster::SEED_KEY,
 ];
 
 #[test]
