@@ -9,7 +9,7 @@
 //! reported yet before the new leader grants anything.
 
 use super::invariants::no_datanode_granted_past_its_room;
-use super::setup::{setup, tick_datanode};
+use super::setup::{setup, spawn_datanodes};
 
 use crate::scenarios::rng::SeededRng;
 use crate::scenarios::{Violation, join_all};
@@ -37,11 +37,7 @@ pub fn keys_written_while_leadership_moves(
         .build()
         .map_err(setup)?;
     let cluster = Arc::new(cluster);
-    let mut handles = Vec::new();
-    for index in 0..cluster.datanode_count() {
-        let cluster = Arc::clone(&cluster);
-        handles.push(thread::spawn(move || tick_datanode(&cluster, index, None)));
-    }
+    let mut handles = spawn_datanodes(&cluster, None);
     let client = Arc::clone(&cluster);
     handles.push(thread::spawn(move || write_keys(&client, seed)));
     let ratis = Arc::clone(&cluster);

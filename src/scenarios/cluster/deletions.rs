@@ -1,7 +1,7 @@
 //! Deletions the SCMs drive into the replicas while leadership moves.
 
 use super::invariants::{deleted_keys_are_gone_everywhere, kept_keys_are_whole, log_drains};
-use super::setup::{ROUNDS, setup, tick_datanode};
+use super::setup::{ROUNDS, setup, spawn_datanodes};
 
 use crate::datanode::daemon::DatanodeConfig;
 use crate::datanode::state_context::StateContextBehavior;
@@ -30,11 +30,7 @@ pub fn keys_deleted_while_leadership_moves(
     let kept = cluster.write_key(2).map_err(setup)?;
     let deleted = cluster.write_key(2).map_err(setup)?;
     let cluster = Arc::new(cluster);
-    let mut handles = Vec::new();
-    for index in 0..cluster.datanode_count() {
-        let cluster = Arc::clone(&cluster);
-        handles.push(thread::spawn(move || tick_datanode(&cluster, index, None)));
-    }
+    let mut handles = spawn_datanodes(&cluster, None);
     let scm_side = Arc::clone(&cluster);
     let doomed = deleted.clone();
     handles.push(thread::spawn(move || drive_scms(&scm_side, &doomed, seed)));

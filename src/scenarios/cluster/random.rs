@@ -13,7 +13,7 @@ use super::invariants::{
     deleted_keys_are_gone_everywhere, kept_keys_are_whole, log_drains,
     no_datanode_granted_past_its_room, no_deleted_block_back_after_repair,
 };
-use super::setup::{ROUNDS, setup, tick_datanode};
+use super::setup::{ROUNDS, setup, spawn_datanodes};
 
 use crate::datanode::container::{ContainerBehavior, ContainerConfig};
 use crate::datanode::daemon::DatanodeConfig;
@@ -105,14 +105,7 @@ pub fn random_cluster_with_faults(behavior: OzoneBehavior, seed: u64) -> Result<
     let mut rng = SeededRng::new(seed);
     let restarting = rng.below(cluster.datanode_count() as u64) as usize;
     let restart_at = rng.below(ROUNDS as u64) as usize;
-    let mut handles = Vec::new();
-    for index in 0..cluster.datanode_count() {
-        let cluster = Arc::clone(&cluster);
-        let restart = (index == restarting).then_some(restart_at);
-        handles.push(thread::spawn(move || {
-            tick_datanode(&cluster, index, restart).map(|_| Vec::new())
-        }));
-    }
+    let mut handles = spawn_datanodes(&cluster, Some((restarting, restart_at)));
     let client = Arc::clone(&cluster);
     let client_seed = rng.next_u64();
     handles.push(thread::spawn(move || {

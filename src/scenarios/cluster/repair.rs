@@ -12,7 +12,7 @@ use super::invariants::{
     deleted_keys_are_gone_everywhere, kept_keys_are_whole, log_drains,
     no_deleted_block_back_after_repair,
 };
-use super::setup::{ROUNDS, setup, tick_datanode};
+use super::setup::{ROUNDS, setup, spawn_datanodes};
 
 use crate::datanode::container::{ContainerBehavior, ContainerConfig};
 use crate::datanode::daemon::DatanodeConfig;
@@ -49,14 +49,7 @@ pub fn deletions_across_transfer_restart_and_repair(
     let mut rng = SeededRng::new(seed);
     let restarting = rng.below(cluster.datanode_count() as u64) as usize;
     let restart_at = rng.below(ROUNDS as u64) as usize;
-    let mut handles = Vec::new();
-    for index in 0..cluster.datanode_count() {
-        let cluster = Arc::clone(&cluster);
-        let restart = (index == restarting).then_some(restart_at);
-        handles.push(thread::spawn(move || {
-            tick_datanode(&cluster, index, restart)
-        }));
-    }
+    let mut handles = spawn_datanodes(&cluster, Some((restarting, restart_at)));
     let driver = Arc::clone(&cluster);
     let key = doomed.clone();
     handles.push(thread::spawn(move || drive_scms(&driver, &key, &mut rng)));

@@ -4,6 +4,7 @@
 use super::invariants::SEED_KEY;
 use crate::scenarios::Violation;
 use crate::sim::mini_cluster::{ClusterError, MiniOzoneCluster};
+use crate::sync::{Arc, thread};
 
 /// Rounds each datanode thread and each driver thread run before the cluster settles.
 pub(super) const ROUNDS: usize = 4;
@@ -17,14 +18,29 @@ pub(super) fn setup(error: ClusterError) -> Violation {
     }
 }
 
+/// One thread per datanode of `cluster`, in index order, each running [`tick_datanode`];
+/// `restart` names the datanode that restarts and the round it does, if one does.
+pub(super) fn spawn_datanodes<T: Send + 'static>(
+    cluster: &Arc<MiniOzoneCluster>,
+    restart: Option<(usize, usize)>,
+) -> Vec<thread::JoinHandle<Result<Vec<T>, Violation>>> {
+    (0..cluster.datanode_count())
+        .map(|index| {
+            let cluster = Arc::clone(cluster);
+            let restart_at = restart.filter(|(dn, _)| *dn == index).map(|(_, at)| at);
+            thread::spawn(move || tick_datanode(&cluster, index, restart_at))
+        })
+        .collect()
+}
+
 /// A datanode's thread: [`ROUNDS`] ticks of the datanode at `index`, except that at round
 /// `restart_at` the process restarts from its volume instead (its own thread does it, as
 /// a real restart stops every thread of the process first).
-pub(super) fn tick_datanode(
+fn tick_datanode<T>(
     cluster: &MiniOzoneCluster,
     index: usize,
     restart_at: Option<usize>,
-) -> Result<Vec<()>, Violation> {
+) -> Result<Vec<T>, Violation> {
     let datanode = cluster.datanode(index).map_err(setup)?;
     for round in 0..ROUNDS {
         if restart_at == Some(round) {
