@@ -1,5 +1,5 @@
 //! Whole replicas on a datanode: loading them from the volume when the datanode starts or
-//! restarts (`ContainerReader`), adding one, deleting one (`KeyValueHandler.deleteInternal`)
+//! restarts (`ContainerReader`), creating or adding one, deleting one (`KeyValueHandler.deleteInternal`)
 //! and importing one from a peer (`DownloadAndImportReplicator` with `ContainerImporter`).
 //!
 //! **Why it matters (HDDS-17268).** The harm of a stale SCM leader's command is done here:
@@ -19,6 +19,7 @@ use super::handler::KeyValueHandler;
 use super::reconcile::{self, BlockRepair, PeerDatanode};
 use super::replica::KeyValueContainer;
 use super::store::ContainerStore;
+use super::volume::{ContainerVolume, VolumeError};
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, DatanodeId};
 use crate::sync::Arc;
@@ -56,6 +57,20 @@ impl KeyValueHandler {
         self.load_failures.lock().clone()
     }
 
+    /// `KeyValueHandler.handleCreateContainer` (a client's first write to a container): a
+    /// new, empty OPEN replica of `id`, staged in the volume and published whole (a crash
+    /// leaves none or an empty one), loaded and added. The client's writes then go to its
+    /// store. A replica already here is [`ContainerError::ContainerExists`].
+    pub fn create_container(
+        &self,
+        id: ContainerId,
+    ) -> Result<Arc<KeyValueContainer>, ContainerError> {
+        self.add_new(id, |volume| {
+            volume.stage(id, ContainerState::Open)?;
+            volume.publish(id)
+        })
+    }
+
     /// Keeps `store` in the volume as the replica of `id`, loads it and adds it. A replica
     /// already here is [`ContainerError::ContainerExists`]; a volume that keeps replicas
     /// only in its own directories refuses a storage made elsewhere.
@@ -64,6 +79,20 @@ impl KeyValueHandler {
         id: ContainerId,
         store: Arc<dyn ContainerStore>,
     ) -> Result<Arc<KeyValueContainer>, ContainerError> {
+        self.add_new(id, |volume| {
+            volume.adopt(id, Arc::clone(&store))?;
+            Ok(store)
+        })
+    }
+
+    /// Under the creation lock (`containerCreationLock`): refuses an `id` already here,
+    /// lists its storage in the volume with `list`, loads it and adds it. A replica that
+    /// does not load is taken out of the volume again.
+    fn add_new(
+        &self,
+        id: ContainerId,
+        list: impl FnOnce(&dyn ContainerVolume) -> Result<Arc<dyn ContainerStore>, VolumeError>,
+    ) -> Result<Arc<KeyValueContainer>, ContainerError> {
         let _creation = self.creation.lock();
         if self
             .containers
@@ -71,7 +100,7 @@ impl KeyValueHandler {
         {
             return Err(ContainerError::ContainerExists { container: id });
         }
-        self.volume.adopt(id, Arc::clone(&store))?;
+        let store = list(self.volume.as_ref())?;
         let container = match KeyValueContainer::load(self.datanode, id, self.config, store) {
             Ok(container) => Arc::new(container),
             Err(error) => {
@@ -82,6 +111,7 @@ impl KeyValueHandler {
         };
         self.containers
             .write(|containers| containers.insert(id, Arc::clone(&container)));
+        tracing::debug!(node = %self.datanode, container = %id, "container added");
         Ok(container)
     }
 
