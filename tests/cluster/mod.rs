@@ -4,6 +4,7 @@
 
 mod allocation;
 mod repair;
+mod threads;
 
 use hadoop_ref::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
 

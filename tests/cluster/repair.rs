@@ -18,14 +18,7 @@ fn lagging(behavior: ContainerBehavior) -> (MiniOzoneCluster, Key) {
         .unwrap();
     let key = cluster.open_key(2).unwrap();
     let lagging = cluster.datanode(2).unwrap().id();
-    for &dn in &key.datanodes {
-        let blocks = if dn == lagging {
-            &key.blocks[..1]
-        } else {
-            &key.blocks[..]
-        };
-        cluster.write_replica(&key, dn, blocks).unwrap();
-    }
+    cluster.write_blocks_lagging(&key, lagging).unwrap();
     cluster.close_key(&key).unwrap();
     cluster.run_until_quiescent(10).unwrap();
     (cluster, key)

@@ -1,9 +1,14 @@
 //! The builder of a [`MiniOzoneCluster`].
 
+use std::path::PathBuf;
+
 use super::cluster::{ClusterError, MiniOzoneCluster};
 use super::link::{Link, Switchboard};
+use super::services::ScmServices;
 use crate::clock::ManualClock;
-use crate::datanode::container::volume::MemoryVolume;
+use crate::datanode::DatanodeError;
+use crate::datanode::container::ContainerError;
+use crate::datanode::container::volume::{DiskVolume, MemoryVolume};
 use crate::datanode::daemon::{Datanode, DatanodeConfig};
 use crate::datanode::reports::VolumeUsage;
 use crate::hdds::heartbeat::ScmEndpoint;
@@ -13,7 +18,7 @@ use crate::scm::{Pipeline, ScmBehavior, ScmConfig, ScmHardening};
 use crate::sim::peers::PeerNetwork;
 use crate::sim::ratis::SimulatedRatis;
 use crate::sync::atomic::AtomicU64;
-use crate::sync::{Arc, RwLock};
+use crate::sync::{Arc, Mutex, RwLock};
 
 /// A container's size in the cluster (nothing that large is written; only the slot
 /// arithmetic of allocation reads it).
@@ -31,6 +36,7 @@ pub struct MiniOzoneClusterBuilder {
     slots_per_datanode: u64,
     tick_ms: u64,
     seed: u64,
+    disk_root: Option<PathBuf>,
 }
 
 impl Default for MiniOzoneClusterBuilder {
@@ -45,6 +51,7 @@ impl Default for MiniOzoneClusterBuilder {
             slots_per_datanode: 100,
             tick_ms: 1_000,
             seed: 0,
+            disk_root: None,
         }
     }
 }
@@ -106,6 +113,14 @@ impl MiniOzoneClusterBuilder {
         self
     }
 
+    /// Keeps each datanode's replicas on disk, in `root/dn<id>` (a [`DiskVolume`], what a
+    /// restart reloads from), rather than in memory (the default). The directories are
+    /// created if missing; replicas already there are loaded.
+    pub fn on_disk(mut self, root: impl Into<PathBuf>) -> Self {
+        self.disk_root = Some(root.into());
+        self
+    }
+
     /// The seed of the SCMs' pipeline choice.
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
@@ -127,20 +142,24 @@ impl MiniOzoneClusterBuilder {
         let mut cluster = MiniOzoneCluster {
             behavior: self.scm_behavior,
             config,
-            ring: SimulatedRatis::new(),
             clock,
             tick_ms: self.tick_ms,
             dbs: (0..self.scms).map(|_| Arc::new(ScmDb::new())).collect(),
-            board: Arc::new(Switchboard::new(Vec::new())),
+            scms: ScmServices {
+                board: Arc::new(Switchboard::new(Vec::new())),
+                ring: SimulatedRatis::new(),
+                datanodes: (1..=self.datanodes as u64).map(DatanodeId).collect(),
+            },
             datanodes: Vec::new(),
             processes: (0..self.datanodes).map(|_| RwLock::new(())).collect(),
             peers: PeerNetwork::new(),
+            service: Mutex::new(None),
             next_block: AtomicU64::new(1),
         };
         let scms = (0..self.scms)
             .map(|i| cluster.start_scm(ScmId(i as u64 + 1), Arc::clone(&cluster.dbs[i])))
             .collect::<Result<Vec<_>, _>>()?;
-        cluster.board = Arc::new(Switchboard::new(scms.into_iter().map(Arc::new).collect()));
+        cluster.scms.board = Arc::new(Switchboard::new(scms.into_iter().map(Arc::new).collect()));
         for index in 0..self.datanodes {
             cluster
                 .datanodes
@@ -148,8 +167,8 @@ impl MiniOzoneClusterBuilder {
         }
         cluster.transfer_leadership(0)?;
         cluster.tick()?;
-        for scm in cluster.board.running() {
-            cluster.leave_safe_mode_when_ready(&scm);
+        for scm in cluster.scms.board.running() {
+            cluster.scms.leave_safe_mode_when_ready(&scm);
         }
         Ok(cluster)
     }
@@ -181,14 +200,15 @@ impl MiniOzoneClusterBuilder {
             .collect()
     }
 
-    /// Datanode `id` over an empty volume, linked to every SCM and to its peers, reporting
-    /// its volume's space.
+    /// Datanode `id` over its volume (empty in memory, or its directory on disk), linked to
+    /// every SCM and to its peers, reporting its volume's space.
     fn datanode(
         &self,
         cluster: &MiniOzoneCluster,
         id: DatanodeId,
     ) -> Result<Datanode, ClusterError> {
         let endpoints: Vec<Arc<dyn ScmEndpoint>> = cluster
+            .scms
             .board
             .ids()
             .into_iter()
@@ -196,16 +216,21 @@ impl MiniOzoneClusterBuilder {
                 Arc::new(Link {
                     datanode: id,
                     scm,
-                    board: Arc::clone(&cluster.board),
+                    board: Arc::clone(&cluster.scms.board),
                 }) as Arc<dyn ScmEndpoint>
             })
             .collect();
-        let volume = MemoryVolume::new();
+        let volume = match &self.disk_root {
+            Some(root) => DiskVolume::open(root.join(format!("dn{}", id.0)))
+                .map_err(|e| DatanodeError::from(ContainerError::from(e)))?
+                .shared(),
+            None => MemoryVolume::new().shared(),
+        };
         let datanode = Datanode::new(
             id,
             self.datanode.clone(),
             endpoints,
-            volume.shared(),
+            volume,
             Some(cluster.peers.directory_for(id)),
             cluster.clock.shared(),
         )?;

@@ -1,6 +1,6 @@
 //! The cluster's handle: its operations and its step.
 
-use super::link::Switchboard;
+use super::services::{ScmServices, ServiceThread};
 use crate::clock::ManualClock;
 use crate::datanode::DatanodeError;
 use crate::datanode::container::ContainerController;
@@ -9,9 +9,8 @@ use crate::hdds::ids::{ContainerId, DatanodeId, LocalId, ScmId};
 use crate::scm::ha::ScmDb;
 use crate::scm::{ScmBehavior, ScmConfig, ScmError, StorageContainerManager};
 use crate::sim::peers::PeerNetwork;
-use crate::sim::ratis::SimulatedRatis;
 use crate::sync::atomic::AtomicU64;
-use crate::sync::{Arc, RwLock};
+use crate::sync::{Arc, Mutex, RwLock};
 
 /// Why a cluster operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -33,10 +32,13 @@ pub enum ClusterError {
         /// The index asked for.
         index: usize,
     },
-    /// The cluster did not settle within the ticks allowed.
+    /// The cluster runs on its threads ([`MiniOzoneCluster::start`]): it is not stepped.
+    #[error("the cluster is started: stop it before stepping it")]
+    Started,
+    /// The cluster did not settle within the ticks (or, started, the polls) allowed.
     #[error("not quiescent after {ticks} ticks")]
     NotQuiescent {
-        /// Ticks run.
+        /// Ticks run (polls made, for a started cluster).
         ticks: usize,
     },
 }
@@ -58,24 +60,27 @@ pub struct Key {
 pub struct MiniOzoneCluster {
     pub(super) behavior: ScmBehavior,
     pub(super) config: ScmConfig,
-    pub(super) ring: SimulatedRatis,
     pub(super) clock: ManualClock,
     pub(super) tick_ms: u64,
     pub(super) dbs: Vec<Arc<ScmDb>>,
-    pub(super) board: Arc<Switchboard>,
+    pub(super) scms: ScmServices,
     pub(super) datanodes: Vec<Datanode>,
     /// One per datanode: a client's write holds it shared, a restart holds it alone, so a
     /// write lands before the restart (and is found in the volume) or after it, as with a
     /// real process, never while the replicas are being reloaded.
     pub(super) processes: Vec<RwLock<()>>,
     pub(super) peers: PeerNetwork,
+    /// The SCMs' service thread while the cluster is started.
+    pub(super) service: Mutex<Option<ServiceThread>>,
     pub(super) next_block: AtomicU64,
 }
 
 impl Drop for MiniOzoneCluster {
-    /// Takes the datanodes out of the peer network: each one's replicas hold the network
+    /// Stops the threads of a started cluster, then takes the datanodes out of the peer
+    /// network: each one's replicas hold the network
     /// (their peer directory) and the network holds them.
     fn drop(&mut self) {
+        self.stop();
         for dn in &self.datanodes {
             self.peers.unregister(dn.id());
         }
@@ -86,23 +91,22 @@ impl MiniOzoneCluster {
     /// The running SCM at `index`.
     pub fn scm(&self, index: usize) -> Result<Arc<StorageContainerManager>, ClusterError> {
         let id = self.scm_id(index)?;
-        self.board
+        self.scms
+            .board
             .scm(id)
             .ok_or(ClusterError::NoSuchNode { what: "SCM", index })
     }
 
     /// The SCM the ring says leads, if it runs.
     pub fn leader(&self) -> Result<Arc<StorageContainerManager>, ClusterError> {
-        let (_, leader) = self.ring.leadership();
-        leader
-            .and_then(|id| self.board.scm(id))
-            .ok_or(ClusterError::NoLeader)
+        self.scms.leader().ok_or(ClusterError::NoLeader)
     }
 
     /// The index of the SCM the ring says leads, if it runs.
     pub fn leader_index(&self) -> Result<usize, ClusterError> {
         let id = self.leader()?.id();
-        self.board
+        self.scms
+            .board
             .ids()
             .iter()
             .position(|&scm| scm == id)
@@ -131,7 +135,7 @@ impl MiniOzoneCluster {
         {
             old.notify_not_leader();
         }
-        let term = self.ring.elect(next.id());
+        let term = self.scms.ring.elect(next.id());
         next.notify_leader_changed(term);
         next.notify_leader_ready();
         Ok(())
@@ -140,13 +144,13 @@ impl MiniOzoneCluster {
     /// The SCM at `index` crashes: its slot empties, and the ring loses it as leader.
     pub fn crash_scm(&self, index: usize) -> Result<(), ClusterError> {
         let id = self.scm_id(index)?;
-        if self.ring.leadership().1 == Some(id) {
-            self.ring.lose_leader();
+        if self.scms.ring.leadership().1 == Some(id) {
+            self.scms.ring.lose_leader();
         }
-        if let Some(old) = self.board.scm(id) {
+        if let Some(old) = self.scms.board.scm(id) {
             old.notify_not_leader();
         }
-        self.board.set(id, None);
+        self.scms.board.set(id, None);
         Ok(())
     }
 
@@ -157,15 +161,20 @@ impl MiniOzoneCluster {
         self.crash_scm(index)?;
         let id = self.scm_id(index)?;
         let scm = self.start_scm(id, Arc::clone(&self.dbs[index]))?;
-        self.board.set(id, Some(Arc::new(scm)));
+        self.scms.board.set(id, Some(Arc::new(scm)));
         Ok(())
     }
 
-    /// The datanode at `index` restarts from its volume (its threads, if any, stay off).
+    /// The datanode at `index` restarts from its volume; in a started cluster its threads
+    /// start again.
     pub fn restart_datanode(&self, index: usize) -> Result<(), ClusterError> {
         let datanode = self.datanode(index)?;
         let _process = self.processes[index].write();
-        datanode.restart_stopped()?;
+        if self.is_started() {
+            datanode.restart()?;
+        } else {
+            datanode.restart_stopped()?;
+        }
         Ok(())
     }
 
@@ -173,7 +182,7 @@ impl MiniOzoneCluster {
     /// at `scm`.
     pub fn set_link(&self, datanode: usize, scm: usize, up: bool) -> Result<(), ClusterError> {
         let dn = self.datanode(datanode)?.id();
-        self.board.set_link(dn, self.scm_id(scm)?, up);
+        self.scms.board.set_link(dn, self.scm_id(scm)?, up);
         Ok(())
     }
 
@@ -181,6 +190,9 @@ impl MiniOzoneCluster {
     /// service, then every
     /// datanode's work, then the clock moves by the tick.
     pub fn tick(&self) -> Result<(), ClusterError> {
+        if self.is_started() {
+            return Err(ClusterError::Started);
+        }
         self.tick_scms()?;
         for dn in &self.datanodes {
             dn.tick()?;
@@ -189,24 +201,28 @@ impl MiniOzoneCluster {
         Ok(())
     }
 
+    /// The datanode at `index`'s part of a tick ([`Datanode::tick`]): a heartbeat to each
+    /// SCM it reaches, its commands, its block deleting service. For a driver that ticks
+    /// each datanode on a thread of its own.
+    pub fn tick_datanode(&self, index: usize) -> Result<(), ClusterError> {
+        if self.is_started() {
+            return Err(ClusterError::Started);
+        }
+        self.datanode(index)?.tick()?;
+        Ok(())
+    }
+
     /// The SCMs' part of a tick: each SCM in safe mode leaves it if every datanode has
     /// registered with it, then the leader's replication manager and block deleting
     /// service run, if an SCM leads. For a driver that ticks the datanodes on threads of
     /// their own.
     pub fn tick_scms(&self) -> Result<(), ClusterError> {
-        for scm in self.board.running() {
-            self.leave_safe_mode_when_ready(&scm);
-        }
-        if let Ok(leader) = self.leader() {
-            leader.run_replication_manager()?;
-            leader.run_block_deleting_service()?;
-        }
-        Ok(())
+        Ok(self.scms.tick()?)
     }
 
     /// Heals every cut link: between datanodes and SCMs, and between datanodes.
     pub fn heal_all(&self) {
-        self.board.heal_all();
+        self.scms.board.heal_all();
         for dn in &self.datanodes {
             self.peers.heal(dn.id());
         }
@@ -214,27 +230,7 @@ impl MiniOzoneCluster {
 
     /// SCMs in the cluster (running or not).
     pub fn scm_count(&self) -> usize {
-        self.board.ids().len()
-    }
-
-    /// `SCMSafeModeManager` as the cluster runs it: `scm` leaves safe mode once every
-    /// datanode of the cluster has registered with it and sent a node report (the
-    /// datanode rule with its minimum at the cluster's size; every container then has a
-    /// replica on a reporting datanode, which meets the container rule). The rebuild of
-    /// the pending allocations (HDDS-16891) relies on this: it reserves only on datanodes
-    /// it knows.
-    pub(super) fn leave_safe_mode_when_ready(&self, scm: &StorageContainerManager) {
-        if !scm.context().in_safe_mode {
-            return;
-        }
-        let all_reported = self.datanodes.iter().all(|dn| {
-            scm.nodes()
-                .get(dn.id())
-                .is_ok_and(|node| !node.storage_reports().is_empty())
-        });
-        if all_reported {
-            scm.exit_safe_mode();
-        }
+        self.scms.board.ids().len()
     }
 
     /// Datanodes in the cluster.
@@ -266,6 +262,7 @@ impl MiniOzoneCluster {
         for dn in &self.datanodes {
             let id = dn.id();
             if self
+                .scms
                 .board
                 .running()
                 .iter()
@@ -305,7 +302,8 @@ impl MiniOzoneCluster {
     }
 
     fn scm_id(&self, index: usize) -> Result<ScmId, ClusterError> {
-        self.board
+        self.scms
+            .board
             .ids()
             .get(index)
             .copied()
@@ -332,7 +330,7 @@ impl MiniOzoneCluster {
             id,
             self.behavior,
             self.config.clone(),
-            self.ring.log(),
+            self.scms.ring.log(),
             db,
             self.clock.shared(),
         )?;

@@ -11,9 +11,7 @@ use std::collections::BTreeMap;
 
 use super::cluster::{ClusterError, Key, MiniOzoneCluster};
 use crate::datanode::DatanodeError;
-use crate::datanode::container::store::MemoryStore;
 use crate::datanode::container::{ContainerController, ContainerError};
-use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
 use crate::hdds::report::StorageReport;
 use crate::scm::ScmError;
@@ -55,8 +53,25 @@ impl MiniOzoneCluster {
         Ok(())
     }
 
+    /// Writes `key` to every datanode of its pipeline, but the replica on `lagging` gets
+    /// every block except the last: a pipeline write that failed on it, as reconciliation
+    /// exists to repair.
+    pub fn write_blocks_lagging(&self, key: &Key, lagging: DatanodeId) -> Result<(), ClusterError> {
+        let all_but_last = key.blocks.len().saturating_sub(1);
+        for &datanode in &key.datanodes {
+            let blocks = if datanode == lagging {
+                &key.blocks[..all_but_last]
+            } else {
+                &key.blocks[..]
+            };
+            self.write_replica(key, datanode, blocks)?;
+        }
+        Ok(())
+    }
+
     /// The client's write of `blocks` of `key` reaching `datanode` only: its replica is
-    /// created, OPEN, with those blocks written and committed. A replica written with
+    /// created, OPEN and empty, in the datanode's volume, then those blocks are written
+    /// and committed to it. A replica written with
     /// fewer blocks than the key's lags behind its peers, as one does after a failed
     /// pipeline write; reconciliation repairs it.
     pub fn write_replica(
@@ -68,15 +83,14 @@ impl MiniOzoneCluster {
         let index = self.datanode_index(datanode)?;
         let container = key.container;
         let _process = self.processes[index].read();
-        let store = MemoryStore::new(ContainerState::Open);
+        let replica = self.datanodes[index]
+            .replicas()
+            .create_container(container)
+            .map_err(DatanodeError::from)?;
         for &block in blocks {
-            write_block(&store, block, 1)
+            write_block(replica.store().as_ref(), block, 1)
                 .map_err(|e| DatanodeError::from(ContainerError::store(container)(e)))?;
         }
-        self.datanodes[index]
-            .replicas()
-            .add_container(container, store.shared())
-            .map_err(DatanodeError::from)?;
         Ok(())
     }
 
@@ -111,28 +125,41 @@ impl MiniOzoneCluster {
     }
 
     /// A full repair round of `container` on the calling thread, no SCM involved: each
-    /// datanode holding a replica reconciles it with every other holder it reaches, in
-    /// turn. What a checker runs at quiescence to see whether repair brings anything back.
-    /// Returns the reconciliations that failed (every peer cut off, a replica not closed):
-    /// the round goes on past them, as the datanodes would.
+    /// datanode holding a replica reconciles it with every other holder
+    /// ([`reconcile_on`](Self::reconcile_on)), in turn. What a checker runs at quiescence
+    /// to see whether repair brings anything back. Returns the reconciliations that failed
+    /// (every peer cut off, a replica not closed): the round goes on past them, as the
+    /// datanodes would.
     pub fn repair_round(&self, container: ContainerId) -> Result<usize, ClusterError> {
-        let holders: Vec<DatanodeId> = self
-            .datanodes
-            .iter()
-            .filter(|dn| dn.replicas().container(container).is_ok())
-            .map(|dn| dn.id())
-            .collect();
         let mut failed = 0;
-        for &datanode in &holders {
-            let others: Vec<DatanodeId> =
-                holders.iter().copied().filter(|&p| p != datanode).collect();
-            let index = self.datanode_index(datanode)?;
-            let replicas = self.datanodes[index].replicas();
-            if replicas.reconcile_container(container, &others).is_err() {
+        for index in 0..self.datanodes.len() {
+            if self.datanodes[index]
+                .replicas()
+                .container(container)
+                .is_ok()
+                && self.reconcile_on(index, container).is_err()
+            {
                 failed += 1;
             }
         }
         Ok(failed)
+    }
+
+    /// The datanode at `index` reconciles its replica of `container` with every other
+    /// datanode holding one, on the calling thread: what its reconcile command handler
+    /// runs on its own executor (`ReconcileContainerCommandHandler`).
+    pub fn reconcile_on(&self, index: usize, container: ContainerId) -> Result<(), ClusterError> {
+        let id = self.datanode(index)?.id();
+        let others: Vec<DatanodeId> = self
+            .datanodes
+            .iter()
+            .filter(|dn| dn.id() != id && dn.replicas().container(container).is_ok())
+            .map(|dn| dn.id())
+            .collect();
+        self.datanodes[index]
+            .replicas()
+            .reconcile_container(container, &others)
+            .map_err(|e| ClusterError::Datanode(DatanodeError::from(e)))
     }
 
     /// Cuts (`up` false) or heals the link between the datanodes at `a` and `b`:

@@ -1,18 +1,24 @@
 //! `MiniOzoneCluster`: N SCMs over one simulated Ratis ring and M real datanodes in one
-//! process, what Ozone's `MiniOzoneCluster` gives Java tests, stepped deterministically.
+//! process, what Ozone's `MiniOzoneCluster` gives Java tests.
 //!
-//! Each SCM is a [`StorageContainerManager`](crate::scm::StorageContainerManager) with its own database; each datanode is a
-//! [`Datanode`](crate::datanode::daemon::Datanode) whose endpoints reach the SCMs through a switchboard that crashes,
-//! restarts, cuts and heals. A [`tick`](MiniOzoneCluster::tick) runs the leader's block
-//! deleting service once, then every datanode's work once on the calling thread
-//! ([`Datanode::tick`](crate::datanode::daemon::Datanode::tick): a heartbeat to each SCM, its commands, its block deleting service),
-//! and moves the clock. The datanodes reach each other as reconciliation peers through a
-//! network whose links can be cut; each one's node report is its volume's space with its
-//! replicas ([`VolumeUsage`](crate::datanode::reports::VolumeUsage)); a restarted SCM
-//! stays in safe mode until every datanode has registered with it again. The seeds meet
-//! here in one datanode: a deposed leader's commands (HDDS-17268), deletions and repairs
-//! the SCM drives into the replicas (HDDS-16811), and allocation judged by the datanodes'
-//! own node reports (HDDS-16891).
+//! Each SCM is a [`StorageContainerManager`](crate::scm::StorageContainerManager) with its
+//! own database; each datanode is a [`Datanode`](crate::datanode::daemon::Datanode) whose
+//! endpoints reach the SCMs through a switchboard that crashes, restarts, cuts and heals.
+//! Stepped, a [`tick`](MiniOzoneCluster::tick) runs the SCMs' services once, then every
+//! datanode's work once on the calling thread
+//! ([`Datanode::tick`](crate::datanode::daemon::Datanode::tick): a heartbeat to each SCM,
+//! its commands, its block deleting service), and moves the clock; started
+//! ([`start`](MiniOzoneCluster::start)), every datanode runs its own threads and one more
+//! runs the SCMs' services. Volumes are in memory or, with
+//! [`on_disk`](MiniOzoneClusterBuilder::on_disk), on disk.
+//!
+//! The datanodes reach each other as reconciliation peers through a network whose links
+//! can be cut; each one's node report is its volume's space with its replicas
+//! ([`VolumeUsage`](crate::datanode::reports::VolumeUsage)); a restarted SCM stays in safe
+//! mode until every datanode has registered with it again. The seeds meet here in one
+//! datanode: a deposed leader's commands (HDDS-17268), deletions and repairs the SCM
+//! drives into the replicas (HDDS-16811), and allocation judged by the datanodes' own node
+//! reports (HDDS-16891).
 //!
 //! # Example
 //!
@@ -40,6 +46,8 @@ mod builder;
 mod cluster;
 mod keys;
 mod link;
+mod services;
+mod threads;
 
 pub use builder::{CONTAINER_SIZE, MiniOzoneClusterBuilder};
 pub use cluster::{ClusterError, Key, MiniOzoneCluster};
