@@ -6,6 +6,7 @@
 mod cross_seed_race;
 mod delete_during_repair;
 mod heartbeat_term_race;
+mod mini_cluster;
 mod rbw_report_race;
 mod rebuild_gate_race;
 mod reregistration_race;

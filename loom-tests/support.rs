@@ -24,6 +24,22 @@ pub fn explore(name: &str, scenario: fn() -> Result<(), Violation>) -> Explorati
     explore_with(name, loom::model::Builder::new(), scenario)
 }
 
+/// Explores `scenario` with at most `preemptions` preemptions per execution and room for
+/// `max_branches` scheduling points: for a model too large to explore exhaustively, such
+/// as a whole `MiniOzoneCluster`, whose set-up alone takes thousands of lock operations.
+/// Not exhaustive: say so where it is used.
+pub fn explore_bounded(
+    name: &str,
+    preemptions: usize,
+    max_branches: usize,
+    scenario: fn() -> Result<(), Violation>,
+) -> Exploration {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(preemptions);
+    builder.max_branches = max_branches;
+    explore_with(name, builder, scenario)
+}
+
 fn explore_with(
     name: &str,
     builder: loom::model::Builder,

@@ -1,6 +1,7 @@
 //! Shuttle, where the Ozone seeds meet: the `MiniOzoneCluster` scenarios of the catalogue
 //! under random and PCT schedules: deletions while SCM leadership moves; a deposed
-//! leader's force delete reaching a replica under repair; keys granted across a leader
+//! leader's force delete reaching a replica under repair, stepped and through the whole
+//! cluster; keys granted across a leader
 //! change, judged by the datanodes' own reports; deletions across a transfer, a restart
 //! and reconciliation; and the random cluster with seeded faults. Fixed variants hold,
 //! legacy ones are caught.
@@ -22,6 +23,12 @@ shuttle_tests! {
     stale_force_delete_removes_the_repaired_replica_before_the_patch_random: "stale_force_delete_during_repair" / "Legacy", RANDOM;
     stale_force_delete_removes_the_repaired_replica_when_term_discarded_random: "stale_force_delete_during_repair" / "LegacyIgnoreHeartbeatTermBeforeInit", RANDOM;
     stale_force_delete_removes_the_repaired_replica_when_term_discarded_pct: "stale_force_delete_during_repair" / "LegacyIgnoreHeartbeatTermBeforeInit", PCT3;
+    deposed_leaders_force_delete_fenced_through_the_cluster_random: "deposed_leaders_force_delete_through_the_cluster" / "SeedPatch", RANDOM;
+    deposed_leaders_force_delete_fenced_through_the_cluster_pct: "deposed_leaders_force_delete_through_the_cluster" / "SeedPatch", PCT3;
+    deposed_leaders_force_delete_fenced_through_the_cluster_when_hardened_random: "deposed_leaders_force_delete_through_the_cluster" / "Hardened", RANDOM;
+    deposed_leaders_force_delete_removes_the_replica_before_the_patch_random: "deposed_leaders_force_delete_through_the_cluster" / "Legacy", RANDOM;
+    deposed_leaders_force_delete_removes_the_replica_when_term_discarded_random: "deposed_leaders_force_delete_through_the_cluster" / "LegacyIgnoreHeartbeatTermBeforeInit", RANDOM;
+    deposed_leaders_force_delete_removes_the_replica_when_term_discarded_pct: "deposed_leaders_force_delete_through_the_cluster" / "LegacyIgnoreHeartbeatTermBeforeInit", PCT3;
     granted_slots_survive_leadership_moves_random: "keys_written_while_leadership_moves" / "SeedPatch", RANDOM;
     granted_slots_survive_leadership_moves_pct: "keys_written_while_leadership_moves" / "SeedPatch", PCT3;
     granted_slots_survive_leadership_moves_when_hardened_random: "keys_written_while_leadership_moves" / "Hardened", RANDOM;

@@ -14,8 +14,8 @@ use crate::sync::{Arc, thread};
 /// key. One thread per datanode ticks it `ROUNDS` (4) times while a fourth runs the SCMs'
 /// services as many times, deleting the key and moving leadership to another SCM at
 /// rounds the seed picks (the move right after a round of the block deleting service, so
-/// the old leader's commands wait in its queue). The cluster then settles; checks [`deleted_keys_are_gone_everywhere`],
-/// [`kept_keys_are_whole`] and [`log_drains`].
+/// the old leader's commands wait in its queue). The cluster then settles; checks
+/// [`deleted_keys_are_gone_everywhere`], [`kept_keys_are_whole`] and [`log_drains`].
 pub fn keys_deleted_while_leadership_moves(
     behavior: StateContextBehavior,
     seed: u64,

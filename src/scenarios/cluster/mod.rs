@@ -1,6 +1,8 @@
-//! Where the Ozone seeds meet: one [`MiniOzoneCluster`](crate::sim::mini_cluster::MiniOzoneCluster) whose SCMs drive deletions into
-//! real replicas (HDDS-16811's block deletion) while leadership moves (HDDS-17268's terms),
-//! over the datanodes' own node reports (HDDS-16891's allocation).
+//! Where the Ozone seeds meet: one
+//! [`MiniOzoneCluster`](crate::sim::mini_cluster::MiniOzoneCluster) whose SCMs drive
+//! deletions and repairs into real replicas (HDDS-16811) while leadership moves
+//! (HDDS-17268's terms), granting containers by the datanodes' own node reports
+//! (HDDS-16891's allocation).
 //!
 //! **The race.** Delete transactions are in flight when the leader changes: the old
 //! leader's commands still leave its queue with its term, the new leader knows nothing of
@@ -20,4 +22,6 @@ pub use deletions::keys_deleted_while_leadership_moves;
 pub use invariants::SEED_KEY;
 pub use random::{OzoneBehavior, random_cluster_with_faults};
 pub use repair::deletions_across_transfer_restart_and_repair;
-pub use stale_delete::stale_force_delete_during_repair;
+pub use stale_delete::{
+    deposed_leaders_force_delete_through_the_cluster, stale_force_delete_during_repair,
+};

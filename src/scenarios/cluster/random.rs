@@ -202,17 +202,12 @@ fn write_and_close(
 ) -> Result<(Key, bool), Violation> {
     let lagging = rng
         .chance(33)
-        .then(|| rng.below(key.datanodes.len() as u64) as usize);
-    for (i, &datanode) in key.datanodes.iter().enumerate() {
-        let blocks = if lagging == Some(i) {
-            &key.blocks[..1]
-        } else {
-            &key.blocks[..]
-        };
-        cluster
-            .write_replica(&key, datanode, blocks)
-            .map_err(setup)?;
+        .then(|| key.datanodes[rng.below(key.datanodes.len() as u64) as usize]);
+    match lagging {
+        Some(datanode) => cluster.write_blocks_lagging(&key, datanode),
+        None => cluster.write_blocks(&key),
     }
+    .map_err(setup)?;
     let closed = match cluster.close_key(&key) {
         Ok(()) => true,
         Err(refused) => refusal(refused).map(|()| false)?,

@@ -87,14 +87,7 @@ fn lagging_cluster(behavior: ContainerBehavior) -> Result<LaggingCluster, Cluste
     let kept = cluster.write_key(2)?;
     let doomed = cluster.open_key(2)?;
     let lagging = cluster.datanode(LAGGING)?.id();
-    for &datanode in &doomed.datanodes {
-        let blocks = if datanode == lagging {
-            &doomed.blocks[..1]
-        } else {
-            &doomed.blocks[..]
-        };
-        cluster.write_replica(&doomed, datanode, blocks)?;
-    }
+    cluster.write_blocks_lagging(&doomed, lagging)?;
     cluster.close_key(&doomed)?;
     cluster.run_until_quiescent(10)?;
     for scm in 0..SCMS {

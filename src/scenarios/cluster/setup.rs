@@ -41,12 +41,11 @@ fn tick_datanode<T>(
     index: usize,
     restart_at: Option<usize>,
 ) -> Result<Vec<T>, Violation> {
-    let datanode = cluster.datanode(index).map_err(setup)?;
     for round in 0..ROUNDS {
         if restart_at == Some(round) {
             cluster.restart_datanode(index).map_err(setup)?;
         } else {
-            datanode.tick().map_err(|e| setup(e.into()))?;
+            cluster.tick_datanode(index).map_err(setup)?;
         }
     }
     Ok(Vec::new())

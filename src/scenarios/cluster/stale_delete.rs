@@ -23,7 +23,11 @@ use crate::sim::replica_node::{CONTAINER, ReplicaNode};
 use crate::sim::scm_endpoint::InProcessScm;
 use crate::sync::{Arc, thread};
 
-use super::invariants::SEED_KEY;
+use super::invariants::{SEED_KEY, kept_keys_are_whole};
+use super::setup::{ROUNDS, setup as cluster_setup};
+use crate::datanode::daemon::DatanodeConfig;
+use crate::scenarios::rng::SeededRng;
+use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
 
 /// On both replicas.
 const LIVE: LocalId = 1;
@@ -101,4 +105,82 @@ pub fn stale_force_delete_during_repair(behavior: StateContextBehavior) -> Resul
     dispatches.extend(datanode.drain());
     no_command_below_heard_term(&dispatches)?;
     live_blocks_present(std::slice::from_ref(&dn1), &[(LIVE, 1), (REPAIRED, 1)])
+}
+
+/// The same race through the whole [`MiniOzoneCluster`]: two SCMs, three datanodes
+/// (term fencing `behavior`), a closed key whose replica on datanode 1 lacks a block. SCM
+/// 1 leads and queues a force delete of that replica, then leadership moves to SCM 2
+/// while datanode 1 is cut off from SCM 1, and datanode 1 restarts and hears SCM 2 first.
+/// Three spawned threads: datanode 1 ticking `ROUNDS` (4) times; its reconcile handler
+/// repairing the replica from the other two; the SCMs' driver, which heals the link to
+/// SCM 1 at a round the seed picks and runs the SCMs' services. The cluster then settles
+/// and a full repair round runs. Checks [`kept_keys_are_whole`]: the replica was not
+/// deleted.
+pub fn deposed_leaders_force_delete_through_the_cluster(
+    behavior: StateContextBehavior,
+    seed: u64,
+) -> Result<(), Violation> {
+    let (cluster, key) = stale_delete_in_flight(behavior).map_err(cluster_setup)?;
+    let cluster = Arc::new(cluster);
+    let ticker = Arc::clone(&cluster);
+    let repairer = Arc::clone(&cluster);
+    let driver = Arc::clone(&cluster);
+    let container = key.container;
+    let heal_at = SeededRng::new(seed).below(ROUNDS as u64) as usize;
+    let handles: Vec<thread::JoinHandle<Result<Vec<()>, Violation>>> = vec![
+        thread::spawn(move || {
+            for _ in 0..ROUNDS {
+                ticker.tick_datanode(0).map_err(cluster_setup)?;
+            }
+            Ok(Vec::new())
+        }),
+        thread::spawn(move || {
+            // A failed repair (the replica deleted under it) is judged by the blocks.
+            let _ = repairer.reconcile_on(0, container);
+            Ok(Vec::new())
+        }),
+        thread::spawn(move || {
+            for round in 0..ROUNDS {
+                if round == heal_at {
+                    driver.set_link(0, 0, true).map_err(cluster_setup)?;
+                }
+                driver.tick_scms().map_err(cluster_setup)?;
+            }
+            Ok(Vec::new())
+        }),
+    ];
+    join_all(handles)?;
+    cluster.set_link(0, 0, true).map_err(cluster_setup)?;
+    cluster.run_until_quiescent(50).map_err(cluster_setup)?;
+    cluster.repair_round(container).map_err(cluster_setup)?;
+    kept_keys_are_whole(&cluster, &[key])
+}
+
+/// The cluster with SCM 1's force delete of datanode 1's lagging replica queued and
+/// undelivered, SCM 2 leading, and datanode 1 restarted, having heard SCM 2 only.
+fn stale_delete_in_flight(
+    behavior: StateContextBehavior,
+) -> Result<(MiniOzoneCluster, Key), ClusterError> {
+    let cluster = MiniOzoneCluster::builder()
+        .scms(2)
+        .datanode_config(DatanodeConfig {
+            behavior,
+            ..DatanodeConfig::default()
+        })
+        .build()?;
+    let key = cluster.open_key(2)?;
+    let lagging = cluster.datanode(0)?.id();
+    cluster.write_blocks_lagging(&key, lagging)?;
+    cluster.close_key(&key)?;
+    cluster.run_until_quiescent(10)?;
+    let delete = CommandKind::DeleteContainer {
+        container: key.container,
+        force: true,
+    };
+    cluster.leader()?.send_command(lagging, delete)?;
+    cluster.set_link(0, 0, false)?;
+    cluster.transfer_leadership(1)?;
+    cluster.restart_datanode(0)?;
+    cluster.tick_datanode(0)?;
+    Ok((cluster, key))
 }

@@ -108,10 +108,12 @@ impl StorageContainerManager {
     }
 
     /// The rebuild: drop every pending entry, then record a slot for each OPEN container
-    /// (each container, under
-    /// [`ScmHardening::rebuild_reserves_unreported_replicas`](crate::scm::ScmHardening::rebuild_reserves_unreported_replicas)) on
+    /// (each container, under [`ScmHardening::rebuild_reserves_unreported_replicas`]) on
     /// each known datanode of its pipeline that has no replica of it. No space check:
     /// these containers are granted already. Returns the slots recorded.
+    ///
+    /// [`ScmHardening::rebuild_reserves_unreported_replicas`]:
+    /// crate::scm::ScmHardening::rebuild_reserves_unreported_replicas
     pub fn rebuild_pending_allocations(&self) -> usize {
         let nodes: BTreeMap<DatanodeId, Arc<DatanodeInfo>> =
             self.nodes.all().into_iter().map(|n| (n.id(), n)).collect();
