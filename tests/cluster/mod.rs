@@ -6,6 +6,7 @@ mod allocation;
 mod repair;
 mod threads;
 
+use hadoop_ref::hdds::container::ContainerState;
 use hadoop_ref::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
 
 fn cluster() -> MiniOzoneCluster {
@@ -97,4 +98,25 @@ fn a_datanode_cut_off_from_every_scm_deletes_once_healed() {
     }
     cluster.run_until_quiescent(50).unwrap();
     assert_live(&cluster, &key, 0);
+}
+
+/// The SCM keeps each replica as its datanode reported it (`ContainerReplica`): state,
+/// block count, used bytes and data checksum, from the real replicas.
+#[test]
+fn the_scm_knows_each_replica_as_its_datanode_reported_it() {
+    let cluster = cluster();
+    let key = cluster.write_key(3).unwrap();
+    cluster.run_until_quiescent(10).unwrap();
+    cluster.tick().unwrap(); // the reports after the close
+    let reported = cluster.leader().unwrap().replica_reports(key.container);
+    assert_eq!(reported.len(), 3);
+    for replica in reported.values() {
+        assert_eq!(replica.state, ContainerState::Closed);
+        assert_eq!(replica.block_count, 3);
+        assert!(replica.used_bytes > 0);
+        assert_ne!(replica.data_checksum, 0, "computed when the replica closed");
+    }
+    let checksums: std::collections::BTreeSet<_> =
+        reported.values().map(|r| r.data_checksum).collect();
+    assert_eq!(checksums.len(), 1, "whole replicas agree");
 }

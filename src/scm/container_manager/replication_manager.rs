@@ -37,8 +37,11 @@ impl StorageContainerManager {
                 .flat_map(|(&container, states)| {
                     states
                         .iter()
-                        .filter(|(_, state)| {
-                            matches!(state, ContainerState::Open | ContainerState::Closing)
+                        .filter(|(_, replica)| {
+                            matches!(
+                                replica.state,
+                                ContainerState::Open | ContainerState::Closing
+                            )
                         })
                         .map(move |(&datanode, _)| (container, datanode))
                 })
