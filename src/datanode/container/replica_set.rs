@@ -65,10 +65,12 @@ impl KeyValueHandler {
         &self,
         id: ContainerId,
     ) -> Result<Arc<KeyValueContainer>, ContainerError> {
-        self.add_new(id, |volume| {
+        let container = self.add_new(id, |volume| {
             volume.stage(id, ContainerState::Open)?;
             volume.publish(id)
-        })
+        })?;
+        tracing::debug!(node = %self.datanode, container = %id, "container created");
+        Ok(container)
     }
 
     /// Keeps `store` in the volume as the replica of `id`, loads it and adds it. A replica
@@ -111,7 +113,6 @@ impl KeyValueHandler {
         };
         self.containers
             .write(|containers| containers.insert(id, Arc::clone(&container)));
-        tracing::debug!(node = %self.datanode, container = %id, "container added");
         Ok(container)
     }
 
