@@ -120,3 +120,40 @@ fn the_scm_knows_each_replica_as_its_datanode_reported_it() {
         reported.values().map(|r| r.data_checksum).collect();
     assert_eq!(checksums.len(), 1, "whole replicas agree");
 }
+
+/// The cluster's replica check sees a block whose file is gone and a file without
+/// metadata (it can fail).
+#[test]
+fn the_replica_check_sees_metadata_without_its_file_and_a_file_without_metadata() {
+    use hadoop_ref::datanode::container::store::MetadataBatch;
+    use hadoop_ref::scenarios::cluster::invariants::replicas_keep_metadata_and_files_together;
+
+    let cluster = cluster();
+    replicas_keep_metadata_and_files_together(&cluster).unwrap();
+    let key = cluster.write_key(2).unwrap();
+    replicas_keep_metadata_and_files_together(&cluster).unwrap();
+    let replica = cluster
+        .datanode(1)
+        .unwrap()
+        .replicas()
+        .container(key.container)
+        .unwrap();
+    assert!(replica.store().delete_block_file(key.blocks[0]).unwrap());
+    let missing = replicas_keep_metadata_and_files_together(&cluster).unwrap_err();
+    assert!(
+        missing.to_string().contains("metadata only with its file"),
+        "{missing}"
+    );
+    let batch = MetadataBatch {
+        delete_blocks: vec![key.blocks[0], key.blocks[1]],
+        ..MetadataBatch::default()
+    };
+    replica.store().commit(batch).unwrap();
+    let orphan = replicas_keep_metadata_and_files_together(&cluster).unwrap_err();
+    assert!(
+        orphan
+            .to_string()
+            .contains("no block file without metadata"),
+        "{orphan}"
+    );
+}

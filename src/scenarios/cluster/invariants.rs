@@ -1,6 +1,11 @@
 //! The cross-seed properties of a settled [`MiniOzoneCluster`], each a named function.
 
+use crate::datanode::container::store::StoreError;
 use crate::scenarios::Violation;
+use crate::scenarios::container::invariants::{
+    FILE_WITH_METADATA, METADATA_WITH_FILE, first_file_without_metadata,
+    first_metadata_without_file,
+};
 use crate::sim::mini_cluster::{Key, MiniOzoneCluster};
 
 /// The seeds the properties come from: a violation names the one its property belongs to,
@@ -127,4 +132,49 @@ pub fn log_drains(cluster: &MiniOzoneCluster) -> Result<(), Violation> {
             format!("{} transaction(s) left: {left:?}", left.len()),
         ))
     }
+}
+
+/// HDDS-16811's seed key: the replicas' properties are its.
+const CONTAINER_SEED: &str = "HDDS-16811";
+
+/// On every replica of every datanode, block metadata and block files go together: no
+/// metadata without a file holding its bytes ([`no_metadata_without_file`]'s property),
+/// no file without metadata ([`no_file_without_metadata`]'s).
+///
+/// [`no_metadata_without_file`]: crate::scenarios::container::invariants::no_metadata_without_file
+/// [`no_file_without_metadata`]: crate::scenarios::container::invariants::no_file_without_metadata
+pub fn replicas_keep_metadata_and_files_together(
+    cluster: &MiniOzoneCluster,
+) -> Result<(), Violation> {
+    let broken = |property: &'static str, detail: String| Violation {
+        seed: CONTAINER_SEED,
+        property,
+        detail,
+    };
+    for dn in 0..cluster.datanode_count() {
+        let replicas = cluster
+            .datanode(dn)
+            .map_err(|e| broken(METADATA_WITH_FILE, e.to_string()))?
+            .replicas();
+        for id in replicas.container_ids() {
+            let Ok(replica) = replicas.container(id) else {
+                continue; // deleted since it was listed
+            };
+            let store = replica.store().as_ref();
+            let unreadable = |e: StoreError| broken(METADATA_WITH_FILE, format!("{id}: {e}"));
+            if let Some(gap) = first_metadata_without_file(store).map_err(unreadable)? {
+                return Err(broken(
+                    METADATA_WITH_FILE,
+                    format!("datanode {dn}, {id}, {gap}"),
+                ));
+            }
+            if let Some(block) = first_file_without_metadata(store).map_err(unreadable)? {
+                return Err(broken(
+                    FILE_WITH_METADATA,
+                    format!("datanode {dn}, {id}, block {block}: file without metadata"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }

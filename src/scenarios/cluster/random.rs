@@ -12,6 +12,7 @@
 use super::invariants::{
     deleted_keys_are_gone_everywhere, kept_keys_are_whole, log_drains,
     no_datanode_granted_past_its_room, no_deleted_block_back_after_repair,
+    replicas_keep_metadata_and_files_together,
 };
 use super::setup::{ROUNDS, setup, spawn_datanodes};
 
@@ -91,8 +92,8 @@ enum Written {
 /// [`no_datanode_granted_past_its_room`] with every granted key written; then every link
 /// heals, every container still OPEN is closed, and the cluster settles. Checks
 /// [`deleted_keys_are_gone_everywhere`] and [`log_drains`]; then, after a full repair
-/// round of every container, [`no_deleted_block_back_after_repair`] and
-/// [`kept_keys_are_whole`].
+/// round of every container, [`no_deleted_block_back_after_repair`],
+/// [`kept_keys_are_whole`] and [`replicas_keep_metadata_and_files_together`].
 pub fn random_cluster_with_faults(behavior: OzoneBehavior, seed: u64) -> Result<(), Violation> {
     let cluster = MiniOzoneCluster::builder()
         .scm_behavior(behavior.scm())
@@ -125,7 +126,8 @@ pub fn random_cluster_with_faults(behavior: OzoneBehavior, seed: u64) -> Result<
         cluster.repair_round(key.container).map_err(setup)?;
     }
     no_deleted_block_back_after_repair(&cluster, &deleted)?;
-    kept_keys_are_whole(&cluster, &kept)
+    kept_keys_are_whole(&cluster, &kept)?;
+    replicas_keep_metadata_and_files_together(&cluster)
 }
 
 fn split(written: Vec<Written>) -> (Vec<Key>, Vec<Key>) {

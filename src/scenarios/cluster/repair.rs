@@ -10,7 +10,7 @@
 
 use super::invariants::{
     deleted_keys_are_gone_everywhere, kept_keys_are_whole, log_drains,
-    no_deleted_block_back_after_repair,
+    no_deleted_block_back_after_repair, replicas_keep_metadata_and_files_together,
 };
 use super::setup::{ROUNDS, setup, spawn_datanodes};
 
@@ -37,8 +37,8 @@ const LAGGING: usize = 2;
 /// commands for the key's container and moves leadership, at rounds the seed picks. Then
 /// datanode 1 is healed and the cluster settles. Checks
 /// [`deleted_keys_are_gone_everywhere`] and [`log_drains`]; then, after a full repair
-/// round of both containers, [`no_deleted_block_back_after_repair`] and
-/// [`kept_keys_are_whole`].
+/// round of both containers, [`no_deleted_block_back_after_repair`],
+/// [`kept_keys_are_whole`] and [`replicas_keep_metadata_and_files_together`].
 pub fn deletions_across_transfer_restart_and_repair(
     behavior: ContainerBehavior,
     seed: u64,
@@ -64,7 +64,8 @@ pub fn deletions_across_transfer_restart_and_repair(
         cluster.repair_round(key.container).map_err(setup)?;
     }
     no_deleted_block_back_after_repair(&cluster, std::slice::from_ref(&doomed))?;
-    kept_keys_are_whole(&cluster, &[kept])
+    kept_keys_are_whole(&cluster, &[kept])?;
+    replicas_keep_metadata_and_files_together(&cluster)
 }
 
 /// The cluster of the scenario, settled, with its two keys.

@@ -13,6 +13,7 @@
 
 use super::seed::{setup, violation};
 use crate::datanode::container::ContainerError;
+use crate::datanode::container::store::{ContainerStore, StoreError};
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::LocalId;
 use crate::scenarios::Violation;
@@ -71,50 +72,87 @@ pub fn deletions_witnessed(node: &ReplicaNode, blocks: &[LocalId]) -> Result<(),
 /// Every block with metadata has its file, holding all of its chunks: the harm of the
 /// seed's second result (metadata committed without its file, then MISSING_DATA_FILE).
 pub fn no_metadata_without_file(node: &ReplicaNode) -> Result<(), Violation> {
-    let blocks = node
-        .store
-        .blocks()
-        .map_err(|e| setup(ContainerError::store(CONTAINER)(e)))?;
-    for block in blocks {
-        let len = node
-            .store
-            .block_file_len(block.local_id)
-            .map_err(|e| setup(ContainerError::store(CONTAINER)(e)))?;
-        match len {
-            Some(len) if len >= block.end() => {}
-            _ => {
-                return Err(violation(
-                    "block metadata only with its file",
-                    format!(
-                        "{} block {}: metadata lists {} byte(s), file {}",
-                        node.id(),
-                        block.local_id,
-                        block.end(),
-                        len.map_or("absent".to_owned(), |l| format!("of {l} byte(s)"))
-                    ),
-                ));
-            }
-        }
+    match first_metadata_without_file(node.store.as_ref())
+        .map_err(|e| setup(ContainerError::store(CONTAINER)(e)))?
+    {
+        None => Ok(()),
+        Some(gap) => Err(violation(
+            METADATA_WITH_FILE,
+            format!("{} {gap}", node.id()),
+        )),
     }
-    Ok(())
 }
 
 /// Every block file is named by metadata: no orphan a crash left behind (a repair's
 /// pulled chunks, a deleting round's file) outlives recovery.
 pub fn no_file_without_metadata(node: &ReplicaNode) -> Result<(), Violation> {
-    let files = node
-        .store
-        .block_files()
-        .map_err(|e| setup(ContainerError::store(CONTAINER)(e)))?;
-    for block in files {
-        if !node.has_metadata(block) {
-            return Err(violation(
-                "no block file without metadata",
-                format!("{} block {block}: file without metadata", node.id()),
-            ));
+    match first_file_without_metadata(node.store.as_ref())
+        .map_err(|e| setup(ContainerError::store(CONTAINER)(e)))?
+    {
+        None => Ok(()),
+        Some(block) => Err(violation(
+            FILE_WITH_METADATA,
+            format!("{} block {block}: file without metadata", node.id()),
+        )),
+    }
+}
+
+/// The property [`no_metadata_without_file`] checks.
+pub const METADATA_WITH_FILE: &str = "block metadata only with its file";
+/// The property [`no_file_without_metadata`] checks.
+pub const FILE_WITH_METADATA: &str = "no block file without metadata";
+
+/// A block whose metadata lists more bytes than its file holds, or that has no file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MissingData {
+    /// The block.
+    pub block: LocalId,
+    /// The bytes its metadata lists.
+    pub listed: u64,
+    /// Its file's length, if it has one.
+    pub file: Option<u64>,
+}
+
+impl std::fmt::Display for MissingData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let file = self
+            .file
+            .map_or("absent".to_owned(), |l| format!("of {l} byte(s)"));
+        write!(
+            f,
+            "block {}: metadata lists {} byte(s), file {file}",
+            self.block, self.listed
+        )
+    }
+}
+
+/// The first block of `store` whose file does not hold every byte its metadata lists.
+pub fn first_metadata_without_file(
+    store: &dyn ContainerStore,
+) -> Result<Option<MissingData>, StoreError> {
+    for block in store.blocks()? {
+        let file = store.block_file_len(block.local_id)?;
+        if file.is_none_or(|len| len < block.end()) {
+            return Ok(Some(MissingData {
+                block: block.local_id,
+                listed: block.end(),
+                file,
+            }));
         }
     }
-    Ok(())
+    Ok(None)
+}
+
+/// The first block file of `store` that no metadata names.
+pub fn first_file_without_metadata(
+    store: &dyn ContainerStore,
+) -> Result<Option<LocalId>, StoreError> {
+    for block in store.block_files()? {
+        if store.get_block(block)?.is_none() {
+            return Ok(Some(block));
+        }
+    }
+    Ok(None)
 }
 
 /// No data of a live key is lost: every block of `live` has metadata and a file with its
