@@ -19,6 +19,10 @@ pub enum LifeCycleState {
     Open,
     /// Closed.
     Closed,
+    /// Every replica reported empty: each is being deleted (`DELETING`).
+    Deleting,
+    /// No replica is left (`DELETED`).
+    Deleted,
 }
 
 /// A container as the replicated container table holds it (`ContainerInfo`).

@@ -82,6 +82,7 @@ use crate::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crate::sync::{Arc, Mutex, RwLock};
 
 mod block_deletion;
+mod container_deletion;
 mod heartbeat;
 mod leadership;
 mod replication_manager;

@@ -157,3 +157,38 @@ fn the_replica_check_sees_metadata_without_its_file_and_a_file_without_metadata(
         "{orphan}"
     );
 }
+
+/// Once every replica of a deleted key's container reports no block, the leader deletes
+/// the container (`EmptyContainerHandler`): DELETING, a non-forced delete to each holder,
+/// DELETED once no replica is reported. A kept key's container stays.
+#[test]
+fn an_emptied_container_is_deleted_from_every_datanode() {
+    use hadoop_ref::scm::LifeCycleState;
+
+    let cluster = cluster();
+    let kept = cluster.write_key(2).unwrap();
+    let deleted = cluster.write_key(2).unwrap();
+    cluster.delete_key(&deleted).unwrap();
+    cluster.run_until_quiescent(50).unwrap();
+    for _ in 0..3 {
+        cluster.tick().unwrap(); // empty reports in, deletes out, no replica reported
+    }
+    let leader = cluster.leader().unwrap();
+    assert_eq!(
+        leader.container(deleted.container).unwrap().state,
+        LifeCycleState::Deleted
+    );
+    assert!(leader.replica_reports(deleted.container).is_empty());
+    for dn in 0..3 {
+        let replicas = cluster.datanode(dn).unwrap().replicas();
+        assert!(
+            replicas.container(deleted.container).is_err(),
+            "datanode {dn}"
+        );
+    }
+    assert_eq!(
+        leader.container(kept.container).unwrap().state,
+        LifeCycleState::Closed
+    );
+    assert_live(&cluster, &kept, 2);
+}

@@ -207,15 +207,20 @@ impl StorageContainerManager {
             .collect()
     }
 
-    /// What the block deleting service knows of `container`: missing, OPEN, or closed
+    /// What the block deleting service knows of `container`: missing (or being deleted),
+    /// OPEN, or closed
     /// with its reported replicas, healthy when they are as many as its pipeline's
     /// datanodes (`ReplicationManager`'s health check, simplified).
     fn container_view(&self, table: &ContainerTable, container: ContainerId) -> ContainerView {
         let Some(info) = table.applied.containers.get(&container) else {
             return ContainerView::Missing;
         };
-        if info.state == LifeCycleState::Open {
-            return ContainerView::Open;
+        match info.state {
+            LifeCycleState::Open => return ContainerView::Open,
+            // A container being deleted has no blocks left: its transactions go as a
+            // missing container's do.
+            LifeCycleState::Deleting | LifeCycleState::Deleted => return ContainerView::Missing,
+            LifeCycleState::Closed => {}
         }
         let replicas = table.holders(container);
         let expected = self

@@ -125,7 +125,7 @@ impl StorageContainerManager {
             errors.extend(self.process_node_report(datanode, reports.clone()).err());
         }
         if let Some(replicas) = &request.container_report {
-            errors.extend(self.process_container_report(datanode, replicas).err());
+            errors.extend(self.process_full_container_report(datanode, replicas).err());
         }
         for status in &request.command_statuses {
             let results = match status.state {

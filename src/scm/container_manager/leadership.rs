@@ -128,7 +128,13 @@ impl StorageContainerManager {
         let mut reserved = Vec::new();
         let any_state = self.hardening.rebuild_reserves_unreported_replicas;
         for info in table.applied.containers.values() {
-            if info.state != LifeCycleState::Open && !any_state {
+            let reserves = match info.state {
+                LifeCycleState::Open => true,
+                LifeCycleState::Closed => any_state,
+                // No replica of it is written any more.
+                LifeCycleState::Deleting | LifeCycleState::Deleted => false,
+            };
+            if !reserves {
                 continue;
             }
             // A container of an unknown pipeline has no datanodes to reserve on.

@@ -17,7 +17,8 @@ use crate::hdds::ids::ContainerId;
 impl StorageContainerManager {
     /// One run of the replication manager when this SCM serves: a close command, stamped
     /// with this term, for each replica of a CLOSED container that a datanode reports OPEN
-    /// or CLOSING and has no close command of it queued here. Returns the commands queued.
+    /// or CLOSING and has no close command of it queued here; then the container deletion
+    /// handlers (`container_deletion`). Returns the commands queued.
     pub fn run_replication_manager(&self) -> Result<usize, ScmError> {
         if !self.context().is_serving() {
             return Ok(0);
@@ -59,7 +60,7 @@ impl StorageContainerManager {
             self.send_command(datanode, close)?;
             queued += 1;
         }
-        Ok(queued)
+        Ok(queued + self.delete_empty_containers()?)
     }
 
     /// `ReconcileContainerEventHandler`: a reconcile command, stamped with this term, for

@@ -71,20 +71,49 @@ impl StorageContainerManager {
         Ok(())
     }
 
-    /// A container report (run on every SCM, leader or not): each container reported for
-    /// the first time by this datanode gains the replica, and its pending entry on the
-    /// datanode is removed. Unknown containers are reported back after the known ones were
-    /// applied (a lagging follower may not have applied their add-container yet).
+    /// An incremental container report (`IncrementalContainerReportHandler`, run on every
+    /// SCM, leader or not): each container reported for the first time by this datanode
+    /// gains the replica, and its pending entry on the datanode is removed. Unknown
+    /// containers are reported back after the known ones were applied (a lagging follower
+    /// may not have applied their add-container yet).
     pub fn process_container_report(
         &self,
         datanode: DatanodeId,
         replicas: &[ContainerReplicaReport],
+    ) -> Result<(), ScmError> {
+        self.apply_container_report(datanode, replicas, false)
+    }
+
+    /// A full container report (`ContainerReportHandler`): as
+    /// [`process_container_report`](Self::process_container_report), and a replica this
+    /// datanode no longer lists is gone (deleted, or lost with its volume).
+    pub fn process_full_container_report(
+        &self,
+        datanode: DatanodeId,
+        replicas: &[ContainerReplicaReport],
+    ) -> Result<(), ScmError> {
+        self.apply_container_report(datanode, replicas, true)
+    }
+
+    fn apply_container_report(
+        &self,
+        datanode: DatanodeId,
+        replicas: &[ContainerReplicaReport],
+        full: bool,
     ) -> Result<(), ScmError> {
         let node = self.nodes.get(datanode)?;
         let mut unknown = Vec::new();
         let mut confirmed = Vec::new();
         {
             let mut table = self.table.write();
+            if full {
+                let listed: BTreeSet<ContainerId> = replicas.iter().map(|r| r.container).collect();
+                for (container, reported) in table.replicas.iter_mut() {
+                    if !listed.contains(container) {
+                        reported.remove(&datanode);
+                    }
+                }
+            }
             for report in replicas {
                 let container = report.container;
                 if !table.applied.containers.contains_key(&container) {
