@@ -91,7 +91,7 @@ fn allocation_and_repair(cases: &mut Vec<Case>) {
     // heartbeats, with its deleting pass between them, while the driver thread sends both:
     // PCT at depth 3 mostly runs the driver through its rounds and queues both for one
     // heartbeat: it caught the defect at schedule 2 448 in one soak and not within 20 000
-    // in another; random caught it at 85, 123 and 257.
+    // in two others; random caught it at 85, 123, 257 and 472.
     for case in &mut cases[first..] {
         if case.variant == ContainerBehavior::Legacy.name() {
             case.pct_reaches = false;
@@ -115,8 +115,8 @@ fn random_runs(cases: &mut Vec<Case>) {
     );
     // The seeds' patches are caught when the old leader's grant and the new leader's
     // rebuild fall on either side of a few steps of the fault thread: PCT at depth 3 found
-    // it at schedule 255 in two soaks; random at 877 and at 8 768, and not within 5 000
-    // in a third.
+    // it at schedule 255 in two soaks and at 392 in a third; random at 877 and at 8 768,
+    // and not within 5 000 in another.
     for case in &mut cases[first..] {
         if case.variant == OzoneBehavior::SeedPatch.name() {
             case.random_reaches = false;
