@@ -490,6 +490,16 @@ impl StorageContainerManager {
             .collect()
     }
 
+    /// The replicas a container should have: as many as its pipeline has datanodes (a
+    /// container of an unknown pipeline never has enough).
+    fn expected_replicas(&self, info: &ContainerInfo) -> usize {
+        self.config
+            .pipelines
+            .iter()
+            .find(|p| p.id == info.pipeline)
+            .map_or(usize::MAX, |p| p.nodes.len())
+    }
+
     /// Datanodes that reported a replica of the container.
     pub fn replicas(&self, id: ContainerId) -> BTreeSet<DatanodeId> {
         self.table.read().holders(id)

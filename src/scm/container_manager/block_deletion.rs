@@ -223,12 +223,7 @@ impl StorageContainerManager {
             LifeCycleState::Closed => {}
         }
         let replicas = table.holders(container);
-        let expected = self
-            .config
-            .pipelines
-            .iter()
-            .find(|p| p.id == info.pipeline)
-            .map_or(usize::MAX, |p| p.nodes.len());
+        let expected = self.expected_replicas(info);
         ContainerView::Closed {
             healthy: replicas.len() >= expected,
             replicas,

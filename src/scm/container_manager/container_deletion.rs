@@ -75,12 +75,7 @@ impl StorageContainerManager {
         let Some(info) = table.applied.containers.get(&container) else {
             return false;
         };
-        let expected = self
-            .config
-            .pipelines
-            .iter()
-            .find(|p| p.id == info.pipeline)
-            .map_or(usize::MAX, |p| p.nodes.len());
+        let expected = self.expected_replicas(info);
         let Some(replicas) = table.replicas.get(&container) else {
             return false;
         };
