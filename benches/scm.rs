@@ -43,6 +43,7 @@ fn leader(open: u64) -> (StorageContainerManager, SimulatedRatis) {
                 id: ContainerId(c),
                 state: LifeCycleState::Open,
                 pipeline: pipelines[(c % pipelines.len() as u64) as usize].id,
+                sequence_id: 0,
             };
             (info.id, info)
         })

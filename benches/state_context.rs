@@ -17,7 +17,7 @@ use hadoop_ref::datanode::state_context::{
     EndpointState, StateContext, StateContextBehavior, StateContextConfig,
 };
 use hadoop_ref::hdds::command::{CommandId, CommandKind, ScmCommand};
-use hadoop_ref::hdds::ids::{ContainerId, ScmId};
+use hadoop_ref::hdds::ids::{ContainerId, PipelineId, ScmId};
 use hadoop_ref::sync::atomic::{AtomicBool, Ordering};
 use hadoop_ref::sync::{Arc, thread};
 use hadoop_ref::unmodelled::Stopwatch;
@@ -52,6 +52,7 @@ fn close(id: u64, term: i64) -> ScmCommand {
         term,
         CommandKind::CloseContainer {
             container: ContainerId(1),
+            pipeline: PipelineId(1),
             force: false,
         },
     )

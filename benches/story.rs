@@ -12,7 +12,7 @@ use hadoop_ref::datanode::state_context::{
     EndpointState, StateContext, StateContextBehavior, StateContextConfig,
 };
 use hadoop_ref::hdds::command::{CommandId, CommandKind, ScmCommand};
-use hadoop_ref::hdds::ids::{ContainerId, ScmId};
+use hadoop_ref::hdds::ids::{ContainerId, PipelineId, ScmId};
 use hadoop_ref::story::Recorder;
 
 /// A context with every endpoint heartbeating, so the first command initialises the term.
@@ -40,6 +40,7 @@ fn heartbeat_steps(context: &StateContext, term: i64) {
         term,
         CommandKind::CloseContainer {
             container: ContainerId(1),
+            pipeline: PipelineId(1),
             force: false,
         },
     );

@@ -184,8 +184,12 @@ impl CommandDispatcher {
             CommandKind::DeleteContainer { container, force } => {
                 controller.delete_container(*container, *force)?;
             }
-            CommandKind::CloseContainer { container, force } => {
-                controller.close_container(*container, *force)?;
+            CommandKind::CloseContainer {
+                container,
+                pipeline,
+                force,
+            } => {
+                controller.close_container(*container, *pipeline, *force)?;
             }
             CommandKind::ReplicateContainer { container, sources } => {
                 controller.replicate_container(*container, sources)?;

@@ -1,7 +1,7 @@
 //! Commands an SCM sends a datanode in its heartbeat response (`SCMCommand` and its
 //! kinds), each stamped with the term of the SCM leader that created it.
 
-use super::ids::{ContainerId, DatanodeId, LocalId};
+use super::ids::{ContainerId, DatanodeId, LocalId, PipelineId};
 use super::term::Term;
 
 /// Identifies a command.
@@ -48,7 +48,11 @@ pub enum CommandKind {
     CloseContainer {
         /// The container.
         container: ContainerId,
-        /// Also close a QUASI_CLOSED replica (the command's `force` flag).
+        /// The container's write pipeline: a datanode that is still a member closes the
+        /// replica through it; one that is not quasi-closes it unless `force`.
+        pipeline: PipelineId,
+        /// Close without the pipeline, and close a QUASI_CLOSED replica (the command's
+        /// `force` flag).
         force: bool,
     },
     /// Copy a closed replica from one of `sources` (`ReplicateContainerCommand`).

@@ -2,7 +2,7 @@
 //! (`ContainerDataProto.State`) and the entry a datanode sends for it in a container
 //! report (`ContainerReplicaProto`).
 
-use super::ids::ContainerId;
+use super::ids::{ContainerId, DatanodeId};
 
 /// Replica states on the datanode (`ContainerDataProto.State`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -50,18 +50,30 @@ pub struct ContainerReplicaReport {
     pub used_bytes: u64,
     /// The replica's data checksum, 0 when none was computed (`dataChecksum`).
     pub data_checksum: u64,
+    /// The highest block commit sequence id among the blocks the replica committed
+    /// (`blockCommitSequenceId`, BCSID); block deletion does not lower it.
+    pub sequence_id: u64,
+    /// The datanode on which the replica was created (`originNodeId`).
+    pub origin: DatanodeId,
+    /// The replica was marked empty: its block deleting service found no block left, or it
+    /// was loaded closed with none (`isEmpty`, sticky).
+    pub is_empty: bool,
 }
 
 impl ContainerReplicaReport {
-    /// A report of a replica in `state` with no blocks and no data checksum: what a
-    /// datanode sends right after it created the container.
-    pub fn new(container: ContainerId, state: ContainerState) -> Self {
+    /// A report of a replica in `state`, created on `origin`, with no blocks, no data
+    /// checksum and sequence id 0, not marked empty: what a datanode sends right after it
+    /// created the container.
+    pub fn new(container: ContainerId, state: ContainerState, origin: DatanodeId) -> Self {
         Self {
             container,
             state,
             block_count: 0,
             used_bytes: 0,
             data_checksum: 0,
+            sequence_id: 0,
+            origin,
+            is_empty: false,
         }
     }
 }

@@ -12,11 +12,10 @@
 //! - [`heartbeat`]: the heartbeat request and response, and the `ScmEndpoint` boundary.
 //! - [`report`]: the storage report of a volume.
 //!
-//! Not modelled yet: the heartbeat carries no node or container report. The datanode
-//! builds its container report ([`ContainerReplicaReport`](container::ContainerReplicaReport)
-//! entries, `ContainerController::container_report`) and the SCM processes reports, but
-//! the scenarios hand them over directly; incremental container reports (ICRs) are not
-//! sent at all.
+//! A heartbeat carries the datanode's node report, its full container report
+//! ([`ContainerReplicaReport`](container::ContainerReplicaReport) entries) and the statuses
+//! of its delete-blocks commands; incremental container reports (ICRs) are not sent: the
+//! next heartbeat's full report carries the change.
 
 pub mod command;
 pub mod container;

@@ -168,6 +168,50 @@ pub struct ScmConfig {
     pub block_deletion: BlockDeletionConfig,
     /// Commands each datanode's queue holds at most.
     pub command_queue_limit: usize,
+    /// The replication manager's settings.
+    pub replication: ReplicationManagerConfig,
+}
+
+/// Settings of the replication manager (`ReplicationManagerConfiguration`,
+/// `HddsConfigKeys`), all on the SCM's [`Clock`](crate::clock::Clock).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplicationManagerConfig {
+    /// Time between two passes over every container (`hdds.scm.replication.thread.interval`,
+    /// 300 s).
+    pub interval_ms: u64,
+    /// How long after the SCM becomes the serving leader (leader ready, out of safe mode)
+    /// the replication manager waits before its first pass
+    /// (`hdds.scm.wait.time.after.safemode.exit`, 5 min).
+    pub wait_after_safe_mode_exit_ms: u64,
+    /// The SCM deadline of a command it sends, from now (`hdds.scm.replication.event.timeout`,
+    /// 12 min); a pending operation expires then.
+    pub event_timeout_ms: u64,
+    /// The datanode deadline is this much before the SCM deadline
+    /// (`hdds.scm.replication.event.timeout.datanode.offset`, 6 min).
+    pub event_timeout_datanode_offset_ms: u64,
+}
+
+impl Default for ReplicationManagerConfig {
+    fn default() -> Self {
+        Self {
+            interval_ms: 300_000,
+            wait_after_safe_mode_exit_ms: 300_000,
+            event_timeout_ms: 720_000,
+            event_timeout_datanode_offset_ms: 360_000,
+        }
+    }
+}
+
+impl ReplicationManagerConfig {
+    /// No interval, no start delay, Ozone's command deadlines: a replication manager that
+    /// runs whenever it is asked, as a stepped cluster drives it.
+    pub fn immediate() -> Self {
+        Self {
+            interval_ms: 0,
+            wait_after_safe_mode_exit_ms: 0,
+            ..Self::default()
+        }
+    }
 }
 
 impl ScmConfig {
@@ -182,6 +226,7 @@ impl ScmConfig {
             hardening: ScmHardening::ALL,
             block_deletion: BlockDeletionConfig::default(),
             command_queue_limit: 1024,
+            replication: ReplicationManagerConfig::default(),
         }
     }
 
@@ -206,6 +251,14 @@ impl ScmConfig {
         if let Some(empty) = self.pipelines.iter().find(|p| p.nodes.is_empty()) {
             return Err(ScmError::InvalidConfig {
                 reason: format!("pipeline {} has no datanode", empty.id),
+            });
+        }
+        let replication = &self.replication;
+        if replication.event_timeout_datanode_offset_ms >= replication.event_timeout_ms {
+            return Err(ScmError::InvalidConfig {
+                reason: "the datanode offset of the replication event timeout must be below \
+                         the timeout"
+                    .into(),
             });
         }
         let ids: BTreeSet<_> = self.pipelines.iter().map(|p| p.id).collect();

@@ -67,7 +67,7 @@ use std::fmt;
 
 use super::command_queue::CommandQueue;
 use super::config::{ScmBehavior, ScmConfig, ScmHardening};
-use super::container_info::{ContainerInfo, LifeCycleState, Pipeline};
+use super::container_info::{ContainerInfo, Pipeline};
 use super::deleted_block_log::DeleteTransactionStatus;
 use super::error::ScmError;
 use super::ha::{CatchUp, LogEntry, ReplicatedLog, ScmDb, Snapshot};
@@ -82,11 +82,16 @@ use crate::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crate::sync::{Arc, Mutex, RwLock};
 
 mod block_deletion;
+mod close_handlers;
 mod container_deletion;
 mod heartbeat;
 mod leadership;
+mod over_replication;
 mod replication_manager;
+mod report_decision;
 mod reports;
+
+use replication_manager::ReplicationManagerState;
 
 /// `SCMContext`: what this SCM believes about its leadership and safe mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,6 +206,8 @@ pub struct StorageContainerManager {
     next_command_id: AtomicU64,
     /// The leader's delete transactions in flight.
     deletion: Mutex<DeleteTransactionStatus>,
+    /// The replication manager's status and pending ops.
+    replication: Mutex<ReplicationManagerState>,
 }
 
 impl StorageContainerManager {
@@ -237,6 +244,7 @@ impl StorageContainerManager {
             commands: CommandQueue::new(config.command_queue_limit),
             next_command_id: AtomicU64::new(1),
             deletion: Mutex::new(DeleteTransactionStatus::new()),
+            replication: Mutex::new(ReplicationManagerState::default()),
             allocation: Mutex::new(AllocationGate {
                 rebuilt_for_term: None,
                 chooser: PipelineChooser::new(config.pipeline_choice_seed, id),
@@ -329,11 +337,7 @@ impl StorageContainerManager {
         let container = self
             .reserve(pipeline)
             .ok_or(ScmError::NoPipelineWithSpace)?;
-        let info = ContainerInfo {
-            id: container,
-            state: LifeCycleState::Open,
-            pipeline: pipeline.id,
-        };
+        let info = ContainerInfo::open(container, pipeline.id);
         let submitted = self
             .log
             .submit(self.id, context.term, LogEntry::AddContainer(info));
@@ -498,6 +502,16 @@ impl StorageContainerManager {
             .iter()
             .find(|p| p.id == info.pipeline)
             .map_or(usize::MAX, |p| p.nodes.len())
+    }
+
+    /// The datanodes of the container's pipeline (none for an unknown pipeline).
+    fn pipeline_nodes(&self, info: &ContainerInfo) -> Vec<DatanodeId> {
+        self.config
+            .pipelines
+            .iter()
+            .find(|p| p.id == info.pipeline)
+            .map(|p| p.nodes.clone())
+            .unwrap_or_default()
     }
 
     /// Datanodes that reported a replica of the container.

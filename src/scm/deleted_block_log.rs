@@ -69,7 +69,7 @@ pub enum ContainerView {
     Missing,
     /// Still OPEN: its transactions wait.
     Open,
-    /// Closed (or closing, quasi-closed): the datanodes holding its replicas, and whether
+    /// QUASI_CLOSED, CLOSED or DELETING: the datanodes holding its replicas, and whether
     /// the replication manager would call it healthy.
     Closed {
         /// Datanodes with a replica, from container reports.
@@ -198,8 +198,9 @@ impl DeleteTransactionStatus {
                 }
             };
             let blocks = tx.local_ids.len();
-            let fits =
-                |dn: &DatanodeId| per_datanode_blocks.get(dn).copied().unwrap_or(0) + blocks <= cap;
+            // `getTransaction`: every replica's datanode still below its cap (a transaction
+            // may take a datanode past it).
+            let fits = |dn: &DatanodeId| per_datanode_blocks.get(dn).copied().unwrap_or(0) < cap;
             if !replicas.iter().all(fits) {
                 continue;
             }
@@ -282,8 +283,10 @@ impl DeleteTransactionStatus {
 
     /// `commitTransactions`: `datanode` answered `command` with `acks`; its record goes.
     /// A successful ack of a transaction sent this term adds the datanode to its acked
-    /// set; once that set holds every datanode of the container's replicas now
-    /// (`replicas`, read at ack time), the transaction is complete. Returns the completed
+    /// set; the transaction is complete once that set holds every datanode of the
+    /// container's replicas now and `min(replicas, acked)` reaches the container's
+    /// replication factor (`replicas` gives both, read at ack time; `None` for a container
+    /// not in the table, whose transaction the next round purges). Returns the completed
     /// transactions, to remove from the log. An ack for a transaction not sent this term
     /// (an earlier leader's command) is ignored; a failed one waits for a later round.
     pub fn on_ack(
@@ -291,7 +294,7 @@ impl DeleteTransactionStatus {
         datanode: DatanodeId,
         command: CommandId,
         acks: &[DeleteBlockTransactionResult],
-        replicas: impl Fn(ContainerId) -> BTreeSet<DatanodeId>,
+        replicas: impl Fn(ContainerId) -> Option<(BTreeSet<DatanodeId>, usize)>,
     ) -> Vec<u64> {
         self.forget(datanode, command);
         let mut completed = Vec::new();
@@ -300,8 +303,10 @@ impl DeleteTransactionStatus {
                 continue;
             };
             acked.insert(datanode);
-            let holders = replicas(ack.container);
-            if !holders.is_empty() && holders.is_subset(acked) {
+            let Some((holders, required)) = replicas(ack.container) else {
+                continue;
+            };
+            if holders.len().min(acked.len()) >= required && holders.is_subset(acked) {
                 self.committed.remove(&ack.tx_id);
                 self.retries.remove(&ack.tx_id);
                 completed.push(ack.tx_id);
@@ -317,12 +322,12 @@ impl DeleteTransactionStatus {
         }
     }
 
-    /// `cleanAllTimeoutSCMCommand`: sent records older than `timeout_ms` go.
+    /// `cleanAllTimeoutSCMCommand`: sent records older than `timeout_ms` (strictly) go.
     fn clean_timeouts(&mut self, now_ms: u64, timeout_ms: u64) {
         for records in self.records.values_mut() {
             records.retain(|_, record| {
                 record.status == CommandStatus::ToBeSent
-                    || now_ms.saturating_sub(record.updated_ms) < timeout_ms
+                    || now_ms.saturating_sub(record.updated_ms) <= timeout_ms
             });
         }
     }

@@ -1,5 +1,6 @@
 //! Why an SCM refused a request (`ScmError`).
 
+use super::container_info::LifeCycleState;
 use super::ha::SubmitError;
 use crate::hdds::ids::{ContainerId, DatanodeId, ScmId};
 
@@ -51,6 +52,15 @@ pub enum ScmError {
         datanode: DatanodeId,
         /// The unknown containers.
         containers: Vec<ContainerId>,
+    },
+    /// A reconcile asked for a container that is not CLOSED or QUASI_CLOSED, or that has a
+    /// replica not CLOSED, QUASI_CLOSED or UNHEALTHY (`ReconciliationEligibilityHandler`).
+    #[error("container {container} ({state:?}) is not eligible for reconciliation")]
+    NotEligibleForReconciliation {
+        /// The container.
+        container: ContainerId,
+        /// Its state in the table.
+        state: LifeCycleState,
     },
     /// A datanode's command queue is full (this crate bounds it; Ozone's grows).
     #[error("the command queue of {datanode} is full ({limit} commands)")]

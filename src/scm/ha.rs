@@ -19,8 +19,14 @@ use crate::sync::Mutex;
 pub enum LogEntry {
     /// `ContainerStateManager.addContainer`, applied on every SCM.
     AddContainer(ContainerInfo),
-    /// `ContainerStateManager.updateContainerState`: the container's new lifecycle state.
+    /// `ContainerStateManager.updateContainerState`: the container's new lifecycle state,
+    /// applied only where the lifecycle allows the move
+    /// ([`LifeCycleState::can_move_to`]).
     UpdateContainerState(ContainerId, LifeCycleState),
+    /// `ContainerStateManager.transitionDeletingOrDeletedToTargetState`: a DELETING or
+    /// DELETED container back to CLOSED or QUASI_CLOSED, because a replica reported
+    /// blocks ([`LifeCycleState::can_come_back_to`]).
+    TransitionDeletingOrDeleted(ContainerId, LifeCycleState),
     /// `DeletedBlockLogStateManager.addTransactionsToDB`: delete transactions with the
     /// ids the leader gave them.
     AddDeleteTransactions(Vec<DeletedBlocksTransaction>),
@@ -75,7 +81,16 @@ impl Snapshot {
                 self.containers.insert(info.id, info.clone());
             }
             LogEntry::UpdateContainerState(id, state) => {
-                if let Some(info) = self.containers.get_mut(id) {
+                if let Some(info) = self.containers.get_mut(id)
+                    && info.state.can_move_to(*state)
+                {
+                    info.state = *state;
+                }
+            }
+            LogEntry::TransitionDeletingOrDeleted(id, state) => {
+                if let Some(info) = self.containers.get_mut(id)
+                    && info.state.can_come_back_to(*state)
+                {
                     info.state = *state;
                 }
             }

@@ -10,6 +10,8 @@
 //! - [`ha`]: the replicated log as an SCM sees it, and the SCM's persisted tables.
 //! - [`deleted_block_log`]: the leader's delete transactions in flight, per round and
 //!   per ack; [`command_queue`]: the commands waiting for each datanode's heartbeat.
+//! - [`replica_count`]: the replication manager's count of a container's replicas and its
+//!   health check; [`pending_ops`]: the replica additions and deletions it waits for.
 //! - [`container_manager`]: the SCM itself: allocation on the leader, the replicated
 //!   add-container, registrations and reports, leadership and safe mode, and the fix: the
 //!   rebuild of the buckets with an allocation gate. Its protocol steps are the events of
@@ -25,9 +27,11 @@ pub mod error;
 pub mod ha;
 pub mod node;
 pub mod pending;
+pub mod pending_ops;
 pub mod pipeline_choice;
+pub mod replica_count;
 
-pub use config::{ScmBehavior, ScmConfig, ScmHardening};
+pub use config::{ReplicationManagerConfig, ScmBehavior, ScmConfig, ScmHardening};
 pub use container_info::{ContainerInfo, LifeCycleState, Pipeline};
 pub use container_manager::StorageContainerManager;
 pub use datanode_details::{DatanodeDetails, Registration, RegistrationChange};

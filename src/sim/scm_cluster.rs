@@ -244,7 +244,8 @@ impl ScmCluster {
                 // An SCM that restarted meanwhile may not know the datanode or container
                 // yet; the datanode reports again on its next heartbeat.
                 let _ = scm.process_node_report(datanode.id(), vec![datanode.storage_report()]);
-                let report = ContainerReplicaReport::new(container, ContainerState::Open);
+                let report =
+                    ContainerReplicaReport::new(container, ContainerState::Open, datanode.id());
                 let _ = scm.process_container_report(datanode.id(), &[report]);
             }
         }

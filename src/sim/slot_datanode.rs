@@ -94,7 +94,7 @@ impl SlotDatanode {
             self.volume_of(&created),
             created
                 .iter()
-                .map(|&id| ContainerReplicaReport::new(id, ContainerState::Open))
+                .map(|&id| ContainerReplicaReport::new(id, ContainerState::Open, self.id()))
                 .collect(),
         )
     }

@@ -77,7 +77,7 @@ fn a_transaction_completes_only_when_every_current_replica_acked() {
     status.pick(&log, closed_on(&[1, 2]), &dns(&[1, 2]), &config, 0);
     status.record_created(DatanodeId(1), CommandId(1), vec![1], 0);
     status.record_created(DatanodeId(2), CommandId(2), vec![1], 0);
-    let replicas = |_| dns(&[1, 2]);
+    let replicas = |_| Some((dns(&[1, 2]), 2));
     assert!(
         status
             .on_ack(DatanodeId(1), CommandId(1), &[ok(1)], replicas)
@@ -102,7 +102,10 @@ fn a_failed_ack_leaves_the_transaction_for_a_later_round() {
     };
     assert!(
         status
-            .on_ack(DatanodeId(1), CommandId(1), &[failed], |_| dns(&[1]))
+            .on_ack(DatanodeId(1), CommandId(1), &[failed], |_| Some((
+                dns(&[1]),
+                1
+            )))
             .is_empty()
     );
     let round = status.pick(&log, closed_on(&[1]), &dns(&[1]), &config, 1);
@@ -119,7 +122,10 @@ fn acks_of_an_earlier_terms_commands_are_ignored_by_a_new_leader() {
     status.on_become_leader();
     assert!(
         status
-            .on_ack(DatanodeId(1), CommandId(1), &[ok(1)], |_| dns(&[1]))
+            .on_ack(DatanodeId(1), CommandId(1), &[ok(1)], |_| Some((
+                dns(&[1]),
+                1
+            )))
             .is_empty(),
         "no entry of this term: the ack is ignored"
     );
@@ -173,14 +179,15 @@ fn an_unanswered_command_times_out_and_its_transactions_are_picked_again() {
     status.pick(&log, closed_on(&[1]), &dns(&[1]), &config, 0);
     status.record_created(DatanodeId(1), CommandId(1), vec![1], 0);
     status.on_sent(DatanodeId(1), CommandId(1), 0);
-    let early = config.command_timeout_ms - 1;
+    // `removeTimeoutScmCommand` drops a record strictly past the timeout.
+    let early = config.command_timeout_ms;
     assert!(
         status
             .pick(&log, closed_on(&[1]), &dns(&[1]), &config, early)
             .per_datanode
             .is_empty()
     );
-    let late = config.command_timeout_ms;
+    let late = config.command_timeout_ms + 1;
     assert_eq!(
         status
             .pick(&log, closed_on(&[1]), &dns(&[1]), &config, late)
@@ -230,6 +237,7 @@ fn closed_container_cluster(f: &Fixture) -> (StorageContainerManager, StorageCon
                     id: C1,
                     state: LifeCycleState::Closed,
                     pipeline: PipelineId(1),
+                    sequence_id: 0,
                 },
             )]
             .into(),
@@ -240,7 +248,7 @@ fn closed_container_cluster(f: &Fixture) -> (StorageContainerManager, StorageCon
     let scm2 = f.scm(2, ScmBehavior::Hardened, 4);
     for scm in [&scm1, &scm2] {
         for dn in 1..=3 {
-            let report = ContainerReplicaReport::new(C1, ContainerState::Closed);
+            let report = ContainerReplicaReport::new(C1, ContainerState::Closed, DatanodeId(dn));
             scm.process_container_report(DatanodeId(dn), &[report])
                 .unwrap();
         }

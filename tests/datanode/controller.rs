@@ -4,7 +4,7 @@
 use hadoop_ref::datanode::container::volume::MemoryVolume;
 use hadoop_ref::datanode::container::{ContainerController, ContainerError, PeerError};
 use hadoop_ref::hdds::container::ContainerState;
-use hadoop_ref::hdds::ids::{ContainerId, DatanodeId};
+use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, PipelineId};
 use hadoop_ref::sim::peers::PeerNetwork;
 
 use crate::test_util::datanode::{handler_in_network, handler_over, store_with};
@@ -72,13 +72,13 @@ fn close_follows_the_close_container_command_handler() {
     let (dn, _volume) = handler_over(1, replicas);
     for (id, from, closed, forced) in states {
         let id = ContainerId(id);
-        dn.close_container(id, false).unwrap();
+        dn.close_container(id, PipelineId(1), false).unwrap();
         assert_eq!(
             dn.container(id).unwrap().state(),
             closed,
             "closing {from:?}"
         );
-        dn.close_container(id, true).unwrap();
+        dn.close_container(id, PipelineId(1), true).unwrap();
         assert_eq!(
             dn.container(id).unwrap().state(),
             forced,
@@ -86,7 +86,7 @@ fn close_follows_the_close_container_command_handler() {
         );
     }
     assert_eq!(
-        dn.close_container(ContainerId(9), false),
+        dn.close_container(ContainerId(9), PipelineId(1), false),
         Err(ContainerError::UnknownContainer {
             container: ContainerId(9)
         })
@@ -96,7 +96,7 @@ fn close_follows_the_close_container_command_handler() {
 #[test]
 fn a_closed_state_is_persisted_and_found_again_after_a_restart() {
     let (dn, _volume) = handler_over(1, vec![(1, store_with(ContainerState::Open, &[(1, 1)]))]);
-    dn.close_container(C1, false).unwrap();
+    dn.close_container(C1, PipelineId(1), false).unwrap();
     dn.restart().unwrap();
     let replica = dn.container(C1).unwrap();
     assert_eq!(replica.state(), ContainerState::Closed);

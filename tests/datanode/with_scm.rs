@@ -66,6 +66,7 @@ fn scms_with_closed_container(f: &Fixture) -> Vec<Arc<StorageContainerManager>> 
         id: C1,
         state: LifeCycleState::Closed,
         pipeline: PipelineId(2),
+        sequence_id: 0,
     };
     (1..=3)
         .map(|n| {

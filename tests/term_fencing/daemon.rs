@@ -7,7 +7,7 @@ use hadoop_ref::clock::ManualClock;
 use hadoop_ref::datanode::daemon::Datanode;
 use hadoop_ref::hdds::command::CommandKind;
 use hadoop_ref::hdds::container::ContainerState;
-use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, ScmId};
+use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, PipelineId, ScmId};
 use hadoop_ref::sim::scm_endpoint::InProcessScm;
 
 use crate::test_util::eventually;
@@ -85,6 +85,7 @@ fn daemon_runs_current_leader_commands_and_stops_cleanly() {
         DatanodeId(1),
         CommandKind::CloseContainer {
             container: ContainerId(1),
+            pipeline: PipelineId(1),
             force: false,
         },
         0,

@@ -19,7 +19,7 @@ use hadoop_ref::datanode::state_context::{
 };
 use hadoop_ref::hdds::command::{CommandId, CommandKind, DeletedBlocksTransaction, ScmCommand};
 use hadoop_ref::hdds::container::ContainerState;
-use hadoop_ref::hdds::ids::{ContainerId, DatanodeId};
+use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, PipelineId};
 use hadoop_ref::sim::peers::PeerNetwork;
 use hadoop_ref::sim::replica_node::write_block;
 use hadoop_ref::sim::replicas::replicas_in_state;
@@ -192,6 +192,7 @@ fn handlers_close_and_store_delete_transactions_on_the_replicas() {
     let commands = [
         CommandKind::CloseContainer {
             container: ContainerId(2),
+            pipeline: PipelineId(1),
             force: false,
         },
         CommandKind::ReplicateContainer {

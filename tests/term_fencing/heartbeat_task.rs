@@ -12,7 +12,7 @@ use hadoop_ref::datanode::state_context::{
 };
 use hadoop_ref::hdds::command::{CommandId, CommandKind, ScmCommand};
 use hadoop_ref::hdds::heartbeat::HeartbeatResponse;
-use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, ScmId};
+use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, PipelineId, ScmId};
 use hadoop_ref::sim::scm_endpoint::{InProcessScm, NotLeader};
 use hadoop_ref::sync::Arc;
 
@@ -186,6 +186,7 @@ fn follower_hands_out_queued_commands_without_a_term() {
         DatanodeId(1),
         CommandKind::CloseContainer {
             container: ContainerId(1),
+            pipeline: PipelineId(1),
             force: false,
         },
         0,
@@ -220,7 +221,7 @@ mod fuzz {
     use hadoop_ref::datanode::DatanodeError;
     use hadoop_ref::hdds::command::{CommandId, CommandKind, DeletedBlocksTransaction, ScmCommand};
     use hadoop_ref::hdds::heartbeat::HeartbeatResponse;
-    use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, ScmId};
+    use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, PipelineId, ScmId};
     use hadoop_ref::sim::scm_endpoint::InProcessScm;
 
     use super::{fixed_context, task_for};
@@ -235,8 +236,13 @@ mod fuzz {
         prop_oneof![
             (container.clone(), any::<bool>())
                 .prop_map(|(container, force)| CommandKind::DeleteContainer { container, force }),
-            (container.clone(), any::<bool>())
-                .prop_map(|(container, force)| CommandKind::CloseContainer { container, force }),
+            (container.clone(), any::<bool>()).prop_map(|(container, force)| {
+                CommandKind::CloseContainer {
+                    container,
+                    pipeline: PipelineId(1),
+                    force,
+                }
+            }),
             (container.clone(), datanodes.clone()).prop_map(|(container, sources)| {
                 CommandKind::ReplicateContainer { container, sources }
             }),

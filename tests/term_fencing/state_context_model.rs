@@ -17,7 +17,7 @@ use hadoop_ref::datanode::state_context::{
 };
 use hadoop_ref::hdds::command::{CommandId, CommandKind, ScmCommand};
 use hadoop_ref::hdds::container::ContainerState;
-use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, ScmId};
+use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, PipelineId, ScmId};
 use hadoop_ref::hdds::term::Term;
 use hadoop_ref::scenarios::term_fencing::{
     no_command_below_heard_term, term_covers_heard_terms, term_never_decreases,
@@ -222,6 +222,7 @@ impl Harness {
     fn add(&mut self, id: u64, term: Term) -> Result<(), TestCaseError> {
         let kind = CommandKind::CloseContainer {
             container: ContainerId(1),
+            pipeline: PipelineId(1),
             force: false,
         };
         let result = self

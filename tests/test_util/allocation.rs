@@ -23,9 +23,10 @@ pub fn report(slots: u64) -> StorageReport {
     StorageReport::new(slots * SIZE + SIZE / 2, 0, 0)
 }
 
-/// A datanode's report of an OPEN replica of `container` it just created.
+/// A datanode's report of an OPEN replica of `container` it just created (its origin is
+/// datanode 1: the SCM's allocation reads no origin).
 pub fn open_replica(container: ContainerId) -> ContainerReplicaReport {
-    ContainerReplicaReport::new(container, ContainerState::Open)
+    ContainerReplicaReport::new(container, ContainerState::Open, DatanodeId(1))
 }
 
 /// The pending containers of datanode `dn` on `scm`, ascending.

@@ -10,7 +10,7 @@ use hadoop_ref::datanode::state_context::{
 };
 use hadoop_ref::hdds::command::{CommandId, CommandKind, ScmCommand};
 use hadoop_ref::hdds::container::ContainerState;
-use hadoop_ref::hdds::ids::{ContainerId, ScmId};
+use hadoop_ref::hdds::ids::{ContainerId, PipelineId, ScmId};
 use hadoop_ref::hdds::term::Term;
 use hadoop_ref::sync::Arc;
 
@@ -67,6 +67,7 @@ pub fn close_command(id: u64, term: Term) -> ScmCommand {
         term,
         CommandKind::CloseContainer {
             container: ContainerId(id),
+            pipeline: PipelineId(1),
             force: false,
         },
     )

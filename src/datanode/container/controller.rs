@@ -20,7 +20,7 @@ use super::error::ContainerError;
 use super::handler::KeyValueHandler;
 use crate::hdds::command::DeletedBlocksTransaction;
 use crate::hdds::container::ContainerReplicaReport;
-use crate::hdds::ids::{ContainerId, DatanodeId};
+use crate::hdds::ids::{ContainerId, DatanodeId, PipelineId};
 use crate::sync::{Arc, arc_from_box};
 
 /// The operations SCM commands run on a datanode's replicas (`ContainerController`).
@@ -34,9 +34,16 @@ pub trait ContainerController: Send + Sync + fmt::Debug {
     /// `DeleteContainerCommandHandler`: deletes a replica; `force` skips the OPEN and
     /// non-empty checks.
     fn delete_container(&self, container: ContainerId, force: bool) -> Result<(), ContainerError>;
-    /// `CloseContainerCommandHandler`: closes an OPEN or CLOSING replica, and a
-    /// QUASI_CLOSED one only when `force`; leaves the others as they are.
-    fn close_container(&self, container: ContainerId, force: bool) -> Result<(), ContainerError>;
+    /// `CloseContainerCommandHandler`: marks an OPEN replica CLOSING, then closes it
+    /// through `pipeline` if this datanode is still a member, or when `force`, and
+    /// quasi-closes it otherwise; closes a QUASI_CLOSED one only when `force`; leaves the
+    /// others as they are.
+    fn close_container(
+        &self,
+        container: ContainerId,
+        pipeline: PipelineId,
+        force: bool,
+    ) -> Result<(), ContainerError>;
     /// `ReplicateContainerCommandHandler`: creates the replica here as a copy of the one on
     /// the first of `sources` that holds a closed replica.
     fn replicate_container(
@@ -72,8 +79,14 @@ impl ContainerController for KeyValueHandler {
         self.delete_replica(container, force)
     }
 
-    fn close_container(&self, container: ContainerId, force: bool) -> Result<(), ContainerError> {
-        self.container(container)?.close(force).map(|_| ())
+    fn close_container(
+        &self,
+        container: ContainerId,
+        pipeline: PipelineId,
+        force: bool,
+    ) -> Result<(), ContainerError> {
+        let active = self.is_pipeline_active(pipeline);
+        self.container(container)?.close(force, active).map(|_| ())
     }
 
     fn replicate_container(
@@ -120,8 +133,13 @@ impl<T: ContainerController + ?Sized> ContainerController for Arc<T> {
         (**self).delete_container(container, force)
     }
 
-    fn close_container(&self, container: ContainerId, force: bool) -> Result<(), ContainerError> {
-        (**self).close_container(container, force)
+    fn close_container(
+        &self,
+        container: ContainerId,
+        pipeline: PipelineId,
+        force: bool,
+    ) -> Result<(), ContainerError> {
+        (**self).close_container(container, pipeline, force)
     }
 
     fn replicate_container(

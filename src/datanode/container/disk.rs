@@ -337,8 +337,9 @@ impl ContainerStore for DiskStore {
     fn commit(&self, batch: MetadataBatch) -> Result<(), StoreError> {
         // Durable first, then visible: a failed commit leaves memory as the database is.
         let mut metadata = self.metadata.lock();
+        let bcsid = metadata.bcsid_after(&batch);
         self.fs
-            .database_batch(&self.database_path(), &mut || self.db.commit(&batch))?;
+            .database_batch(&self.database_path(), &mut || self.db.commit(&batch, bcsid))?;
         metadata.apply(batch);
         Ok(())
     }

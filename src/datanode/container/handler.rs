@@ -28,7 +28,7 @@ use super::store::{BlockData, ChunkInfo};
 use super::volume::{ContainerVolume, MemoryVolume};
 use crate::hdds::command::DeletedBlocksTransaction;
 
-use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
+use crate::hdds::ids::{ContainerId, DatanodeId, LocalId, PipelineId};
 use crate::sync::{Arc, Mutex, RwCell};
 
 /// The container replicas of one datanode with its block deleting service and scanner.
@@ -50,6 +50,10 @@ pub struct KeyValueHandler {
     pub(super) load_failures: Mutex<Vec<(ContainerId, ContainerError)>>,
     /// Containers with a reconciliation in flight (the supervisor's in-flight set).
     reconciling: Mutex<BTreeSet<ContainerId>>,
+    /// The write pipelines whose Ratis group this datanode has left (`XceiverServerRatis`
+    /// keeps the active groups; here every pipeline a command names is taken to be active
+    /// unless it was left). Kept across a restart, as Ratis keeps its groups on disk.
+    left_pipelines: RwCell<BTreeSet<PipelineId>>,
     deleting: BlockDeletingService,
     scanner: OnDemandContainerScanner,
 }
@@ -88,6 +92,7 @@ impl KeyValueHandler {
             creation: Mutex::new(()),
             load_failures: Mutex::new(Vec::new()),
             reconciling: Mutex::new(BTreeSet::new()),
+            left_pipelines: RwCell::new(BTreeSet::new()),
             deleting: BlockDeletingService {
                 block_limit_per_interval: config.block_deleting_limit_per_interval,
             },
@@ -99,6 +104,18 @@ impl KeyValueHandler {
     pub fn with_peers(mut self, peers: Arc<dyn PeerDirectory>) -> Self {
         self.peers = Some(peers);
         self
+    }
+
+    /// This datanode leaves the Ratis group of `pipeline` (the pipeline failed or was
+    /// closed): a close command naming it quasi-closes the replica unless forced.
+    pub fn leave_pipeline(&self, pipeline: PipelineId) {
+        self.left_pipelines.write(|left| left.insert(pipeline));
+    }
+
+    /// Whether this datanode is still a member of `pipeline`'s Ratis group
+    /// (`XceiverServerRatis.isExist`).
+    pub fn is_pipeline_active(&self, pipeline: PipelineId) -> bool {
+        !self.left_pipelines.read(|left| left.contains(&pipeline))
     }
 
     /// This datanode.

@@ -200,15 +200,20 @@ impl KeyValueContainer {
         self.data.set_state(ContainerState::Deleted);
     }
 
-    /// The replica's entry in a container report.
+    /// The replica's entry in a container report. Its origin is this datanode: a replica
+    /// copied here by replication reports this datanode too (Ozone keeps the source's).
     pub fn report(&self) -> Result<ContainerReplicaReport, ContainerError> {
         let blocks = self.storage(self.store.blocks())?;
+        let summary = self.storage(self.store.summary())?;
         Ok(ContainerReplicaReport {
             container: self.id,
             state: self.state(),
             block_count: blocks.len() as u64,
             used_bytes: blocks.iter().map(BlockData::length).sum(),
             data_checksum: self.reported_data_checksum(),
+            sequence_id: summary.bcsid,
+            origin: self.datanode,
+            is_empty: self.is_empty(),
         })
     }
 
@@ -239,25 +244,37 @@ impl KeyValueContainer {
     }
 
     /// `CloseContainerCommandHandler` on this replica, decided under the write lock: an
-    /// OPEN, RECOVERING or CLOSING replica closes (through its write pipeline, which is
-    /// taken to exist: the quasi-close of a replica whose pipeline is gone is not modelled);
-    /// a QUASI_CLOSED one closes only when `force`; CLOSED, UNHEALTHY, INVALID and DELETED
-    /// replicas are left as they are. Returns the state after.
-    pub fn close(&self, force: bool) -> Result<ContainerState, ContainerError> {
+    /// OPEN or RECOVERING replica is first marked CLOSING (`markContainerForClose`); a
+    /// CLOSING one then closes through its write pipeline when `pipeline_active` (this
+    /// datanode is still a member of the container's Ratis pipeline, which closes it
+    /// whatever `force`), closes when `force`, and is quasi-closed otherwise ("Ratis
+    /// pipeline does not exist", HDDS-16811's starting state); a QUASI_CLOSED one closes
+    /// only when `force`; CLOSED, UNHEALTHY, INVALID and DELETED replicas are left as they
+    /// are. Returns the state after.
+    pub fn close(
+        &self,
+        force: bool,
+        pipeline_active: bool,
+    ) -> Result<ContainerState, ContainerError> {
         use ContainerState as S;
-        let changed = {
+        let (changed, to) = {
             let write = self.write_lock();
+            if matches!(self.state(), S::Open | S::Recovering) {
+                self.transition_locked(&write, S::Closing)?;
+            }
             match self.state() {
-                S::Open | S::Recovering => {
-                    self.transition_locked(&write, S::Closing)?;
-                    self.transition_locked(&write, S::Closed)?
+                S::Closing if pipeline_active || force => {
+                    (self.transition_locked(&write, S::Closed)?, S::Closed)
                 }
-                S::Closing => self.transition_locked(&write, S::Closed)?,
-                S::QuasiClosed if force => self.transition_locked(&write, S::Closed)?,
-                S::QuasiClosed | S::Closed | S::Unhealthy | S::Invalid | S::Deleted => false,
+                S::Closing => (
+                    self.transition_locked(&write, S::QuasiClosed)?,
+                    S::QuasiClosed,
+                ),
+                S::QuasiClosed if force => (self.transition_locked(&write, S::Closed)?, S::Closed),
+                state => (false, state),
             }
         };
-        self.after_transition(changed, S::Closed)?;
+        self.after_transition(changed, to)?;
         Ok(self.state())
     }
 

@@ -130,6 +130,10 @@ pub struct MetadataSummary {
     pub block_count: u64,
     /// Delete transactions pending.
     pub pending_transactions: u64,
+    /// The highest block commit sequence id committed (`blockCommitSequenceId`): here a
+    /// block's sequence id is its local id, which the cluster hands out in increasing
+    /// order as Ratis does log indexes. Never lowered by a deletion.
+    pub bcsid: u64,
 }
 
 /// What the storage of a replica refuses.
@@ -247,6 +251,7 @@ pub(super) struct Metadata {
     pub(super) blocks: BTreeMap<LocalId, BlockData>,
     pub(super) transactions: BTreeMap<u64, DeletedBlocksTransaction>,
     pub(super) deleted: BTreeMap<LocalId, u64>,
+    pub(super) bcsid: u64,
 }
 
 impl Metadata {
@@ -258,10 +263,20 @@ impl Metadata {
             blocks: BTreeMap::new(),
             transactions: BTreeMap::new(),
             deleted: BTreeMap::new(),
+            bcsid: 0,
         }
     }
 
+    /// The block commit sequence id after `batch`, when the batch raises it.
+    pub(super) fn bcsid_after(&self, batch: &MetadataBatch) -> Option<u64> {
+        let committed = batch.put_blocks.iter().map(|b| b.local_id).max()?;
+        (committed > self.bcsid).then_some(committed)
+    }
+
     pub(super) fn apply(&mut self, batch: MetadataBatch) {
+        if let Some(bcsid) = self.bcsid_after(&batch) {
+            self.bcsid = bcsid;
+        }
         for block in batch.put_blocks {
             self.blocks.insert(block.local_id, block);
         }
@@ -306,6 +321,7 @@ impl Metadata {
             data_checksum: self.data_checksum,
             block_count: self.blocks.len() as u64,
             pending_transactions: self.transactions.len() as u64,
+            bcsid: self.bcsid,
         }
     }
 }

@@ -15,7 +15,7 @@ use super::setup::{SCENARIO_START_MS, in_process_scms, setup_error};
 use crate::clock::{Clock, ManualClock};
 use crate::datanode::state_context::StateContextBehavior;
 use crate::hdds::command::CommandKind;
-use crate::hdds::ids::{ContainerId, DatanodeId};
+use crate::hdds::ids::{ContainerId, DatanodeId, PipelineId};
 use crate::hdds::term::Term;
 use crate::scenarios::rng::SeededRng;
 use crate::scenarios::{Violation, join_all};
@@ -284,6 +284,7 @@ impl Controller {
             },
             1 => CommandKind::CloseContainer {
                 container,
+                pipeline: PipelineId(1),
                 force: false,
             },
             _ => CommandKind::ReplicateContainer {

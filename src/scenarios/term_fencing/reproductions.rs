@@ -18,7 +18,7 @@ use super::setup::{SCENARIO_START_MS, in_process_scms, queue_command, setup_erro
 use crate::clock::ManualClock;
 use crate::datanode::state_context::StateContextBehavior;
 use crate::hdds::command::CommandKind;
-use crate::hdds::ids::{ContainerId, DatanodeId};
+use crate::hdds::ids::{ContainerId, DatanodeId, PipelineId};
 use crate::hdds::term::Term;
 use crate::scenarios::{Violation, join_all};
 use crate::sim::fencing_datanode::{FencingDatanode, Observed};
@@ -47,6 +47,7 @@ pub fn concurrent_leader_heartbeats_keep_the_highest_term(
     old.become_leader(1);
     let close_first = CommandKind::CloseContainer {
         container: containers[0],
+        pipeline: PipelineId(1),
         force: false,
     };
     queue_command(old, dn, close_first)?;
@@ -63,6 +64,7 @@ pub fn concurrent_leader_heartbeats_keep_the_highest_term(
     old.become_leader(2);
     let close_second = CommandKind::CloseContainer {
         container: containers[1],
+        pipeline: PipelineId(1),
         force: false,
     };
     queue_command(old, dn, close_second)?;

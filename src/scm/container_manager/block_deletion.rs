@@ -16,6 +16,7 @@ use super::super::container_info::LifeCycleState;
 use super::super::deleted_block_log::{ContainerView, DeleteTransactionStatus};
 use super::super::error::ScmError;
 use super::super::ha::LogEntry;
+use super::super::replica_count::{ContainerHealth, RatisContainerReplicaCount};
 use super::{ContainerTable, Listed, StorageContainerManager};
 use crate::hdds::command::{
     CommandId, CommandKind, DeleteBlockTransactionResult, DeletedBlocksTransaction, ScmCommand,
@@ -75,8 +76,9 @@ impl StorageContainerManager {
 
     /// One run of `SCMBlockDeletingService`: when this SCM serves (leader-ready, out of
     /// safe mode), picks the transactions each datanode gets and queues one delete-blocks
-    /// command per datanode, stamped with the leader's term; transactions of containers no
-    /// longer in the table are removed from the log. Returns the commands queued.
+    /// command per datanode, stamped with the leader's term, read again for each command;
+    /// transactions of containers no longer in the table, or DELETED, are removed from the
+    /// log. Returns the commands queued.
     pub fn run_block_deleting_service(&self) -> Result<usize, ScmError> {
         let context = self.context();
         if !context.is_serving() {
@@ -100,6 +102,14 @@ impl StorageContainerManager {
         }
         let mut queued = 0;
         for (datanode, transactions) in round.per_datanode {
+            // `getTermOfLeader` per command: a deposed SCM skips the rest of the round;
+            // what it queued stays (a re-election mid-round ends the round too, where
+            // upstream would stamp the newer term).
+            let now = self.context();
+            if !now.is_leader || now.term != context.term {
+                tracing::debug!(node = %self.id, term = context.term, "block deleting round skipped");
+                break;
+            }
             let id = self.next_command();
             let tx_ids: Vec<u64> = transactions.iter().map(|tx| tx.tx_id).collect();
             let command =
@@ -158,7 +168,10 @@ impl StorageContainerManager {
         }
         let completed = {
             let table = self.table.read();
-            let replicas = |c: ContainerId| table.holders(c);
+            let replicas = |c: ContainerId| {
+                let info = table.applied.containers.get(&c)?;
+                Some((table.holders(c), self.expected_replicas(info)))
+            };
             self.deletion_for(context.term)
                 .on_ack(datanode, command, acks, replicas)
         };
@@ -207,26 +220,34 @@ impl StorageContainerManager {
             .collect()
     }
 
-    /// What the block deleting service knows of `container`: missing (or being deleted),
-    /// OPEN, or closed
-    /// with its reported replicas, healthy when they are as many as its pipeline's
-    /// datanodes (`ReplicationManager`'s health check, simplified).
+    /// What the block deleting service knows of `container` (`getTransactions`): not in
+    /// the table or DELETED (its transactions are purged), OPEN or CLOSING (they wait), or
+    /// otherwise its reported replicas with the replication manager's health check
+    /// (`checkInadequateReplica` asks for HEALTHY).
     fn container_view(&self, table: &ContainerTable, container: ContainerId) -> ContainerView {
         let Some(info) = table.applied.containers.get(&container) else {
             return ContainerView::Missing;
         };
-        match info.state {
-            LifeCycleState::Open => return ContainerView::Open,
-            // A container being deleted has no blocks left: its transactions go as a
-            // missing container's do.
-            LifeCycleState::Deleting | LifeCycleState::Deleted => return ContainerView::Missing,
-            LifeCycleState::Closed => {}
+        if info.state == LifeCycleState::Deleted {
+            return ContainerView::Missing;
         }
-        let replicas = table.holders(container);
-        let expected = self.expected_replicas(info);
+        if info.state.is_open() {
+            return ContainerView::Open;
+        }
+        let replicas = table.replicas.get(&container).cloned().unwrap_or_default();
+        let count = {
+            let rm = self.replication.lock();
+            RatisContainerReplicaCount::new(
+                info.state,
+                info.sequence_id,
+                self.expected_replicas(info),
+                &replicas,
+                rm.pending.get(container),
+            )
+        };
         ContainerView::Closed {
-            healthy: replicas.len() >= expected,
-            replicas,
+            healthy: count.health(info.state) == ContainerHealth::Healthy,
+            replicas: replicas.keys().copied().collect(),
         }
     }
 }

@@ -1,99 +1,126 @@
-//! The part of the SCM's `ReplicationManager` that deletes containers. A CLOSED container
-//! whose replicas all report no block, with no delete transaction left for it, goes
-//! DELETING through the log and each holder is told to delete its replica, not forced
-//! (`EmptyContainerHandler`); a DELETING container is told again while replicas are
-//! reported, and goes DELETED once none is (`DeletingContainerHandler`).
+//! The part of the SCM's `ReplicationManager` that deletes containers
+//! (`EmptyContainerHandler`, `DeletingContainerHandler`), and the replicated state update
+//! every handler uses.
 //!
-//! Where the seeds meet: the delete is not forced, so a datanode refuses it for a replica
-//! that holds blocks again (HDDS-16811's repair), and it carries the leader's term, so a
-//! deposed leader's delete is dropped (HDDS-17268).
-
-use std::collections::BTreeSet;
+//! **The race it meets (HDDS-16811).** "Empty" is each replica's own sticky flag
+//! (`isEmpty`, set by its block deleting service once no block is left), not its block
+//! count: a replica that got a deleted block back by a repair never becomes empty, and its
+//! container is never deleted. **Upstream's rule is kept**: a CLOSED container goes DELETING
+//! once every replica reports CLOSED and empty (a QUASI_CLOSED one once every replica
+//! reports empty), each replica gets a non-forced delete, and the report handler
+//! force-deletes a replica that reports blocks while the container is DELETING.
 
 use super::super::container_info::LifeCycleState;
 use super::super::error::ScmError;
 use super::super::ha::LogEntry;
-use super::{ContainerTable, StorageContainerManager};
+use super::StorageContainerManager;
+use super::replication_manager::ContainerSnapshot;
 use crate::hdds::command::CommandKind;
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, DatanodeId};
 
-/// What one run found to do.
-#[derive(Debug, Default)]
-struct Deletions {
-    /// CLOSED, every replica empty: to DELETING, and a delete to each holder.
-    empty: Vec<(ContainerId, BTreeSet<DatanodeId>)>,
-    /// DELETING with replicas still reported: the delete again to each.
-    deleting: Vec<(ContainerId, BTreeSet<DatanodeId>)>,
-    /// DELETING with no replica reported: to DELETED.
-    gone: Vec<ContainerId>,
-}
-
 impl StorageContainerManager {
-    /// The container deletion handlers, when this SCM serves. A state change the log
-    /// refuses (this SCM deposed meanwhile) is left for the next run. Returns the delete
-    /// commands queued.
-    pub(super) fn delete_empty_containers(&self) -> Result<usize, ScmError> {
-        if !self.context().is_serving() {
+    /// `EmptyContainerHandler`: a CLOSED container with at least one replica, all CLOSED
+    /// and empty, or a QUASI_CLOSED one with at least one replica, all empty, gets a
+    /// non-forced delete to each CLOSED or QUASI_CLOSED replica and goes DELETING through
+    /// the log (a CLOSED one only if a replica has the container's sequence id; a
+    /// QUASI_CLOSED one has its sequence id raised to its best replica's first). `None`
+    /// when the container is not empty, so the chain goes on.
+    pub(super) fn handle_empty(
+        &self,
+        container: &ContainerSnapshot,
+    ) -> Result<Option<usize>, ScmError> {
+        let info = &container.info;
+        let replicas = &container.replicas;
+        let empty = !replicas.is_empty()
+            && match info.state {
+                LifeCycleState::Closed => replicas
+                    .values()
+                    .all(|r| r.state == ContainerState::Closed && r.is_empty),
+                LifeCycleState::QuasiClosed => replicas.values().all(|r| r.is_empty),
+                _ => false,
+            };
+        if !empty {
+            return Ok(None);
+        }
+        let targets: Vec<DatanodeId> = replicas
+            .iter()
+            .filter(|(_, r)| {
+                matches!(
+                    r.state,
+                    ContainerState::Closed | ContainerState::QuasiClosed
+                )
+            })
+            .map(|(&dn, _)| dn)
+            .collect();
+        let deleting = LogEntry::UpdateContainerState(info.id, LifeCycleState::Deleting);
+        if info.state == LifeCycleState::QuasiClosed {
+            let best = replicas.values().map(|r| r.sequence_id).max().unwrap_or(0);
+            self.raise_container_sequence_id(info.id, best);
+            self.update_state(info.id, deleting);
+            return self.send_deletes(info.id, &targets).map(Some);
+        }
+        let queued = self.send_deletes(info.id, &targets)?;
+        if replicas.values().any(|r| r.sequence_id == info.sequence_id) {
+            self.update_state(info.id, deleting);
+        }
+        Ok(Some(queued))
+    }
+
+    /// `DeletingContainerHandler`: a DELETING container with no replica goes DELETED;
+    /// otherwise each empty replica without a pending delete is told again (a replica with
+    /// blocks is the report handler's).
+    pub(super) fn handle_deleting(&self, container: &ContainerSnapshot) -> Result<usize, ScmError> {
+        let id = container.info.id;
+        if container.replicas.is_empty() {
+            self.update_state(
+                id,
+                LogEntry::UpdateContainerState(id, LifeCycleState::Deleted),
+            );
             return Ok(0);
         }
-        let found = self.find_deletions(&self.table.read());
-        let mut queued = 0;
-        for (container, holders) in found.empty {
-            if self.update_state(container, LifeCycleState::Deleting) {
-                queued += self.send_deletes(container, &holders)?;
-            }
-        }
-        for (container, holders) in found.deleting {
-            queued += self.send_deletes(container, &holders)?;
-        }
-        for container in found.gone {
-            self.update_state(container, LifeCycleState::Deleted);
-        }
-        Ok(queued)
+        let targets: Vec<DatanodeId> = container
+            .replicas
+            .iter()
+            .filter(|&(&dn, r)| r.is_empty && !self.delete_pending(id, dn))
+            .map(|(&dn, _)| dn)
+            .collect();
+        self.send_deletes(id, &targets)
     }
 
-    fn find_deletions(&self, table: &ContainerTable) -> Deletions {
-        let mut found = Deletions::default();
-        for (&id, info) in &table.applied.containers {
-            let holders = table.holders(id);
-            match info.state {
-                LifeCycleState::Closed if self.is_empty_everywhere(table, id) => {
-                    found.empty.push((id, holders));
-                }
-                LifeCycleState::Deleting if holders.is_empty() => found.gone.push(id),
-                LifeCycleState::Deleting => found.deleting.push((id, holders)),
-                _ => {}
-            }
-        }
-        found
-    }
-
-    /// Every datanode of the container's pipeline reported its replica CLOSED with no
-    /// block, and no delete transaction of the container is left in the log.
-    fn is_empty_everywhere(&self, table: &ContainerTable, container: ContainerId) -> bool {
-        let Some(info) = table.applied.containers.get(&container) else {
-            return false;
+    /// `sendDeleteCommand`, not forced, to each of `targets`. Returns the commands queued.
+    fn send_deletes(
+        &self,
+        container: ContainerId,
+        targets: &[DatanodeId],
+    ) -> Result<usize, ScmError> {
+        let delete = CommandKind::DeleteContainer {
+            container,
+            force: false,
         };
-        let expected = self.expected_replicas(info);
-        let Some(replicas) = table.replicas.get(&container) else {
-            return false;
-        };
-        replicas.len() >= expected
-            && replicas
-                .values()
-                .all(|r| r.state == ContainerState::Closed && r.block_count == 0)
-            && !table
-                .applied
-                .deleted_blocks
-                .values()
-                .any(|tx| tx.container == container)
+        for &datanode in targets {
+            self.send_datanode_command(container, datanode, delete.clone())?;
+        }
+        Ok(targets.len())
     }
 
-    /// The container's new state through the log; false when the log refused it.
-    fn update_state(&self, container: ContainerId, state: LifeCycleState) -> bool {
+    /// The container's sequence id raised to at least `sequence_id` (`updateSequenceId`).
+    fn raise_container_sequence_id(&self, container: ContainerId, sequence_id: u64) {
+        if let Some(info) = self.table.write().applied.containers.get_mut(&container) {
+            info.sequence_id = info.sequence_id.max(sequence_id);
+        }
+    }
+
+    /// A state change of `container` through the log (`entry` is an
+    /// `UpdateContainerState` or a `TransitionDeletingOrDeleted`); false when the log
+    /// refused it (this SCM deposed meanwhile), which a later run repeats.
+    pub(super) fn update_state(&self, container: ContainerId, entry: LogEntry) -> bool {
         let term = self.context().term;
-        let entry = LogEntry::UpdateContainerState(container, state);
+        let state = match &entry {
+            LogEntry::UpdateContainerState(_, state)
+            | LogEntry::TransitionDeletingOrDeleted(_, state) => *state,
+            _ => return false,
+        };
         match self.log.submit(self.id, term, entry) {
             Ok(_) => {
                 self.catch_up();
@@ -115,25 +142,5 @@ impl StorageContainerManager {
                 false
             }
         }
-    }
-
-    /// A non-forced delete of `container` to each of `holders` without one queued here.
-    fn send_deletes(
-        &self,
-        container: ContainerId,
-        holders: &BTreeSet<DatanodeId>,
-    ) -> Result<usize, ScmError> {
-        let delete = CommandKind::DeleteContainer {
-            container,
-            force: false,
-        };
-        let mut queued = 0;
-        for &datanode in holders {
-            if !self.commands.contains(datanode, &delete) {
-                self.send_command(datanode, delete.clone())?;
-                queued += 1;
-            }
-        }
-        Ok(queued)
     }
 }

@@ -8,32 +8,44 @@
 //! and only a leader puts its term in the response. **The fix** is the datanode's: it
 //! drops commands older than the highest term it saw (`StateContext`).
 
-use super::super::container_info::LifeCycleState;
 use super::super::datanode_details::DatanodeDetails;
 use super::super::error::ScmError;
-use super::super::ha::LogEntry;
 use super::StorageContainerManager;
 use crate::hdds::command::{CommandId, CommandKind, ScmCommand};
 use crate::hdds::heartbeat::{
     CommandState, EndpointError, HeartbeatRequest, HeartbeatResponse, ScmEndpoint,
 };
-use crate::hdds::ids::{ContainerId, DatanodeId, ScmId};
+use crate::hdds::ids::{DatanodeId, ScmId};
 use crate::sync::atomic::Ordering;
 
 impl StorageContainerManager {
-    /// `ReplicationManager.sendDatanodeCommand`: a command for `datanode`, stamped with
-    /// this leader's term (`SCMContext.getTermOfLeader`, which refuses a follower), queued
-    /// for the datanode's next heartbeat.
+    /// A command for `datanode`, stamped with this leader's term (`SCMContext.getTermOfLeader`,
+    /// which refuses a follower), without a deadline, queued for the datanode's next
+    /// heartbeat: what the SCM's event handlers fire (`DATANODE_COMMAND`). The replication
+    /// manager's commands carry a deadline and a pending op
+    /// (`ReplicationManager.sendDatanodeCommand`).
     pub fn send_command(
         &self,
         datanode: DatanodeId,
         kind: CommandKind,
     ) -> Result<ScmCommand, ScmError> {
+        self.queue_command(datanode, kind, 0)
+    }
+
+    /// `kind` for `datanode` with this leader's term and the datanode deadline
+    /// `deadline_ms` (0: none), queued.
+    pub(super) fn queue_command(
+        &self,
+        datanode: DatanodeId,
+        kind: CommandKind,
+        deadline_ms: u64,
+    ) -> Result<ScmCommand, ScmError> {
         let context = self.context();
         if !context.is_leader {
             return Err(ScmError::NotLeader { scm: self.id });
         }
-        let command = ScmCommand::new(self.next_command(), context.term, kind);
+        let command =
+            ScmCommand::new(self.next_command(), context.term, kind).with_deadline_ms(deadline_ms);
         self.commands.add(datanode, command.clone())?;
         tracing::debug!(
             node = %self.id,
@@ -43,40 +55,6 @@ impl StorageContainerManager {
             "command queued"
         );
         Ok(command)
-    }
-
-    /// `ContainerManager.updateContainerState(CLOSE)` with the close commands
-    /// (`CloseContainerEventHandler`): the container is CLOSED in every SCM's table
-    /// through the log, and each datanode of its pipeline is told to close its replica.
-    /// Only the leader closes.
-    pub fn close_container(&self, container: ContainerId) -> Result<(), ScmError> {
-        let context = self.context();
-        if !context.is_leader {
-            return Err(ScmError::NotLeader { scm: self.id });
-        }
-        let info = self
-            .container(container)
-            .ok_or(ScmError::UnknownContainer { container })?;
-        let entry = LogEntry::UpdateContainerState(container, LifeCycleState::Closed);
-        self.log
-            .submit(self.id, context.term, entry)
-            .map_err(|reason| ScmError::SubmitNotConfirmed { container, reason })?;
-        self.catch_up();
-        let nodes = self
-            .config
-            .pipelines
-            .iter()
-            .find(|p| p.id == info.pipeline)
-            .map(|p| p.nodes.clone())
-            .unwrap_or_default();
-        for datanode in nodes {
-            let kind = CommandKind::CloseContainer {
-                container,
-                force: false,
-            };
-            self.send_command(datanode, kind)?;
-        }
-        Ok(())
     }
 
     /// Commands queued for `datanode`'s next heartbeat.
@@ -89,26 +67,31 @@ impl StorageContainerManager {
         CommandId(self.id.0 << 32 | self.next_command_id.fetch_add(1, Ordering::Relaxed))
     }
 
-    /// One heartbeat of `request.datanode`: an unregistered datanode is told to register
-    /// again; otherwise its reports and command statuses are processed, and it takes its
-    /// queued commands, with this SCM's term if it leads.
+    /// One heartbeat of `request.datanode` (`SCMDatanodeHeartbeatDispatcher.dispatch`, then
+    /// `SCMDatanodeProtocolServer.sendHeartbeat`): an unregistered datanode is told to
+    /// register again, with whatever is queued for it; a registered one takes its queued
+    /// commands first, then its reports and command statuses are processed (upstream fires
+    /// them to event handlers after the queue was drained, so what they queue goes out
+    /// with the next heartbeat). The response carries this SCM's term if it leads once all
+    /// that is done.
     pub fn process_heartbeat(&self, request: HeartbeatRequest) -> HeartbeatResponse {
         let datanode = request.datanode;
+        let commands = if self.nodes.get(datanode).is_err() {
+            let mut commands = self.take_commands(datanode);
+            let reregister =
+                ScmCommand::new(CommandId(0), self.context().term, CommandKind::Reregister);
+            commands.push(reregister);
+            commands
+        } else {
+            let commands = self.take_commands(datanode);
+            self.process_reports(&request);
+            commands
+        };
         let context = self.context();
-        let term = context.is_leader.then_some(context.term);
-        if self.nodes.get(datanode).is_err() {
-            let reregister = ScmCommand::new(CommandId(0), context.term, CommandKind::Reregister);
-            return HeartbeatResponse {
-                datanode,
-                term,
-                commands: vec![reregister],
-            };
-        }
-        self.process_reports(&request);
         HeartbeatResponse {
             datanode,
-            term,
-            commands: self.take_commands(datanode),
+            term: context.is_leader.then_some(context.term),
+            commands,
         }
     }
 

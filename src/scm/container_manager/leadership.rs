@@ -130,7 +130,9 @@ impl StorageContainerManager {
         for info in table.applied.containers.values() {
             let reserves = match info.state {
                 LifeCycleState::Open => true,
-                LifeCycleState::Closed => any_state,
+                LifeCycleState::Closing | LifeCycleState::QuasiClosed | LifeCycleState::Closed => {
+                    any_state
+                }
                 // No replica of it is written any more.
                 LifeCycleState::Deleting | LifeCycleState::Deleted => false,
             };

@@ -1,93 +1,258 @@
-//! The part of the SCM's `ReplicationManager` the cluster needs: a container CLOSED in the
-//! table whose replica a datanode still reports OPEN or CLOSING is told again to close
-//! (`ClosedWithMismatchedReplicasHandler`). A close command of a deposed leader is dropped
-//! by the datanode (HDDS-17268), so the new leader must send its own.
+//! The SCM's `ReplicationManager`: when it runs (leader ready, out of safe mode, a start
+//! delay after that, one pass per interval), how it sends a command (the leader's term, a
+//! datanode deadline, a pending op), and its pass over every container through the
+//! handlers upstream chains: `OpenContainerHandler`, `ClosingContainerHandler`,
+//! `QuasiClosedContainerHandler`, `MismatchedReplicasHandler` (`close_handlers`),
+//! `EmptyContainerHandler`, `DeletingContainerHandler` (`container_deletion`), then the
+//! over-replication handler (`over_replication`).
+//!
+//! **The race (HDDS-17268, HDDS-16449).** A new serving leader clears the pending ops,
+//! trusting datanodes to drop the old term's commands; the deposed leader's delete of an
+//! over-replicated container's replica may still be queued, and the new leader's own pass
+//! picks a replica to delete too. **The fence is the datanode's** (the term), bounded in
+//! time by the datanode deadline every command here carries and by the start delay.
 //!
 //! Also the reconcile command an operator triggers (`ozone admin container reconcile`,
-//! `ReconcileContainerEventHandler`): each datanode that reported a replica is told to
-//! reconcile it with the others (HDDS-16811's repair).
+//! `ReconciliationEligibilityHandler`, `ReconcileContainerEventHandler`).
 
-use super::super::container_info::LifeCycleState;
+use std::collections::BTreeMap;
+
+use super::super::container_info::{ContainerInfo, LifeCycleState};
 use super::super::error::ScmError;
+use super::super::pending_ops::{ContainerReplicaPendingOps, PendingOp, PendingOpKind};
+use super::super::replica_count::RatisContainerReplicaCount;
 use super::StorageContainerManager;
-use crate::hdds::command::CommandKind;
-use crate::hdds::container::ContainerState;
-use crate::hdds::ids::ContainerId;
+use crate::hdds::command::{CommandKind, ScmCommand};
+use crate::hdds::container::{ContainerReplicaReport, ContainerState};
+use crate::hdds::ids::{ContainerId, DatanodeId};
+use crate::hdds::term::Term;
+
+/// The replication manager's own state (`ReplicationManager`'s service status and
+/// `ContainerReplicaPendingOps`), never replicated.
+#[derive(Debug, Default)]
+pub(super) struct ReplicationManagerState {
+    /// The leader term it last became RUNNING in.
+    running_for_term: Option<Term>,
+    /// When it became RUNNING (`lastTimeToBeReadyInMillis`).
+    ready_since_ms: u64,
+    /// When its last pass ran.
+    last_pass_ms: Option<u64>,
+    /// Ops sent and not yet seen done.
+    pub(super) pending: ContainerReplicaPendingOps,
+}
+
+/// One container as a pass sees it: its row and its replicas, read under the table lock.
+#[derive(Debug, Clone)]
+pub(super) struct ContainerSnapshot {
+    pub(super) info: ContainerInfo,
+    pub(super) replicas: BTreeMap<DatanodeId, ContainerReplicaReport>,
+    /// Its replication factor.
+    pub(super) required: usize,
+}
 
 impl StorageContainerManager {
-    /// One run of the replication manager when this SCM serves: a close command, stamped
-    /// with this term, for each replica of a CLOSED container that a datanode reports OPEN
-    /// or CLOSING and has no close command of it queued here; then the container deletion
-    /// handlers (`container_deletion`). Returns the commands queued.
+    /// One run of the replication manager: when this SCM serves, has been serving for
+    /// `hdds.scm.wait.time.after.safemode.exit` (`shouldRun`) and the interval since the
+    /// last pass is over, a pass over every container (`processAll`). Returns the commands
+    /// queued.
     pub fn run_replication_manager(&self) -> Result<usize, ScmError> {
-        if !self.context().is_serving() {
+        if !self.replication_manager_should_pass() {
             return Ok(0);
         }
-        let mismatched: Vec<_> = {
+        let mut queued = self.resend_expired_deletes()?;
+        let containers: Vec<ContainerSnapshot> = {
             let table = self.table.read();
             table
-                .replicas
-                .iter()
-                .filter(|(container, _)| {
-                    table
-                        .applied
-                        .containers
-                        .get(container)
-                        .is_some_and(|info| info.state == LifeCycleState::Closed)
-                })
-                .flat_map(|(&container, states)| {
-                    states
-                        .iter()
-                        .filter(|(_, replica)| {
-                            matches!(
-                                replica.state,
-                                ContainerState::Open | ContainerState::Closing
-                            )
-                        })
-                        .map(move |(&datanode, _)| (container, datanode))
+                .applied
+                .containers
+                .values()
+                .map(|info| ContainerSnapshot {
+                    info: info.clone(),
+                    replicas: table.replicas.get(&info.id).cloned().unwrap_or_default(),
+                    required: self.expected_replicas(info),
                 })
                 .collect()
         };
-        let mut queued = 0;
-        for (container, datanode) in mismatched {
-            let close = CommandKind::CloseContainer {
-                container,
-                force: false,
-            };
-            if self.commands.contains(datanode, &close) {
-                continue;
-            }
-            self.send_command(datanode, close)?;
-            queued += 1;
+        for container in &containers {
+            queued += self.process_container(container)?;
         }
-        Ok(queued + self.delete_empty_containers()?)
+        Ok(queued)
     }
 
-    /// `ReconcileContainerEventHandler`: a reconcile command, stamped with this term, for
-    /// each datanode that reported a replica of `container`, naming the other holders as
-    /// its peers. Only the leader sends; a container with fewer than two replicas has
-    /// nothing to reconcile with. Returns the commands queued.
+    /// `notifyStatusChanged` and `shouldRun`, checked at each run: the first run of a
+    /// new serving term makes it RUNNING (the time noted, the pending ops cleared); it
+    /// passes once the start delay and the interval are over. Upstream does the first part
+    /// in the service notification; doing it at the next run keeps the leadership
+    /// notifications, which the HDDS-16891 checkers explore, free of this lock, and a
+    /// stepped cluster runs the manager every tick.
+    fn replication_manager_should_pass(&self) -> bool {
+        let context = self.context();
+        if !context.is_serving() {
+            return false;
+        }
+        let config = self.config.replication;
+        let now_ms = self.clock.now_ms();
+        let mut rm = self.replication.lock();
+        if rm.running_for_term != Some(context.term) {
+            rm.running_for_term = Some(context.term);
+            rm.ready_since_ms = now_ms;
+            rm.last_pass_ms = None;
+            rm.pending.clear();
+            tracing::debug!(node = %self.id, term = context.term, "replication manager running");
+        }
+        if now_ms.saturating_sub(rm.ready_since_ms) < config.wait_after_safe_mode_exit_ms {
+            return false;
+        }
+        if rm
+            .last_pass_ms
+            .is_some_and(|last| now_ms.saturating_sub(last) < config.interval_ms)
+        {
+            return false;
+        }
+        rm.last_pass_ms = Some(now_ms);
+        true
+    }
+
+    /// The handlers for one container, in upstream's chain order.
+    fn process_container(&self, container: &ContainerSnapshot) -> Result<usize, ScmError> {
+        let queued = match container.info.state {
+            LifeCycleState::Open => return self.handle_open(container),
+            LifeCycleState::Closing => return self.handle_closing(container),
+            LifeCycleState::QuasiClosed => self.handle_quasi_closed(container)?,
+            LifeCycleState::Closed => 0,
+            LifeCycleState::Deleting => return self.handle_deleting(container),
+            LifeCycleState::Deleted => return Ok(0),
+        };
+        let queued = queued + self.handle_mismatched(container)?;
+        if let Some(empty) = self.handle_empty(container)? {
+            return Ok(queued + empty);
+        }
+        Ok(queued + self.handle_over_replicated(container)?)
+    }
+
+    /// The count of `container`'s replicas with the ops pending on it.
+    pub(super) fn replica_count(
+        &self,
+        container: &ContainerSnapshot,
+    ) -> RatisContainerReplicaCount {
+        let rm = self.replication.lock();
+        RatisContainerReplicaCount::new(
+            container.info.state,
+            container.info.sequence_id,
+            container.required,
+            &container.replicas,
+            rm.pending.get(container.info.id),
+        )
+    }
+
+    /// Whether a delete of `datanode`'s replica of `container` is pending.
+    pub(super) fn delete_pending(&self, container: ContainerId, datanode: DatanodeId) -> bool {
+        self.replication
+            .lock()
+            .pending
+            .has_delete(container, datanode)
+    }
+
+    /// `ReplicationManager.sendDatanodeCommand`: `kind` for `datanode`, stamped with this
+    /// leader's term, with a datanode deadline of now + the event timeout − its datanode
+    /// offset, queued; a delete or a replicate is recorded as a pending op until the SCM
+    /// deadline (now + the event timeout). A replicate's op is the target's, which is the
+    /// datanode it is sent to here (pull mode).
+    pub(super) fn send_datanode_command(
+        &self,
+        container: ContainerId,
+        datanode: DatanodeId,
+        kind: CommandKind,
+    ) -> Result<ScmCommand, ScmError> {
+        let config = self.config.replication;
+        let now_ms = self.clock.now_ms();
+        let scm_deadline_ms = now_ms.saturating_add(config.event_timeout_ms);
+        let deadline_ms = scm_deadline_ms - config.event_timeout_datanode_offset_ms;
+        let op_kind = match kind {
+            CommandKind::DeleteContainer { .. } => Some(PendingOpKind::Delete),
+            CommandKind::ReplicateContainer { .. } => Some(PendingOpKind::Add),
+            _ => None,
+        };
+        let command = self.queue_command(datanode, kind, deadline_ms)?;
+        if let Some(kind) = op_kind {
+            let op = PendingOp {
+                kind,
+                target: datanode,
+                command: command.clone(),
+                deadline_ms: scm_deadline_ms,
+            };
+            self.replication.lock().pending.schedule(container, op);
+        }
+        Ok(command)
+    }
+
+    /// `removeExpiredEntries` with `opCompleted(timedOut)`: each expired pending delete is
+    /// sent again, with this term and a new deadline.
+    fn resend_expired_deletes(&self) -> Result<usize, ScmError> {
+        let expired = self
+            .replication
+            .lock()
+            .pending
+            .expired_deletes(self.clock.now_ms());
+        for (container, op) in &expired {
+            self.send_datanode_command(*container, op.target, op.command.kind.clone())?;
+        }
+        Ok(expired.len())
+    }
+
+    /// Ops pending in the replication manager (`ContainerReplicaPendingOps`).
+    pub fn pending_replica_ops(&self) -> usize {
+        self.replication.lock().pending.len()
+    }
+
+    /// `ReconcileContainerEventHandler` after `ReconciliationEligibilityHandler`: a
+    /// container CLOSED or QUASI_CLOSED whose replicas are all CLOSED, QUASI_CLOSED or
+    /// UNHEALTHY gets a reconcile command, stamped with this term, for each datanode that
+    /// reported a replica, naming the other holders as its peers. Only the leader sends; a
+    /// container with fewer than two replicas has nothing to reconcile with. Returns the
+    /// commands queued.
     pub fn reconcile_container(&self, container: ContainerId) -> Result<usize, ScmError> {
         if !self.context().is_leader {
             return Err(ScmError::NotLeader { scm: self.id });
         }
-        let holders = {
+        let (state, replicas) = {
             let table = self.table.read();
-            if !table.applied.containers.contains_key(&container) {
-                return Err(ScmError::UnknownContainer { container });
-            }
-            table.holders(container)
+            let info = table
+                .applied
+                .containers
+                .get(&container)
+                .ok_or(ScmError::UnknownContainer { container })?;
+            (
+                info.state,
+                table.replicas.get(&container).cloned().unwrap_or_default(),
+            )
         };
-        if holders.len() < 2 {
+        let eligible = matches!(state, LifeCycleState::Closed | LifeCycleState::QuasiClosed)
+            && replicas.values().all(|r| {
+                matches!(
+                    r.state,
+                    ContainerState::Closed
+                        | ContainerState::QuasiClosed
+                        | ContainerState::Unhealthy
+                )
+            });
+        if !eligible {
+            return Err(ScmError::NotEligibleForReconciliation { container, state });
+        }
+        if replicas.len() < 2 {
             return Ok(0);
         }
-        for &datanode in &holders {
-            let peers = holders.iter().copied().filter(|&p| p != datanode).collect();
+        for &datanode in replicas.keys() {
+            let peers = replicas
+                .keys()
+                .copied()
+                .filter(|&p| p != datanode)
+                .collect();
             self.send_command(
                 datanode,
                 CommandKind::ReconcileContainer { container, peers },
             )?;
         }
-        Ok(holders.len())
+        Ok(replicas.len())
     }
 }

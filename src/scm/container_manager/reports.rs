@@ -1,13 +1,18 @@
 //! The SCM's side of its datanodes' reports (`SCMNodeManager`, `ContainerReportHandler`):
 //! registration, node reports (the space allocation reads) and container reports (the
-//! replicas, which confirm pending allocations away, HDDS-16891).
+//! replicas, which confirm pending allocations away, HDDS-16891, and drive the
+//! container's lifecycle: [`report_decision`](super::report_decision)).
 
 use std::collections::BTreeSet;
 
 use super::super::datanode_details::{DatanodeDetails, Registration, RegistrationChange};
 use super::super::error::ScmError;
-use super::{Listed, Slots, StorageContainerManager};
-use crate::hdds::container::ContainerReplicaReport;
+use super::super::ha::LogEntry;
+use super::super::pending_ops::PendingOpKind;
+use super::report_decision::{ReportAction, decide, raise_sequence_id};
+use super::{ContainerTable, Listed, Slots, StorageContainerManager};
+use crate::hdds::command::CommandKind;
+use crate::hdds::container::{ContainerReplicaReport, ContainerState};
 use crate::hdds::ids::{ContainerId, DatanodeId};
 use crate::hdds::report::StorageReport;
 
@@ -72,10 +77,13 @@ impl StorageContainerManager {
     }
 
     /// An incremental container report (`IncrementalContainerReportHandler`, run on every
-    /// SCM, leader or not): each container reported for the first time by this datanode
-    /// gains the replica, and its pending entry on the datanode is removed. Unknown
-    /// containers are reported back after the known ones were applied (a lagging follower
-    /// may not have applied their add-container yet).
+    /// SCM, leader or not): each replica is processed as
+    /// [`AbstractContainerReportHandler.processContainerReplica`](super::report_decision)
+    /// does (the container's sequence id raised, its state moved, the replica recorded or
+    /// ignored, a delete sent), and a container reported for the first time by this
+    /// datanode has its pending entry on the datanode removed. Unknown containers are
+    /// reported back after the known ones were applied (a lagging follower may not have
+    /// applied their add-container yet).
     pub fn process_container_report(
         &self,
         datanode: DatanodeId,
@@ -85,8 +93,9 @@ impl StorageContainerManager {
     }
 
     /// A full container report (`ContainerReportHandler`): as
-    /// [`process_container_report`](Self::process_container_report), and a replica this
-    /// datanode no longer lists is gone (deleted, or lost with its volume).
+    /// [`process_container_report`](Self::process_container_report), then a replica this
+    /// datanode no longer lists is gone (deleted, or lost with its volume:
+    /// `processMissingReplicas`).
     pub fn process_full_container_report(
         &self,
         datanode: DatanodeId,
@@ -102,32 +111,23 @@ impl StorageContainerManager {
         full: bool,
     ) -> Result<(), ScmError> {
         let node = self.nodes.get(datanode)?;
-        let mut unknown = Vec::new();
-        let mut confirmed = Vec::new();
+        let mut processed = ProcessedReport::default();
         {
             let mut table = self.table.write();
+            for report in replicas {
+                self.process_replica(&mut table, datanode, report, &mut processed);
+            }
             if full {
                 let listed: BTreeSet<ContainerId> = replicas.iter().map(|r| r.container).collect();
                 for (container, reported) in table.replicas.iter_mut() {
-                    if !listed.contains(container) {
-                        reported.remove(&datanode);
+                    if !listed.contains(container) && reported.remove(&datanode).is_some() {
+                        processed.gone.push(*container);
                     }
-                }
-            }
-            for report in replicas {
-                let container = report.container;
-                if !table.applied.containers.contains_key(&container) {
-                    unknown.push(container);
-                    continue;
-                }
-                let reported = table.replicas.entry(container).or_default();
-                if reported.insert(datanode, *report).is_none() {
-                    confirmed.push(container);
                 }
             }
         }
         let mut pending_removed = Vec::new();
-        for &container in &confirmed {
+        for &container in &processed.confirmed {
             if self
                 .nodes
                 .tracker()
@@ -136,31 +136,118 @@ impl StorageContainerManager {
                 pending_removed.push(container);
             }
         }
-        if !unknown.is_empty() {
+        self.complete_pending_ops(datanode, &processed);
+        self.log_report(datanode, replicas, &processed, &pending_removed);
+        self.carry_out(datanode, &processed.actions);
+        if processed.unknown.is_empty() {
+            Ok(())
+        } else {
+            Err(ScmError::UnknownContainers {
+                datanode,
+                containers: processed.unknown,
+            })
+        }
+    }
+
+    /// `processContainerReplica` for one replica, under the table lock: the actions it
+    /// calls for are carried out after the lock is released.
+    fn process_replica(
+        &self,
+        table: &mut ContainerTable,
+        datanode: DatanodeId,
+        report: &ContainerReplicaReport,
+        processed: &mut ProcessedReport,
+    ) {
+        let container = report.container;
+        let Some(info) = table.applied.containers.get_mut(&container) else {
+            processed.unknown.push(container);
+            return;
+        };
+        raise_sequence_id(info, report);
+        let decision = decide(info, report);
+        if let Some(action) = decision.action {
+            processed.actions.push((container, action));
+        }
+        if decision.ignore {
+            return;
+        }
+        let reported = table.replicas.entry(container).or_default();
+        if report.state == ContainerState::Deleted {
+            if reported.remove(&datanode).is_some() {
+                processed.gone.push(container);
+            }
+        } else if reported.insert(datanode, *report).is_none() {
+            processed.confirmed.push(container);
+        }
+    }
+
+    /// The report's ops done: a replica that appeared completes a pending add, one that
+    /// went a pending delete (`completeAddReplica`, `completeDeleteReplica`).
+    fn complete_pending_ops(&self, datanode: DatanodeId, processed: &ProcessedReport) {
+        if processed.confirmed.is_empty() && processed.gone.is_empty() {
+            return;
+        }
+        let mut rm = self.replication.lock();
+        for &container in &processed.confirmed {
+            rm.pending.complete(container, PendingOpKind::Add, datanode);
+        }
+        for &container in &processed.gone {
+            rm.pending
+                .complete(container, PendingOpKind::Delete, datanode);
+        }
+    }
+
+    /// The state changes and deletes the replicas called for, on the leader only (a
+    /// follower's report handler records the replicas and changes nothing). A change the
+    /// log refuses is left for the next report.
+    fn carry_out(&self, datanode: DatanodeId, actions: &[(ContainerId, ReportAction)]) {
+        if actions.is_empty() || !self.context().is_leader {
+            return;
+        }
+        for &(container, action) in actions {
+            match action {
+                ReportAction::Move(to) => {
+                    self.update_state(container, LogEntry::UpdateContainerState(container, to));
+                }
+                ReportAction::ComeBack(to) => {
+                    let entry = LogEntry::TransitionDeletingOrDeleted(container, to);
+                    self.update_state(container, entry);
+                }
+                ReportAction::DeleteReplica { force } => {
+                    let delete = CommandKind::DeleteContainer { container, force };
+                    // One at a time: a delete already queued for the replica is enough.
+                    if !self.commands.contains(datanode, &delete) {
+                        let _ = self.send_command(datanode, delete);
+                    }
+                }
+            }
+        }
+    }
+
+    fn log_report(
+        &self,
+        datanode: DatanodeId,
+        replicas: &[ContainerReplicaReport],
+        processed: &ProcessedReport,
+        pending_removed: &[ContainerId],
+    ) {
+        if !processed.unknown.is_empty() {
             tracing::debug!(
                 node = %self.id,
                 datanode = %datanode,
-                confirmed = %Listed(&confirmed),
-                pending_removed = %Listed(&pending_removed),
-                unknown = %Listed(&unknown),
+                confirmed = %Listed(&processed.confirmed),
+                pending_removed = %Listed(pending_removed),
+                unknown = %Listed(&processed.unknown),
                 "container report processed"
             );
         } else if !replicas.is_empty() {
             tracing::debug!(
                 node = %self.id,
                 datanode = %datanode,
-                confirmed = %Listed(&confirmed),
-                pending_removed = %Listed(&pending_removed),
+                confirmed = %Listed(&processed.confirmed),
+                pending_removed = %Listed(pending_removed),
                 "container report processed"
             );
-        }
-        if unknown.is_empty() {
-            Ok(())
-        } else {
-            Err(ScmError::UnknownContainers {
-                datanode,
-                containers: unknown,
-            })
         }
     }
 
@@ -169,4 +256,18 @@ impl StorageContainerManager {
         let node = self.nodes.get(datanode)?;
         Ok(self.nodes.tracker().pending(&node))
     }
+}
+
+/// What a container report did, gathered under the table lock.
+#[derive(Debug, Default)]
+struct ProcessedReport {
+    /// Containers this datanode reported for the first time.
+    confirmed: Vec<ContainerId>,
+    /// Containers whose replica on this datanode is gone (reported DELETED, or no longer
+    /// listed by a full report).
+    gone: Vec<ContainerId>,
+    /// Containers the SCM has not applied.
+    unknown: Vec<ContainerId>,
+    /// What the replicas called for.
+    actions: Vec<(ContainerId, ReportAction)>,
 }

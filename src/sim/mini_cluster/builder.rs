@@ -14,7 +14,7 @@ use crate::datanode::reports::VolumeUsage;
 use crate::hdds::heartbeat::ScmEndpoint;
 use crate::hdds::ids::{DatanodeId, PipelineId, ScmId};
 use crate::scm::ha::ScmDb;
-use crate::scm::{Pipeline, ScmBehavior, ScmConfig, ScmHardening};
+use crate::scm::{Pipeline, ReplicationManagerConfig, ScmBehavior, ScmConfig, ScmHardening};
 use crate::sim::peers::PeerNetwork;
 use crate::sim::ratis::SimulatedRatis;
 use crate::sync::atomic::AtomicU64;
@@ -32,6 +32,7 @@ pub struct MiniOzoneClusterBuilder {
     replication: usize,
     scm_behavior: ScmBehavior,
     scm_hardening: ScmHardening,
+    replication_manager: ReplicationManagerConfig,
     datanode: DatanodeConfig,
     slots_per_datanode: u64,
     tick_ms: u64,
@@ -47,6 +48,7 @@ impl Default for MiniOzoneClusterBuilder {
             replication: 3,
             scm_behavior: ScmBehavior::Hardened,
             scm_hardening: ScmHardening::ALL,
+            replication_manager: ReplicationManagerConfig::immediate(),
             datanode: DatanodeConfig::default(),
             slots_per_datanode: 100,
             tick_ms: 1_000,
@@ -94,6 +96,15 @@ impl MiniOzoneClusterBuilder {
         self
     }
 
+    /// The SCMs' replication manager: by default
+    /// [`ReplicationManagerConfig::immediate`] (a pass at every tick, no start delay,
+    /// Ozone's command deadlines), so a stepped cluster settles within a few ticks; give
+    /// Ozone's interval and start delay to see what they hold back.
+    pub fn replication_manager(mut self, config: ReplicationManagerConfig) -> Self {
+        self.replication_manager = config;
+        self
+    }
+
     /// Every datanode's settings (term fencing, the replicas' code).
     pub fn datanode_config(mut self, config: DatanodeConfig) -> Self {
         self.datanode = config;
@@ -136,6 +147,7 @@ impl MiniOzoneClusterBuilder {
             container_size: CONTAINER_SIZE,
             pipeline_choice_seed: self.seed,
             hardening: self.scm_hardening,
+            replication: self.replication_manager,
             ..ScmConfig::with_pipelines(self.pipelines())
         };
         let clock = ManualClock::new(0);

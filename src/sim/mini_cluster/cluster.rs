@@ -5,7 +5,7 @@ use crate::clock::ManualClock;
 use crate::datanode::DatanodeError;
 use crate::datanode::container::ContainerController;
 use crate::datanode::daemon::Datanode;
-use crate::hdds::ids::{ContainerId, DatanodeId, LocalId, ScmId};
+use crate::hdds::ids::{ContainerId, DatanodeId, LocalId, PipelineId, ScmId};
 use crate::scm::ha::ScmDb;
 use crate::scm::{ScmBehavior, ScmConfig, ScmError, StorageContainerManager};
 use crate::sim::peers::PeerNetwork;
@@ -186,6 +186,19 @@ impl MiniOzoneCluster {
         Ok(())
     }
 
+    /// The datanode at `datanode` leaves the Ratis group of `pipeline` (the pipeline
+    /// failed on it, or was closed): a close command naming the pipeline then quasi-closes
+    /// its replica unless forced (`CloseContainerCommandHandler`), the way a replica
+    /// reaches QUASI_CLOSED.
+    pub fn leave_pipeline(
+        &self,
+        datanode: usize,
+        pipeline: PipelineId,
+    ) -> Result<(), ClusterError> {
+        self.datanode(datanode)?.replicas().leave_pipeline(pipeline);
+        Ok(())
+    }
+
     /// One step of the whole cluster: the leader's replication manager and block deleting
     /// service, then every
     /// datanode's work, then the clock moves by the tick.
@@ -254,13 +267,21 @@ impl MiniOzoneCluster {
     }
 
     /// Nothing in flight: the leader's deleted-block log is empty, no SCM holds a command
-    /// for any datanode, no datanode holds a command or a delete transaction to execute.
+    /// for any datanode, no datanode holds a command or a delete transaction to execute,
+    /// and the leader holds each replica as the datanode would report it now (for every
+    /// datanode it reaches), so no state change waits in a report.
     pub fn is_quiescent(&self) -> Result<bool, ClusterError> {
-        if !self.leader()?.deleted_block_log().is_empty() {
+        let leader = self.leader()?;
+        if !leader.deleted_block_log().is_empty() {
             return Ok(false);
         }
         for dn in &self.datanodes {
             let id = dn.id();
+            if !self.scms.board.is_cut(id, leader.id())
+                && !self.leader_knows_replicas_of(&leader, dn)
+            {
+                return Ok(false);
+            }
             if self
                 .scms
                 .board
@@ -274,6 +295,16 @@ impl MiniOzoneCluster {
             }
         }
         Ok(true)
+    }
+
+    /// Whether `leader` holds every replica of `dn` as `dn` reports it now.
+    fn leader_knows_replicas_of(&self, leader: &StorageContainerManager, dn: &Datanode) -> bool {
+        dn.replicas().container_report().iter().all(|report| {
+            leader
+                .replica_reports(report.container)
+                .get(&dn.id())
+                .is_some_and(|known| known == report)
+        })
     }
 
     /// Whether a replica of `dn` still holds a delete transaction to execute.

@@ -65,6 +65,11 @@ impl Switchboard {
         }
     }
 
+    /// Whether the link between `datanode` and `scm` is cut.
+    pub(super) fn is_cut(&self, datanode: DatanodeId, scm: ScmId) -> bool {
+        self.cut.lock().contains(&(datanode, scm))
+    }
+
     /// Heals every cut link.
     pub(super) fn heal_all(&self) {
         self.cut.lock().clear();

@@ -4,7 +4,7 @@
 //!
 //! | table | key | value |
 //! |---|---|---|
-//! | `meta` | `"state"`, `"last_delete_tx_id"`, `"data_checksum"` | a state code (one byte), a big-endian `u64`, a big-endian `u64` (absent: no checksum) |
+//! | `meta` | `"state"`, `"last_delete_tx_id"`, `"data_checksum"`, `"bcsid"` | a state code (one byte), a big-endian `u64`, a big-endian `u64` (absent: no checksum), a big-endian `u64` (absent: no block committed) |
 //! | `blocks` | the block's local id | its chunks: a count, then per chunk offset, length (`u64`), window size (`u32`), a count and the window checksums (`u32`) |
 //! | `transactions` | the transaction id | the container id (`u64`), a count and the block ids (`u64`) |
 //! | `deleted` | a deleted block's local id | its tree checksum (`u64`; the hardened `deletion_records_in_database`) |

@@ -33,6 +33,7 @@ const DELETED: TableDefinition<u64, u64> = TableDefinition::new("deleted");
 const STATE: &str = "state";
 const LAST_DELETE_TX_ID: &str = "last_delete_tx_id";
 const DATA_CHECKSUM: &str = "data_checksum";
+const BCSID: &str = "bcsid";
 
 /// A redb failure on the database at `path`: an I/O failure is [`StoreError::Io`], a
 /// file redb cannot read (damaged, or not a database) [`StoreError::CorruptMetadata`].
@@ -197,6 +198,11 @@ impl ContainerDb {
         metadata.data_checksum = record(DATA_CHECKSUM)?
             .map(|bytes| decode_u64(DATA_CHECKSUM, &bytes))
             .transpose()?;
+        // Absent in a replica that never committed a block.
+        metadata.bcsid = record(BCSID)?
+            .map(|bytes| decode_u64(BCSID, &bytes))
+            .transpose()?
+            .unwrap_or(0);
         for entry in read
             .open_table(BLOCKS)
             .map_err(self.fail())?
@@ -229,9 +235,17 @@ impl ContainerDb {
         Ok(metadata)
     }
 
-    /// Applies `batch` in one durable transaction: only the keys it changes are written.
-    pub(super) fn commit(&self, batch: &MetadataBatch) -> Result<(), StoreError> {
+    /// Applies `batch` in one durable transaction: only the keys it changes are written,
+    /// with the block commit sequence id the batch raises the replica's to (`bcsid`).
+    pub(super) fn commit(
+        &self,
+        batch: &MetadataBatch,
+        bcsid: Option<u64>,
+    ) -> Result<(), StoreError> {
         self.write(|t| {
+            if let Some(bcsid) = bcsid {
+                t.meta.insert(BCSID, bcsid.to_be_bytes().as_slice())?;
+            }
             for block in &batch.put_blocks {
                 t.blocks
                     .insert(block.local_id, encode_block(block).as_slice())?;
