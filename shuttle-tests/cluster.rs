@@ -3,7 +3,8 @@
 //! leader's force delete reaching a replica under repair, stepped and through the whole
 //! cluster; keys granted across a leader
 //! change, judged by the datanodes' own reports; deletions across a transfer, a restart
-//! and reconciliation; and the random cluster with seeded faults. Fixed variants hold,
+//! and reconciliation; HDDS-16811's trigger on a QUASI_CLOSED container; and the random
+//! cluster with seeded faults. Fixed variants hold,
 //! legacy ones are caught.
 
 use crate::support;
@@ -40,6 +41,11 @@ shuttle_tests! {
     deleted_blocks_stay_deleted_through_repair_pct: "deletions_across_transfer_restart_and_repair" / "SeedPatch", PCT3;
     deleted_blocks_stay_deleted_through_repair_when_hardened_random: "deletions_across_transfer_restart_and_repair" / "Hardened", RANDOM;
     deleted_block_copied_back_by_repair_before_the_patch_random: "deletions_across_transfer_restart_and_repair" / "Legacy", RANDOM;
+    quasi_closed_key_stays_deleted_through_reconcile_random: "key_deleted_from_a_quasi_closed_container_during_reconcile" / "SeedPatch", RANDOM;
+    quasi_closed_key_stays_deleted_through_reconcile_pct: "key_deleted_from_a_quasi_closed_container_during_reconcile" / "SeedPatch", PCT3;
+    quasi_closed_key_stays_deleted_through_reconcile_when_hardened_random: "key_deleted_from_a_quasi_closed_container_during_reconcile" / "Hardened", RANDOM;
+    quasi_closed_key_copied_back_by_reconcile_before_the_patch_random: "key_deleted_from_a_quasi_closed_container_during_reconcile" / "Legacy", RANDOM;
+    quasi_closed_key_copied_back_by_reconcile_before_the_patch_pct: "key_deleted_from_a_quasi_closed_container_during_reconcile" / "Legacy", PCT3;
     random_cluster_holds_when_hardened_random: "random_cluster_with_faults" / "Hardened", RANDOM;
     random_cluster_holds_when_hardened_pct: "random_cluster_with_faults" / "Hardened", PCT3;
     random_cluster_catches_the_seed_patches_pct: "random_cluster_with_faults" / "SeedPatch", PCT3;

@@ -93,6 +93,15 @@ impl CommandQueue {
             .is_some_and(|q| q.commands.iter().any(|c| c.kind == *kind))
     }
 
+    /// A copy of the commands queued for `datanode`, oldest first; nothing is taken.
+    pub fn peek(&self, datanode: DatanodeId) -> Vec<ScmCommand> {
+        self.queues
+            .lock()
+            .get(&datanode)
+            .map(|q| q.commands.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
     /// Commands queued for `datanode`.
     pub fn len(&self, datanode: DatanodeId) -> usize {
         self.queues

@@ -7,4 +7,5 @@ mod deleted_block_log;
 mod failover;
 mod pending_bucket_model;
 mod registration;
+mod replica_health;
 mod scm;

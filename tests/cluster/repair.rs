@@ -6,8 +6,9 @@ use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig};
 use hadoop_ref::datanode::daemon::DatanodeConfig;
 use hadoop_ref::sim::mini_cluster::{Key, MiniOzoneCluster};
 
-/// Three datanodes with replicas of `behavior`, and a closed key whose replica on datanode
-/// 3 lacks its last block.
+/// Three datanodes with replicas of `behavior`, and a closed container holding a whole
+/// key and a key whose replica on datanode 3 lacks its last block: the whole key keeps
+/// every replica from reporting empty once the other is deleted. Returns the second key.
 fn lagging(behavior: ContainerBehavior) -> (MiniOzoneCluster, Key) {
     let cluster = MiniOzoneCluster::builder()
         .datanode_config(DatanodeConfig {
@@ -16,25 +17,26 @@ fn lagging(behavior: ContainerBehavior) -> (MiniOzoneCluster, Key) {
         })
         .build()
         .unwrap();
-    let key = cluster.open_key(2).unwrap();
+    let keys = cluster.open_keys(2, 2).unwrap();
     let lagging = cluster.datanode(2).unwrap().id();
-    cluster.write_blocks_lagging(&key, lagging).unwrap();
-    cluster.close_key(&key).unwrap();
+    cluster.write_blocks(&keys[0]).unwrap();
+    cluster.write_blocks_lagging(&keys[1], lagging).unwrap();
+    cluster.close_key(&keys[1]).unwrap();
     cluster.run_until_quiescent(10).unwrap();
-    (cluster, key)
+    (cluster, keys[1].clone())
 }
 
 #[test]
 fn a_reconcile_command_repairs_a_lagging_replica() {
     let (cluster, key) = lagging(ContainerBehavior::Hardened);
-    assert_eq!(cluster.live_blocks(2, key.container).unwrap(), 1);
+    assert_eq!(cluster.live_blocks_of(2, &key).unwrap(), 1);
     assert_eq!(
         cluster.reconcile(key.container).unwrap(),
         3,
         "one per holder"
     );
     cluster.run_until_quiescent(10).unwrap();
-    assert_eq!(cluster.live_blocks(2, key.container).unwrap(), 2);
+    assert_eq!(cluster.live_blocks_of(2, &key).unwrap(), 2);
 }
 
 /// HDDS-16811's MC2 driven by the SCM: the lagging replica runs the delete transaction
@@ -49,7 +51,7 @@ fn deleted_then_reconciled(behavior: ContainerBehavior) -> u64 {
     for _ in 0..3 {
         cluster.tick().unwrap();
     }
-    assert_eq!(cluster.live_blocks(2, key.container).unwrap(), 0);
+    assert_eq!(cluster.live_blocks_of(2, &key).unwrap(), 0);
     cluster.reconcile(key.container).unwrap();
     for _ in 0..2 {
         cluster.tick().unwrap();
@@ -58,7 +60,7 @@ fn deleted_then_reconciled(behavior: ContainerBehavior) -> u64 {
         cluster.set_link(0, scm, true).unwrap();
     }
     cluster.run_until_quiescent(50).unwrap();
-    cluster.live_blocks(2, key.container).unwrap()
+    cluster.live_blocks_of(2, &key).unwrap()
 }
 
 #[test]

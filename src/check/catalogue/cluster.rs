@@ -7,9 +7,10 @@ use crate::datanode::container::ContainerBehavior;
 use crate::datanode::state_context::StateContextBehavior;
 use crate::scenarios::cluster::{
     OzoneBehavior, deletions_across_transfer_restart_and_repair,
-    deposed_leaders_force_delete_through_the_cluster, keys_deleted_while_leadership_moves,
-    keys_written_while_leadership_moves, random_cluster_with_faults,
-    stale_force_delete_during_repair,
+    deposed_leaders_force_delete_through_the_cluster,
+    key_deleted_from_a_quasi_closed_container_during_reconcile,
+    keys_deleted_while_leadership_moves, keys_written_while_leadership_moves,
+    random_cluster_with_faults, stale_force_delete_during_repair,
 };
 use crate::scm::ScmBehavior;
 
@@ -97,6 +98,16 @@ fn allocation_and_repair(cases: &mut Vec<Case>) {
             case.pct_reaches = false;
         }
     }
+    // HDDS-16811's trigger as the seed tells it: a QUASI_CLOSED container (every datanode
+    // out of its pipeline), all replicas QUASI_CLOSED and so HEALTHY, the transaction sent
+    // to the lagging replica too, and an operator's reconcile.
+    cases!(
+        cases,
+        "key_deleted_from_a_quasi_closed_container_during_reconcile",
+        ContainerBehavior,
+        |behavior, seed| key_deleted_from_a_quasi_closed_container_during_reconcile(behavior, seed),
+        [(SeedPatch, Holds), (Hardened, Holds), (Legacy, Caught)]
+    );
 }
 
 /// The random cluster with seeded faults.

@@ -50,7 +50,7 @@ fn no_block_live(
     for key in deleted {
         for dn in 0..cluster.datanode_count() {
             let live = cluster
-                .live_blocks(dn, key.container)
+                .live_blocks_of(dn, key)
                 .map_err(|e| violation(property, e.to_string()))?;
             if live > 0 {
                 return Err(violation(
@@ -100,7 +100,7 @@ pub fn kept_keys_are_whole(cluster: &MiniOzoneCluster, kept: &[Key]) -> Result<(
     for key in kept {
         for dn in 0..cluster.datanode_count() {
             let live = cluster
-                .live_blocks(dn, key.container)
+                .live_blocks_of(dn, key)
                 .map_err(|e| violation("no live key lost", e.to_string()))?;
             if live != key.blocks.len() as u64 {
                 return Err(violation(

@@ -12,6 +12,7 @@
 mod allocation;
 mod deletions;
 pub mod invariants;
+mod quasi_closed;
 mod random;
 mod repair;
 mod setup;
@@ -20,6 +21,7 @@ mod stale_delete;
 pub use allocation::keys_written_while_leadership_moves;
 pub use deletions::keys_deleted_while_leadership_moves;
 pub use invariants::SEED_KEY;
+pub use quasi_closed::key_deleted_from_a_quasi_closed_container_during_reconcile;
 pub use random::{OzoneBehavior, random_cluster_with_faults};
 pub use repair::deletions_across_transfer_restart_and_repair;
 pub use stale_delete::{

@@ -57,6 +57,12 @@ impl StorageContainerManager {
         Ok(command)
     }
 
+    /// A copy of the commands queued for `datanode`'s next heartbeat, oldest first, each
+    /// with its term and deadline; nothing is taken.
+    pub fn queued_commands(&self, datanode: DatanodeId) -> Vec<ScmCommand> {
+        self.commands.peek(datanode)
+    }
+
     /// Commands queued for `datanode`'s next heartbeat.
     pub fn queued_for(&self, datanode: DatanodeId) -> usize {
         self.commands.len(datanode)

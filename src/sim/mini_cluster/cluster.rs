@@ -3,7 +3,7 @@
 use super::services::{ScmServices, ServiceThread};
 use crate::clock::ManualClock;
 use crate::datanode::DatanodeError;
-use crate::datanode::container::ContainerController;
+use crate::datanode::container::{ContainerController, ContainerError};
 use crate::datanode::daemon::Datanode;
 use crate::hdds::ids::{ContainerId, DatanodeId, LocalId, PipelineId, ScmId};
 use crate::scm::ha::ScmDb;
@@ -251,16 +251,22 @@ impl MiniOzoneCluster {
         self.datanodes.len()
     }
 
-    /// Ticks until nothing is in flight (see [`is_quiescent`](Self::is_quiescent)), at
-    /// most `max_ticks` times. Returns the ticks run.
+    /// Ticks until nothing is in flight (see [`is_quiescent`](Self::is_quiescent)) both
+    /// before and after a tick, at most `max_ticks` ticks: the tick between shows that the
+    /// SCMs' services (a replication manager pass, a block deleting round) had nothing
+    /// left to send either. Returns the ticks run. With a replication manager interval
+    /// longer than a tick, leave the ticks to cover it.
     pub fn run_until_quiescent(&self, max_ticks: usize) -> Result<usize, ClusterError> {
+        let mut was_quiescent = false;
         for ticks in 0..max_ticks {
-            if self.is_quiescent()? {
+            let quiescent = self.is_quiescent()?;
+            if quiescent && was_quiescent {
                 return Ok(ticks);
             }
+            was_quiescent = quiescent;
             self.tick()?;
         }
-        if self.is_quiescent()? {
+        if was_quiescent && self.is_quiescent()? {
             return Ok(max_ticks);
         }
         Err(ClusterError::NotQuiescent { ticks: max_ticks })
@@ -312,9 +318,10 @@ impl MiniOzoneCluster {
         let replicas = dn.replicas();
         for id in replicas.container_ids() {
             let container = replicas.container(id).map_err(DatanodeError::from)?;
-            let pending = container.store().pending_transactions(1).map_err(|e| {
-                DatanodeError::from(crate::datanode::container::ContainerError::store(id)(e))
-            })?;
+            let pending = container
+                .store()
+                .pending_transactions(1)
+                .map_err(|e| DatanodeError::from(ContainerError::store(id)(e)))?;
             if !pending.is_empty() {
                 return Ok(true);
             }
@@ -330,6 +337,22 @@ impl MiniOzoneCluster {
             .iter()
             .find(|r| r.container == container)
             .map_or(0, |r| r.block_count))
+    }
+
+    /// Blocks of `key` with metadata in its container's replica on the datanode at `index`
+    /// (0 when it holds no replica).
+    pub fn live_blocks_of(&self, index: usize, key: &Key) -> Result<u64, ClusterError> {
+        let Ok(replica) = self.datanode(index)?.replicas().container(key.container) else {
+            return Ok(0);
+        };
+        let blocks = replica
+            .store()
+            .blocks()
+            .map_err(|e| DatanodeError::from(ContainerError::store(key.container)(e)))?;
+        Ok(blocks
+            .iter()
+            .filter(|b| key.blocks.contains(&b.local_id))
+            .count() as u64)
     }
 
     fn scm_id(&self, index: usize) -> Result<ScmId, ClusterError> {

@@ -44,8 +44,24 @@ impl MiniOzoneCluster {
         })
     }
 
+    /// Grants one container and `count` keys of `blocks` blocks each in it (at least
+    /// one key): what the seed's reproductions start from, a container whose replicas
+    /// keep the other keys' blocks when one key is deleted, so they never report empty.
+    pub fn open_keys(&self, count: usize, blocks: usize) -> Result<Vec<Key>, ClusterError> {
+        let first = self.open_key(blocks)?;
+        let mut keys = vec![first.clone()];
+        for _ in 1..count {
+            let start = self.next_block.fetch_add(blocks as u64, Ordering::Relaxed);
+            keys.push(Key {
+                blocks: (start..start + blocks as u64).collect(),
+                ..first.clone()
+            });
+        }
+        Ok(keys)
+    }
+
     /// The client writes `key` to every datanode of its pipeline: each creates its
-    /// replica, OPEN, with every block written and committed.
+    /// replica, OPEN, if it has none, with every block written and committed.
     pub fn write_blocks(&self, key: &Key) -> Result<(), ClusterError> {
         for &datanode in &key.datanodes {
             self.write_replica(key, datanode, &key.blocks)?;
@@ -70,8 +86,8 @@ impl MiniOzoneCluster {
     }
 
     /// The client's write of `blocks` of `key` reaching `datanode` only: its replica is
-    /// created, OPEN and empty, in the datanode's volume, then those blocks are written
-    /// and committed to it. A replica written with
+    /// created, OPEN and empty, in the datanode's volume unless it is there already (a
+    /// second key of the container), then those blocks are written and committed to it. A replica written with
     /// fewer blocks than the key's lags behind its peers, as one does after a failed
     /// pipeline write; reconciliation repairs it.
     pub fn write_replica(
@@ -83,10 +99,13 @@ impl MiniOzoneCluster {
         let index = self.datanode_index(datanode)?;
         let container = key.container;
         let _process = self.processes[index].read();
-        let replica = self.datanodes[index]
-            .replicas()
-            .create_container(container)
-            .map_err(DatanodeError::from)?;
+        let replicas = self.datanodes[index].replicas();
+        let replica = match replicas.container(container) {
+            Ok(replica) => replica,
+            Err(_) => replicas
+                .create_container(container)
+                .map_err(DatanodeError::from)?,
+        };
         for &block in blocks {
             write_block(replica.store().as_ref(), block, 1)
                 .map_err(|e| DatanodeError::from(ContainerError::store(container)(e)))?;

@@ -1,0 +1,133 @@
+//! HDDS-16811's trigger as the seed tells it, on a whole cluster: a QUASI_CLOSED container
+//! with a lagging replica, a key deleted, and `ozone admin container reconcile`.
+//!
+//! **The race.** Every datanode left the container's Ratis pipeline, so the close
+//! quasi-closes each replica and the container goes QUASI_CLOSED from their reports; one
+//! replica lacks the doomed key's last block. All-QUASI_CLOSED replicas are HEALTHY
+//! whatever their sequence ids, so the deleted-block log sends the key's transaction to
+//! every replica, the lagging one included; before the replication manager's next pass
+//! (300 s, after a 5 min start delay) nothing closes them. The lagging replica runs the
+//! transaction, keeps no trace of the block it never had, and a reconcile command copies
+//! it back from a peer that has not deleted it yet. **The fix** records every deleted
+//! block in the replica's tree, which reconciliation reads before it commits a block.
+
+use super::invariants::SEED_KEY;
+use super::invariants::{
+    deleted_keys_are_gone_everywhere, kept_keys_are_whole, log_drains,
+    no_deleted_block_back_after_repair, replicas_keep_metadata_and_files_together,
+};
+use super::setup::{ROUNDS, setup, spawn_datanodes};
+
+use crate::datanode::container::{ContainerBehavior, ContainerConfig};
+use crate::datanode::daemon::DatanodeConfig;
+use crate::scenarios::rng::SeededRng;
+use crate::scenarios::{Violation, join_all};
+use crate::scm::{LifeCycleState, ReplicationManagerConfig};
+use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
+use crate::sync::{Arc, thread};
+
+/// The datanode cut off from the SCMs while the threads run: its replica keeps the
+/// doomed key's blocks the longest.
+const CUT_OFF: usize = 0;
+/// The datanode whose replica lacks the doomed key's last block.
+const LAGGING: usize = 2;
+
+/// One SCM with Ozone's replication manager timing and three datanodes (replica code
+/// `behavior`) hold one QUASI_CLOSED container with a kept key and a doomed key whose
+/// replica on datanode 3 lacks its last block; datanode 1 is cut off from the SCM. Three
+/// spawned threads tick a datanode each `ROUNDS` (4) times; a fourth deletes the doomed
+/// key, runs the SCM's services each round, and runs `ozone admin container reconcile`
+/// at a round the seed picks. Then datanode 1 is healed and the cluster settles. Checks
+/// [`deleted_keys_are_gone_everywhere`] and [`log_drains`]; then, after a full repair
+/// round, [`no_deleted_block_back_after_repair`], [`kept_keys_are_whole`] and
+/// [`replicas_keep_metadata_and_files_together`].
+pub fn key_deleted_from_a_quasi_closed_container_during_reconcile(
+    behavior: ContainerBehavior,
+    seed: u64,
+) -> Result<(), Violation> {
+    let (cluster, kept, doomed) = quasi_closed_cluster(behavior)?;
+    let cluster = Arc::new(cluster);
+    let mut handles = spawn_datanodes(&cluster, None);
+    let driver = Arc::clone(&cluster);
+    let key = doomed.clone();
+    handles.push(thread::spawn(move || drive_scm(&driver, &key, seed)));
+    join_all(handles)?;
+    cluster.set_link(CUT_OFF, 0, true).map_err(setup)?;
+    cluster.run_until_quiescent(50).map_err(setup)?;
+    deleted_keys_are_gone_everywhere(&cluster, std::slice::from_ref(&doomed))?;
+    log_drains(&cluster)?;
+    cluster.repair_round(doomed.container).map_err(setup)?;
+    no_deleted_block_back_after_repair(&cluster, std::slice::from_ref(&doomed))?;
+    kept_keys_are_whole(&cluster, &[kept])?;
+    replicas_keep_metadata_and_files_together(&cluster)
+}
+
+/// The cluster of the scenario: the two keys written into one container (the doomed one
+/// lagging on [`LAGGING`]), every datanode out of the container's pipeline, the container
+/// closed and settled QUASI_CLOSED, [`CUT_OFF`] cut from the SCM. Returns the kept and the
+/// doomed key.
+fn quasi_closed_cluster(
+    behavior: ContainerBehavior,
+) -> Result<(MiniOzoneCluster, Key, Key), Violation> {
+    let (cluster, kept, doomed) = write_and_quasi_close(behavior).map_err(setup)?;
+    let state = cluster
+        .leader()
+        .map_err(setup)?
+        .container(kept.container)
+        .map(|c| c.state);
+    if state != Some(LifeCycleState::QuasiClosed) {
+        return Err(Violation {
+            seed: SEED_KEY,
+            property: "scenario setup",
+            detail: format!("the container settled {state:?}, not QUASI_CLOSED"),
+        });
+    }
+    cluster.set_link(CUT_OFF, 0, false).map_err(setup)?;
+    Ok((cluster, kept, doomed))
+}
+
+/// Writes both keys, takes every datanode out of the container's pipeline, closes the
+/// container and settles.
+fn write_and_quasi_close(
+    behavior: ContainerBehavior,
+) -> Result<(MiniOzoneCluster, Key, Key), ClusterError> {
+    let cluster = MiniOzoneCluster::builder()
+        .scms(1)
+        .replication_manager(ReplicationManagerConfig::default())
+        .datanode_config(DatanodeConfig {
+            container: ContainerConfig::new(behavior),
+            ..DatanodeConfig::default()
+        })
+        .build()?;
+    let keys = cluster.open_keys(2, 2)?;
+    let (kept, doomed) = (keys[0].clone(), keys[1].clone());
+    cluster.write_blocks(&kept)?;
+    cluster.write_blocks_lagging(&doomed, cluster.datanode(LAGGING)?.id())?;
+    let pipeline = cluster
+        .leader()?
+        .container(kept.container)
+        .map(|info| info.pipeline)
+        .ok_or(ClusterError::NoLeader)?;
+    for dn in 0..cluster.datanode_count() {
+        cluster.leave_pipeline(dn, pipeline)?;
+    }
+    cluster.close_key(&kept)?;
+    cluster.run_until_quiescent(10)?;
+    Ok((cluster, kept, doomed))
+}
+
+/// The SCM side: the key deleted first; each round the SCM's services run, and at the
+/// round the seed picks the operator's reconcile.
+fn drive_scm(cluster: &MiniOzoneCluster, key: &Key, seed: u64) -> Result<Vec<()>, Violation> {
+    let mut rng = SeededRng::new(seed);
+    let reconcile_at = 1 + rng.below(ROUNDS as u64 - 1) as usize;
+    cluster.delete_key(key).map_err(setup)?;
+    for round in 0..ROUNDS {
+        cluster.tick_scms().map_err(setup)?;
+        if round == reconcile_at {
+            cluster.reconcile(key.container).map_err(setup)?;
+        }
+        cluster.clock().advance_ms(1_000);
+    }
+    Ok(Vec::new())
+}
