@@ -25,7 +25,11 @@
 //! (with a `why`); `log applied`, `snapshot installed`; `datanode re-registered` (whether
 //! the bucket was kept or is empty), `storage report processed` (only when the slots
 //! changed), `container report processed` (the replicas confirmed and the pending entries
-//! they removed). They carry values already in hand: logging adds no synchronization, so
+//! they removed); `command queued`, `container state updated` and `container state not
+//! updated` (a lifecycle change through the log), `replication manager running` (its
+//! pending ops cleared for a new term), `over-replicated replica deleted`; the block
+//! deletion's `delete transactions added`, `delete blocks command queued`, `delete
+//! transactions removed` and `block deleting round skipped`. They carry values already in hand: logging adds no synchronization, so
 //! loom and shuttle explore the same interleavings with and without a recorder.
 //!
 //! # Example
@@ -88,10 +92,11 @@ mod heartbeat;
 mod leadership;
 mod over_replication;
 mod replication_manager;
+mod replication_state;
 mod report_decision;
 mod reports;
 
-use replication_manager::ReplicationManagerState;
+use replication_state::ReplicationManagerState;
 
 /// `SCMContext`: what this SCM believes about its leadership and safe mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,4 +1,8 @@
-//! The Storage Container Manager's pending container allocations (HDDS-16891).
+//! The Storage Container Manager: its pending container allocations (HDDS-16891), and the
+//! service it gives its datanodes where the seeds meet: heartbeats and commands stamped
+//! with the leader's term (HDDS-17268), the deleted-block log and its health gate, the
+//! container lifecycle driven by replica reports, and the replication manager
+//! (HDDS-16811's trigger, HDDS-16449's over-replication).
 //!
 //! - [`config`], [`error`], [`container_info`]: the SCM's behavior, the switches of this
 //!   crate's additions and its settings, its errors, and its container and pipeline
@@ -13,8 +17,9 @@
 //! - [`replica_count`]: the replication manager's count of a container's replicas and its
 //!   health check; [`pending_ops`]: the replica additions and deletions it waits for.
 //! - [`container_manager`]: the SCM itself: allocation on the leader, the replicated
-//!   add-container, registrations and reports, leadership and safe mode, and the fix: the
-//!   rebuild of the buckets with an allocation gate. Its protocol steps are the events of
+//!   add-container, registrations and reports (with the lifecycle decisions of the report
+//!   handler), leadership and safe mode, the replication manager's handlers, and the fix:
+//!   the rebuild of the buckets with an allocation gate. Its protocol steps are the events of
 //!   a failure's [story](crate::story) (listed there).
 
 pub mod command_queue;

@@ -236,3 +236,34 @@ fn a_replica_with_blocks_of_a_deleting_container_is_force_deleted() {
         assert!(replicas.container(key.container).is_err(), "datanode {dn}");
     }
 }
+
+/// Postmortem: the random cluster (Hardened, shuttle) lost a kept key's block: the
+/// settle judged the cluster quiescent in the tick where the last report made a container
+/// CLOSED, before the replication manager's next pass told the two replicas still OPEN
+/// (their close commands dropped as stale) to close, so the final repair found no closed
+/// peer. A settled cluster now has had one more tick that changed nothing.
+#[test]
+fn a_settled_cluster_has_let_the_replication_manager_close_every_replica() {
+    let cluster = MiniOzoneCluster::builder().scms(2).build().unwrap();
+    let key = cluster.open_key(1).unwrap();
+    cluster.write_blocks(&key).unwrap();
+    cluster.close_key(&key).unwrap();
+    // Datanode 1 closes under SCM 1; datanodes 2 and 3 hear SCM 2's term with SCM 1's
+    // close and drop it as stale; datanode 1's CLOSED report reaches SCM 2 last, and no
+    // replication manager pass has run since.
+    cluster.tick_datanode(0).unwrap();
+    cluster.transfer_leadership(1).unwrap();
+    for dn in [1, 2, 0] {
+        cluster.tick_datanode(dn).unwrap();
+    }
+    assert_eq!(state(&cluster, &key), LifeCycleState::Closed);
+    assert_eq!(replica_state(&cluster, 1, &key), ContainerState::Open);
+    cluster.run_until_quiescent(20).unwrap();
+    for dn in 0..3 {
+        assert_eq!(
+            replica_state(&cluster, dn, &key),
+            ContainerState::Closed,
+            "datanode {dn}"
+        );
+    }
+}

@@ -19,27 +19,12 @@ use std::collections::BTreeMap;
 
 use super::super::container_info::{ContainerInfo, LifeCycleState};
 use super::super::error::ScmError;
-use super::super::pending_ops::{ContainerReplicaPendingOps, PendingOp, PendingOpKind};
+use super::super::pending_ops::{PendingOp, PendingOpKind};
 use super::super::replica_count::RatisContainerReplicaCount;
 use super::StorageContainerManager;
 use crate::hdds::command::{CommandKind, ScmCommand};
 use crate::hdds::container::{ContainerReplicaReport, ContainerState};
 use crate::hdds::ids::{ContainerId, DatanodeId};
-use crate::hdds::term::Term;
-
-/// The replication manager's own state (`ReplicationManager`'s service status and
-/// `ContainerReplicaPendingOps`), never replicated.
-#[derive(Debug, Default)]
-pub(super) struct ReplicationManagerState {
-    /// The leader term it last became RUNNING in.
-    running_for_term: Option<Term>,
-    /// When it became RUNNING (`lastTimeToBeReadyInMillis`).
-    ready_since_ms: u64,
-    /// When its last pass ran.
-    last_pass_ms: Option<u64>,
-    /// Ops sent and not yet seen done.
-    pub(super) pending: ContainerReplicaPendingOps,
-}
 
 /// One container as a pass sees it: its row and its replicas, read under the table lock.
 #[derive(Debug, Clone)]

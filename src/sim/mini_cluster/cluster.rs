@@ -283,11 +283,6 @@ impl MiniOzoneCluster {
         }
         for dn in &self.datanodes {
             let id = dn.id();
-            if !self.scms.board.is_cut(id, leader.id())
-                && !self.leader_knows_replicas_of(&leader, dn)
-            {
-                return Ok(false);
-            }
             if self
                 .scms
                 .board
@@ -300,7 +295,11 @@ impl MiniOzoneCluster {
                 return Ok(false);
             }
         }
-        Ok(true)
+        // The dearest check last: every report the leader would take now.
+        Ok(self.datanodes.iter().all(|dn| {
+            self.scms.board.is_cut(dn.id(), leader.id())
+                || self.leader_knows_replicas_of(&leader, dn)
+        }))
     }
 
     /// Whether `leader` holds every replica of `dn` as `dn` reports it now.

@@ -113,8 +113,10 @@ impl MiniOzoneCluster {
         Ok(())
     }
 
-    /// The leader closes `key`'s container: CLOSED in every SCM's table, and a close
-    /// command to each datanode of the pipeline.
+    /// The leader closes `key`'s container (`CloseContainerEventHandler`): CLOSING in
+    /// every SCM's table, and a close command to each datanode of the pipeline; the
+    /// replicas' reports then make it CLOSED (or QUASI_CLOSED, for replicas whose datanode
+    /// left the pipeline).
     pub fn close_key(&self, key: &Key) -> Result<(), ClusterError> {
         Ok(self.leader()?.close_container(key.container)?)
     }

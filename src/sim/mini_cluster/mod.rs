@@ -12,6 +12,14 @@
 //! runs the SCMs' services. Volumes are in memory or, with
 //! [`on_disk`](MiniOzoneClusterBuilder::on_disk), on disk.
 //!
+//! The SCMs drive each container's lifecycle from the replicas' reports as Ozone does: a
+//! close makes it CLOSING, a CLOSED replica CLOSED, and a datanode that left the
+//! container's pipeline ([`leave_pipeline`](MiniOzoneCluster::leave_pipeline))
+//! quasi-closes its replica, so the container can be QUASI_CLOSED, the state HDDS-16811's
+//! trigger starts from. The replication manager runs at every tick unless the builder
+//! gives it Ozone's interval and start delay
+//! ([`replication_manager`](MiniOzoneClusterBuilder::replication_manager)).
+//!
 //! The datanodes reach each other as reconciliation peers through a network whose links
 //! can be cut; each one's node report is its volume's space with its replicas
 //! ([`VolumeUsage`](crate::datanode::reports::VolumeUsage)); a restarted SCM stays in safe
