@@ -203,13 +203,13 @@ impl KeyValueContainer {
     /// The replica's entry in a container report. Its origin is this datanode: a replica
     /// copied here by replication reports this datanode too (Ozone keeps the source's).
     pub fn report(&self) -> Result<ContainerReplicaReport, ContainerError> {
-        let blocks = self.storage(self.store.blocks())?;
+        // One read of the store: the summary has the counts a report needs.
         let summary = self.storage(self.store.summary())?;
         Ok(ContainerReplicaReport {
             container: self.id,
             state: self.state(),
-            block_count: blocks.len() as u64,
-            used_bytes: blocks.iter().map(BlockData::length).sum(),
+            block_count: summary.block_count,
+            used_bytes: summary.used_bytes,
             data_checksum: self.reported_data_checksum(),
             sequence_id: summary.bcsid,
             origin: self.datanode,

@@ -128,6 +128,8 @@ pub struct MetadataSummary {
     pub data_checksum: Option<u64>,
     /// Blocks with metadata.
     pub block_count: u64,
+    /// Bytes the blocks' chunks cover (the container report's `used`).
+    pub used_bytes: u64,
     /// Delete transactions pending.
     pub pending_transactions: u64,
     /// The highest block commit sequence id committed (`blockCommitSequenceId`): here a
@@ -320,6 +322,7 @@ impl Metadata {
             last_delete_tx_id: self.last_delete_tx_id,
             data_checksum: self.data_checksum,
             block_count: self.blocks.len() as u64,
+            used_bytes: self.blocks.values().map(BlockData::length).sum(),
             pending_transactions: self.transactions.len() as u64,
             bcsid: self.bcsid,
         }

@@ -1,7 +1,7 @@
 //! The SCM's side of its datanodes' reports (`SCMNodeManager`, `ContainerReportHandler`):
 //! registration, node reports (the space allocation reads) and container reports (the
 //! replicas, which confirm pending allocations away, HDDS-16891, and drive the
-//! container's lifecycle: [`report_decision`](super::report_decision)).
+//! container's lifecycle: `report_decision`).
 
 use std::collections::BTreeSet;
 
@@ -78,7 +78,7 @@ impl StorageContainerManager {
 
     /// An incremental container report (`IncrementalContainerReportHandler`, run on every
     /// SCM, leader or not): each replica is processed as
-    /// [`AbstractContainerReportHandler.processContainerReplica`](super::report_decision)
+    /// `AbstractContainerReportHandler.processContainerReplica`
     /// does (the container's sequence id raised, its state moved, the replica recorded or
     /// ignored, a delete sent), and a container reported for the first time by this
     /// datanode has its pending entry on the datanode removed. Unknown containers are
