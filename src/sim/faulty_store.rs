@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::datanode::container::store::{
-    BlockData, ContainerStore, MetadataBatch, MetadataSummary, StoreError,
+    BlockData, ContainerStore, MetadataBatch, MetadataSummary, Recovery, StoreError,
 };
 use crate::hdds::command::DeletedBlocksTransaction;
 use crate::hdds::ids::LocalId;
@@ -187,6 +187,9 @@ impl FaultyStore {
 }
 
 impl ContainerStore for FaultyStore {
+    fn recover_on_open(&self) -> Result<Recovery, StoreError> {
+        self.inner.recover_on_open()
+    }
     fn write_chunk(&self, block: LocalId, offset: u64, data: &[u8]) -> Result<(), StoreError> {
         self.call(StoreOp::WriteChunk, Some(block), |s| {
             s.write_chunk(block, offset, data)

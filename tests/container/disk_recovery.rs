@@ -14,6 +14,14 @@ fn open(dir: &std::path::Path, state: ContainerState) -> DiskStore {
     DiskStore::open(dir, CONTAINER, state).expect("the replica opens")
 }
 
+/// Reopens the replica and runs recovery on open, as loading it under
+/// `ContainerConfig::recover_on_open` does.
+fn reopen(dir: &std::path::Path, state: ContainerState) -> DiskStore {
+    let store = open(dir, state);
+    store.recover_on_open().expect("recovery runs");
+    store
+}
+
 /// Block `id`'s file with [`DATA`], and (when `commit`) its metadata.
 fn write_block(store: &DiskStore, id: u64, commit: bool) {
     store.write_chunk(id, 0, DATA).unwrap();
@@ -37,7 +45,7 @@ fn reopening_a_closed_replica_reclaims_a_block_file_without_metadata() {
     write_block(&store, 1, true);
     write_block(&store, 2, false);
     drop(store);
-    let store = open(dir.path(), ContainerState::QuasiClosed);
+    let store = reopen(dir.path(), ContainerState::QuasiClosed);
     assert_eq!(store.recovery().orphan_files_reclaimed, vec![2]);
     assert_eq!(store.block_files().unwrap(), vec![1]);
 }
@@ -48,7 +56,7 @@ fn reopening_an_open_replica_keeps_a_block_being_written() {
     let store = open(dir.path(), ContainerState::Open);
     write_block(&store, 2, false);
     drop(store);
-    let store = open(dir.path(), ContainerState::Open);
+    let store = reopen(dir.path(), ContainerState::Open);
     assert!(store.recovery().orphan_files_reclaimed.is_empty());
     assert_eq!(store.block_files().unwrap(), vec![2]);
 }
@@ -72,7 +80,7 @@ fn reopening_completes_a_deletion_whose_file_was_unlinked() {
     assert!(store.delete_block_file(1).unwrap(), "the round's unlink");
     drop(store);
 
-    let store = open(dir.path(), ContainerState::Closed);
+    let store = reopen(dir.path(), ContainerState::Closed);
     assert_eq!(store.recovery().deletions_completed, vec![1]);
     assert_eq!(store.get_block(1).unwrap(), None);
     assert_eq!(

@@ -132,6 +132,15 @@ pub struct ContainerConfig {
     /// between threads: a damaged or lost tree file let a scan and a reconciliation
     /// restore a deleted block (`a_lost_tree_file_restores_a_deleted_block_unless_recorded`).
     pub deletion_records_in_database: bool,
+    /// A replica is recovered when it is loaded, before it serves anything
+    /// ([`ContainerStore::recover_on_open`](super::store::ContainerStore::recover_on_open),
+    /// `disk/recovery.rs`): an orphan block file of a closed replica is reclaimed, and a
+    /// deletion a crash interrupted (the tree file or a pending transaction says so) is
+    /// completed. Beyond upstream, where RocksDB replays its log and nothing else is
+    /// resolved. Closes the crash-point gap of the hardened peer deletion (HDDS-11765):
+    /// interrupted after its tree write, it left the block live for good, since no diff
+    /// shows it again. Only disk stores have anything to recover.
+    pub recover_on_open: bool,
     /// Block ids one deleting task processes at most
     /// (`hdds.datanode.block.deleting.limit.per.interval`).
     pub block_deleting_limit_per_interval: usize,
@@ -152,6 +161,7 @@ impl ContainerConfig {
             tree_generation_check: on,
             apply_peer_deletions: on,
             deletion_records_in_database: on,
+            recover_on_open: on,
             block_deleting_limit_per_interval: 20_000,
         }
     }

@@ -35,9 +35,9 @@ mod codec;
 pub mod db;
 pub mod fs;
 mod recovery;
+pub use super::store::Recovery;
 use db::{ContainerDb, DatabaseRegistry};
 use fs::{BlockFile, Filesystem, OsFilesystem};
-pub use recovery::Recovery;
 
 const DB_FILE: &str = "container.db";
 
@@ -56,8 +56,8 @@ pub struct DiskStore {
     /// The database as last committed, in memory; [`ContainerDb`] is its durable copy.
     metadata: Mutex<Metadata>,
     db: ContainerDb,
-    /// What recovery did when this store opened an existing replica.
-    recovery: Recovery,
+    /// What the last recovery on open did.
+    recovery: Mutex<Recovery>,
 }
 
 /// An operating-system failure on `what`.
@@ -139,24 +139,21 @@ impl DiskStore {
                 });
             }
         };
-        let mut store = Self {
+        let store = Self {
             root,
             container,
             fs,
             handles: Mutex::new(BTreeMap::new()),
             metadata: Mutex::new(metadata),
             db,
-            recovery: Recovery::default(),
+            recovery: Mutex::new(Recovery::default()),
         };
-        if existing {
-            store.recovery = recovery::recover(&store)?;
-        }
         Ok(store)
     }
 
-    /// What recovery did when this store opened the replica (nothing for a new one).
-    pub fn recovery(&self) -> &Recovery {
-        &self.recovery
+    /// What the last recovery on open did (nothing before one ran, or for a new replica).
+    pub fn recovery(&self) -> Recovery {
+        self.recovery.lock().clone()
     }
 
     /// Wraps the store as the `Arc<dyn ContainerStore>` a replica takes.
@@ -364,6 +361,13 @@ impl ContainerStore for DiskStore {
 
     fn write_tree_file(&self, bytes: &[u8]) -> Result<(), StoreError> {
         self.replace_file(&self.tree_path(), bytes)
+    }
+
+    /// Recovery on open (`disk/recovery.rs`): this crate's, beyond upstream.
+    fn recover_on_open(&self) -> Result<Recovery, StoreError> {
+        let recovery = recovery::recover(self)?;
+        *self.recovery.lock() = recovery.clone();
+        Ok(recovery)
     }
 }
 

@@ -104,6 +104,9 @@ impl KeyValueContainer {
         config: ContainerConfig,
         store: Arc<dyn ContainerStore>,
     ) -> Result<Self, ContainerError> {
+        if config.recover_on_open {
+            store.recover_on_open().map_err(ContainerError::store(id))?;
+        }
         let summary = store.summary().map_err(ContainerError::store(id))?;
         let checksums = ContainerChecksumTreeManager::new(
             datanode,

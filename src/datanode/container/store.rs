@@ -117,6 +117,16 @@ pub struct MetadataBatch {
     pub put_deleted: Vec<(LocalId, u64)>,
 }
 
+/// What recovery on open did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Recovery {
+    /// Block files without metadata that were unlinked.
+    pub orphan_files_reclaimed: Vec<LocalId>,
+    /// Blocks whose deletion was completed: the tree file marks them deleted, or their
+    /// file was gone and a pending delete transaction lists them.
+    pub deletions_completed: Vec<LocalId>,
+}
+
 /// The container metadata a store persists besides blocks and transactions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MetadataSummary {
@@ -242,6 +252,14 @@ pub trait ContainerStore: Send + Sync + fmt::Debug {
     fn read_tree_file(&self) -> Result<Option<Vec<u8>>, StoreError>;
     /// Replaces the tree file atomically (temporary file, then rename).
     fn write_tree_file(&self, bytes: &[u8]) -> Result<(), StoreError>;
+    /// Resolves what a crash between two durable steps left in the replica, before it
+    /// serves anything ([`ContainerConfig::recover_on_open`]); nothing for a store that
+    /// cannot be left half-written (the default).
+    ///
+    /// [`ContainerConfig::recover_on_open`]: super::config::ContainerConfig::recover_on_open
+    fn recover_on_open(&self) -> Result<Recovery, StoreError> {
+        Ok(Recovery::default())
+    }
 }
 
 /// The database part of a replica, shared by both stores.

@@ -22,19 +22,9 @@
 use std::collections::BTreeSet;
 
 use super::super::merkle;
-use super::super::store::{ContainerStore, MetadataBatch, StoreError};
+use super::super::store::{ContainerStore, MetadataBatch, Recovery, StoreError};
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::LocalId;
-
-/// What recovery on open did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Recovery {
-    /// Block files without metadata that were unlinked.
-    pub orphan_files_reclaimed: Vec<LocalId>,
-    /// Blocks whose deletion was completed: the tree file marks them deleted, or their
-    /// file was gone and a pending delete transaction lists them.
-    pub deletions_completed: Vec<LocalId>,
-}
 
 /// Runs recovery on `store`, just opened.
 pub(super) fn recover(store: &dyn ContainerStore) -> Result<Recovery, StoreError> {
