@@ -117,6 +117,30 @@ pub fn kept_keys_are_whole(cluster: &MiniOzoneCluster, kept: &[Key]) -> Result<(
     Ok(())
 }
 
+/// A cluster whose doomed key was deleted while replicas reconciled, judged: it settles
+/// (at most 50 ticks), then [`deleted_keys_are_gone_everywhere`] and [`log_drains`]; after
+/// a full repair round of the doomed key's container,
+/// [`no_deleted_block_back_after_repair`], [`kept_keys_are_whole`] for `kept` and
+/// [`replicas_keep_metadata_and_files_together`].
+pub fn settled_deletion_survives_repair(
+    cluster: &MiniOzoneCluster,
+    kept: &Key,
+    doomed: &Key,
+) -> Result<(), Violation> {
+    let settle = |e: crate::sim::mini_cluster::ClusterError| Violation {
+        seed: SEED_KEY,
+        property: "scenario setup",
+        detail: e.to_string(),
+    };
+    cluster.run_until_quiescent(50).map_err(settle)?;
+    deleted_keys_are_gone_everywhere(cluster, std::slice::from_ref(doomed))?;
+    log_drains(cluster)?;
+    cluster.repair_round(doomed.container).map_err(settle)?;
+    no_deleted_block_back_after_repair(cluster, std::slice::from_ref(doomed))?;
+    kept_keys_are_whole(cluster, std::slice::from_ref(kept))?;
+    replicas_keep_metadata_and_files_together(cluster)
+}
+
 /// The leader's deleted-block log is empty: every transaction was acknowledged by every
 /// replica and removed through the log.
 pub fn log_drains(cluster: &MiniOzoneCluster) -> Result<(), Violation> {

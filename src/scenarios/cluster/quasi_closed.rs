@@ -11,12 +11,8 @@
 //! it back from a peer that has not deleted it yet. **The fix** records every deleted
 //! block in the replica's tree, which reconciliation reads before it commits a block.
 
-use super::invariants::SEED_KEY;
-use super::invariants::{
-    deleted_keys_are_gone_everywhere, kept_keys_are_whole, log_drains,
-    no_deleted_block_back_after_repair, replicas_keep_metadata_and_files_together,
-};
-use super::setup::{ROUNDS, setup, spawn_datanodes};
+use super::invariants::{SEED_KEY, settled_deletion_survives_repair};
+use super::setup::{CUT_OFF, ROUNDS, setup, spawn_datanodes, write_kept_and_lagging};
 
 use crate::datanode::container::{ContainerBehavior, ContainerConfig};
 use crate::datanode::daemon::DatanodeConfig;
@@ -26,21 +22,13 @@ use crate::scm::{LifeCycleState, ReplicationManagerConfig};
 use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
 use crate::sync::{Arc, thread};
 
-/// The datanode cut off from the SCMs while the threads run: its replica keeps the
-/// doomed key's blocks the longest.
-const CUT_OFF: usize = 0;
-/// The datanode whose replica lacks the doomed key's last block.
-const LAGGING: usize = 2;
-
 /// One SCM with Ozone's replication manager timing and three datanodes (replica code
 /// `behavior`) hold one QUASI_CLOSED container with a kept key and a doomed key whose
 /// replica on datanode 3 lacks its last block; datanode 1 is cut off from the SCM. Three
 /// spawned threads tick a datanode each `ROUNDS` (4) times; a fourth deletes the doomed
 /// key, runs the SCM's services each round, and runs `ozone admin container reconcile`
-/// at a round the seed picks. Then datanode 1 is healed and the cluster settles. Checks
-/// [`deleted_keys_are_gone_everywhere`] and [`log_drains`]; then, after a full repair
-/// round, [`no_deleted_block_back_after_repair`], [`kept_keys_are_whole`] and
-/// [`replicas_keep_metadata_and_files_together`].
+/// at a round the seed picks. Then datanode 1 is healed, and
+/// [`settled_deletion_survives_repair`] judges the cluster.
 pub fn key_deleted_from_a_quasi_closed_container_during_reconcile(
     behavior: ContainerBehavior,
     seed: u64,
@@ -53,17 +41,11 @@ pub fn key_deleted_from_a_quasi_closed_container_during_reconcile(
     handles.push(thread::spawn(move || drive_scm(&driver, &key, seed)));
     join_all(handles)?;
     cluster.set_link(CUT_OFF, 0, true).map_err(setup)?;
-    cluster.run_until_quiescent(50).map_err(setup)?;
-    deleted_keys_are_gone_everywhere(&cluster, std::slice::from_ref(&doomed))?;
-    log_drains(&cluster)?;
-    cluster.repair_round(doomed.container).map_err(setup)?;
-    no_deleted_block_back_after_repair(&cluster, std::slice::from_ref(&doomed))?;
-    kept_keys_are_whole(&cluster, &[kept])?;
-    replicas_keep_metadata_and_files_together(&cluster)
+    settled_deletion_survives_repair(&cluster, &kept, &doomed)
 }
 
 /// The cluster of the scenario: the two keys written into one container (the doomed one
-/// lagging on [`LAGGING`]), every datanode out of the container's pipeline, the container
+/// lagging on [`LAGGING`](super::setup::LAGGING)), every datanode out of the container's pipeline, the container
 /// closed and settled QUASI_CLOSED, [`CUT_OFF`] cut from the SCM. Returns the kept and the
 /// doomed key.
 fn quasi_closed_cluster(
@@ -99,10 +81,7 @@ fn write_and_quasi_close(
             ..DatanodeConfig::default()
         })
         .build()?;
-    let keys = cluster.open_keys(2, 2)?;
-    let (kept, doomed) = (keys[0].clone(), keys[1].clone());
-    cluster.write_blocks(&kept)?;
-    cluster.write_blocks_lagging(&doomed, cluster.datanode(LAGGING)?.id())?;
+    let (kept, doomed) = write_kept_and_lagging(&cluster)?;
     let pipeline = cluster
         .leader()?
         .container(kept.container)

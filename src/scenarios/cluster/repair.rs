@@ -8,11 +8,8 @@
 //! acknowledged everywhere, and the block lives on. **The fix** records every deleted
 //! block in the replica's tree, which reconciliation consults before it commits a block.
 
-use super::invariants::{
-    deleted_keys_are_gone_everywhere, kept_keys_are_whole, log_drains,
-    no_deleted_block_back_after_repair, replicas_keep_metadata_and_files_together,
-};
-use super::setup::{ROUNDS, setup, spawn_datanodes};
+use super::invariants::settled_deletion_survives_repair;
+use super::setup::{CUT_OFF, ROUNDS, setup, spawn_datanodes, write_kept_and_lagging};
 
 use crate::datanode::container::{ContainerBehavior, ContainerConfig};
 use crate::datanode::daemon::DatanodeConfig;
@@ -23,11 +20,6 @@ use crate::sync::{Arc, thread};
 
 /// The SCMs of the cluster.
 const SCMS: usize = 2;
-/// The datanode cut off from the SCMs until the threads are done: its replica keeps the
-/// key's blocks the longest.
-const CUT_OFF: usize = 0;
-/// The datanode whose replica lacks the key's last block.
-const LAGGING: usize = 2;
 
 /// Two SCMs and three datanodes (replica code `behavior`) hold one container with a kept
 /// key and a key whose replica on datanode 3 lacks its last block; datanode 1 is cut off
@@ -36,10 +28,7 @@ const LAGGING: usize = 2;
 /// picks which, and when) restarting from its volume instead of one tick; a fourth
 /// deletes the key, runs the SCMs' services each round, has the leader send reconcile
 /// commands for the key's container and moves leadership, at rounds the seed picks. Then
-/// datanode 1 is healed and the cluster settles. Checks
-/// [`deleted_keys_are_gone_everywhere`] and [`log_drains`]; then, after a full repair
-/// round of the container, [`no_deleted_block_back_after_repair`],
-/// [`kept_keys_are_whole`] and [`replicas_keep_metadata_and_files_together`].
+/// datanode 1 is healed, and [`settled_deletion_survives_repair`] judges the cluster.
 pub fn deletions_across_transfer_restart_and_repair(
     behavior: ContainerBehavior,
     seed: u64,
@@ -58,13 +47,7 @@ pub fn deletions_across_transfer_restart_and_repair(
     for scm in 0..SCMS {
         cluster.set_link(CUT_OFF, scm, true).map_err(setup)?;
     }
-    cluster.run_until_quiescent(50).map_err(setup)?;
-    deleted_keys_are_gone_everywhere(&cluster, std::slice::from_ref(&doomed))?;
-    log_drains(&cluster)?;
-    cluster.repair_round(doomed.container).map_err(setup)?;
-    no_deleted_block_back_after_repair(&cluster, std::slice::from_ref(&doomed))?;
-    kept_keys_are_whole(&cluster, &[kept])?;
-    replicas_keep_metadata_and_files_together(&cluster)
+    settled_deletion_survives_repair(&cluster, &kept, &doomed)
 }
 
 /// The cluster of the scenario, settled, with its two keys.
@@ -74,7 +57,7 @@ struct LaggingCluster {
     doomed: Key,
 }
 
-/// Writes a whole kept key and a key lagging on [`LAGGING`] into one container, closes it,
+/// Writes a whole kept key and a key lagging on [`LAGGING`](super::setup::LAGGING) into one container, closes it,
 /// settles, and cuts [`CUT_OFF`] from every SCM.
 fn lagging_cluster(behavior: ContainerBehavior) -> Result<LaggingCluster, ClusterError> {
     let cluster = MiniOzoneCluster::builder()
@@ -84,13 +67,7 @@ fn lagging_cluster(behavior: ContainerBehavior) -> Result<LaggingCluster, Cluste
             ..DatanodeConfig::default()
         })
         .build()?;
-    // One container for both keys, as in the seed: the kept key's blocks keep every
-    // replica from reporting empty, so the container is not deleted with the doomed key.
-    let keys = cluster.open_keys(2, 2)?;
-    let (kept, doomed) = (keys[0].clone(), keys[1].clone());
-    let lagging = cluster.datanode(LAGGING)?.id();
-    cluster.write_blocks(&kept)?;
-    cluster.write_blocks_lagging(&doomed, lagging)?;
+    let (kept, doomed) = write_kept_and_lagging(&cluster)?;
     cluster.close_key(&doomed)?;
     cluster.run_until_quiescent(10)?;
     for scm in 0..SCMS {
