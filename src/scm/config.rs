@@ -170,6 +170,55 @@ pub struct ScmConfig {
     pub command_queue_limit: usize,
     /// The replication manager's settings.
     pub replication: ReplicationManagerConfig,
+    /// How the over-replication handler orders the excess replicas (HDDS-4589).
+    pub excess_replica_order: ExcessReplicaOrder,
+    /// What the report handler does with a replica of a DELETING or DELETED container
+    /// (HDDS-14416).
+    pub deleting_replica_rule: DeletingReplicaRule,
+}
+
+/// The order in which the over-replication handler (`RatisOverReplicationHandler`) picks
+/// the excess replicas of a container to delete.
+///
+/// **The race (HDDS-4589, HDDS-16449).** The replication manager's pending deletes live in
+/// the leader's memory only. After a failover the new leader finds the container still
+/// over-replicated and picks its own excess; if two SCMs order the replicas differently,
+/// the old leader's deletes and the new leader's fall on different replicas, and both
+/// sets together leave fewer replicas than the replication factor. **The fix** orders the
+/// replicas the same way on every SCM, so the new leader picks what the old one picked and
+/// its deletes only repeat the old leader's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ExcessReplicaOrder {
+    /// Ozone since HDDS-4589: by `ContainerReplica.hashCode()` (the container and the
+    /// datanode, the same on every SCM); here by datanode id, as fixed across SCMs.
+    #[default]
+    Sorted,
+    /// Ozone before HDDS-4589: the order of the SCM's own set of replicas, which nothing
+    /// keeps equal across SCMs. Here each SCM ranks the replicas by a hash of its own id
+    /// and the datanode's, so two SCMs may rank them differently, as two JVMs' hash sets
+    /// may.
+    LegacyPerScm,
+}
+
+/// What the report handler (`AbstractContainerReportHandler.updateContainerState`) does
+/// with a replica reported for a DELETING or DELETED container.
+///
+/// **The race (HDDS-14416, HDDS-16811).** A replica that reports blocks after its
+/// container went DELETING (a block a repair copied back, or a replica that missed the
+/// deletes) keeps its container's empty flag, which is sticky, so it brings nothing back
+/// and refuses the non-forced delete: the container stays DELETING and the replica keeps
+/// deleted blocks for ever. **The fix** force-deletes a CLOSED or QUASI_CLOSED replica
+/// whose sequence id is not above the container's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum DeletingReplicaRule {
+    /// Ozone since HDDS-14416 (master): a CLOSED or QUASI_CLOSED replica whose sequence id
+    /// is not above the container's is force-deleted; another non-empty replica brings the
+    /// container back (HDDS-11136, HDDS-12421).
+    #[default]
+    ForceDeleteNotAhead,
+    /// Ozone before HDDS-14416: only a non-empty replica brings the container back
+    /// (HDDS-11136, HDDS-12421); nothing else is done.
+    LegacyComeBackOnly,
 }
 
 /// Settings of the replication manager (`ReplicationManagerConfiguration`,
@@ -227,6 +276,8 @@ impl ScmConfig {
             block_deletion: BlockDeletionConfig::default(),
             command_queue_limit: 1024,
             replication: ReplicationManagerConfig::default(),
+            excess_replica_order: ExcessReplicaOrder::Sorted,
+            deleting_replica_rule: DeletingReplicaRule::ForceDeleteNotAhead,
         }
     }
 

@@ -62,6 +62,17 @@ pub enum ScmError {
         /// Its state in the table.
         state: LifeCycleState,
     },
+    /// A replicate asked for a container that is not CLOSED or QUASI_CLOSED, or for a
+    /// target that already holds a replica.
+    #[error("container {container} ({state:?}) is not eligible for a replica on {target}")]
+    NotEligibleForReplication {
+        /// The container.
+        container: ContainerId,
+        /// Its state in the table.
+        state: LifeCycleState,
+        /// The datanode asked to hold the copy.
+        target: DatanodeId,
+    },
     /// A datanode's command queue is full (this crate bounds it; Ozone's grows).
     #[error("the command queue of {datanode} is full ({limit} commands)")]
     CommandQueueFull {

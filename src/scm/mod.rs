@@ -36,7 +36,10 @@ pub mod pending_ops;
 pub mod pipeline_choice;
 pub mod replica_count;
 
-pub use config::{ReplicationManagerConfig, ScmBehavior, ScmConfig, ScmHardening};
+pub use config::{
+    DeletingReplicaRule, ExcessReplicaOrder, ReplicationManagerConfig, ScmBehavior, ScmConfig,
+    ScmHardening,
+};
 pub use container_info::{ContainerInfo, LifeCycleState, Pipeline};
 pub use container_manager::StorageContainerManager;
 pub use datanode_details::{DatanodeDetails, Registration, RegistrationChange};

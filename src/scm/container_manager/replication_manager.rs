@@ -190,6 +190,49 @@ impl StorageContainerManager {
         self.replication.lock().pending.len()
     }
 
+    /// A replicate command for `target` naming the container's reported holders as its
+    /// sources (pull mode), sent as the replication manager sends one
+    /// (`ReplicationManager.sendDatanodeCommand`: this leader's term, a datanode deadline,
+    /// a pending add): what `RatisUnderReplicationHandler` or the
+    /// container balancer's move sends. This SCM does not judge whether the copy is
+    /// needed (under-replication is not modelled): the caller does. Refused on a follower,
+    /// for an unknown container, one that is not CLOSED or QUASI_CLOSED, or a target that
+    /// already holds a replica.
+    pub fn replicate_container(
+        &self,
+        container: ContainerId,
+        target: DatanodeId,
+    ) -> Result<ScmCommand, ScmError> {
+        if !self.context().is_leader {
+            return Err(ScmError::NotLeader { scm: self.id });
+        }
+        let (state, sources) = {
+            let table = self.table.read();
+            let info = table
+                .applied
+                .containers
+                .get(&container)
+                .ok_or(ScmError::UnknownContainer { container })?;
+            let holders = table.replicas.get(&container);
+            (
+                info.state,
+                holders.map(|r| r.keys().copied().collect::<Vec<_>>()),
+            )
+        };
+        let sources = sources.unwrap_or_default();
+        if !matches!(state, LifeCycleState::Closed | LifeCycleState::QuasiClosed)
+            || sources.contains(&target)
+        {
+            return Err(ScmError::NotEligibleForReplication {
+                container,
+                state,
+                target,
+            });
+        }
+        let replicate = CommandKind::ReplicateContainer { container, sources };
+        self.send_datanode_command(container, target, replicate)
+    }
+
     /// `ReconcileContainerEventHandler` after `ReconciliationEligibilityHandler`: a
     /// container CLOSED or QUASI_CLOSED whose replicas are all CLOSED, QUASI_CLOSED or
     /// UNHEALTHY gets a reconcile command, stamped with this term, for each datanode that

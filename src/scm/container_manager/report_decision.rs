@@ -9,6 +9,7 @@
 //! HDDS-12421). **The decision is upstream's**: the force delete removes the replica,
 //! restored block and all, and the report handler never revives the container for it.
 
+use super::super::config::DeletingReplicaRule;
 use super::super::container_info::{ContainerInfo, LifeCycleState};
 use crate::hdds::container::{ContainerReplicaReport, ContainerState};
 
@@ -67,8 +68,13 @@ pub(super) fn raise_sequence_id(
     false
 }
 
-/// `updateContainerState` for a RATIS container, after its sequence id was raised.
-pub(super) fn decide(info: &ContainerInfo, replica: &ContainerReplicaReport) -> Decision {
+/// `updateContainerState` for a RATIS container, after its sequence id was raised; `rule`
+/// judges a replica of a DELETING or DELETED container.
+pub(super) fn decide(
+    info: &ContainerInfo,
+    replica: &ContainerReplicaReport,
+    rule: DeletingReplicaRule,
+) -> Decision {
     use ContainerState as R;
     use LifeCycleState as S;
     let bcsid_matches = replica.sequence_id == info.sequence_id;
@@ -97,17 +103,25 @@ pub(super) fn decide(info: &ContainerInfo, replica: &ContainerReplicaReport) -> 
         S::Deleted if replica.is_empty => {
             Decision::act(ReportAction::DeleteReplica { force: false })
         }
-        S::Deleted | S::Deleting => decide_deleting(info, replica),
+        S::Deleted | S::Deleting => decide_deleting(info, replica, rule),
     }
 }
 
-/// The DELETING branch: a CLOSED or QUASI_CLOSED replica not ahead of the container is
-/// force-deleted (HDDS-14416); another non-empty replica brings the container back, to
-/// CLOSED for a CLOSED replica and QUASI_CLOSED for the others.
-fn decide_deleting(info: &ContainerInfo, replica: &ContainerReplicaReport) -> Decision {
+/// The DELETING branch: with [`DeletingReplicaRule::ForceDeleteNotAhead`] a CLOSED or
+/// QUASI_CLOSED replica not ahead of the container is force-deleted (HDDS-14416); another
+/// non-empty replica brings the container back, to CLOSED for a CLOSED replica and
+/// QUASI_CLOSED for the others.
+fn decide_deleting(
+    info: &ContainerInfo,
+    replica: &ContainerReplicaReport,
+    rule: DeletingReplicaRule,
+) -> Decision {
     use ContainerState as R;
     let closed = matches!(replica.state, R::Closed | R::QuasiClosed);
-    if closed && replica.sequence_id <= info.sequence_id {
+    if rule == DeletingReplicaRule::ForceDeleteNotAhead
+        && closed
+        && replica.sequence_id <= info.sequence_id
+    {
         return Decision::act(ReportAction::DeleteReplica { force: true });
     }
     if replica.is_empty || matches!(replica.state, R::Invalid | R::Deleted) {

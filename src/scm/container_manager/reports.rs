@@ -164,7 +164,7 @@ impl StorageContainerManager {
             return;
         };
         raise_sequence_id(info, report);
-        let decision = decide(info, report);
+        let decision = decide(info, report, self.config.deleting_replica_rule);
         if let Some(action) = decision.action {
             processed.actions.push((container, action));
         }

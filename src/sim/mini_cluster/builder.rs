@@ -14,7 +14,10 @@ use crate::datanode::reports::VolumeUsage;
 use crate::hdds::heartbeat::ScmEndpoint;
 use crate::hdds::ids::{DatanodeId, PipelineId, ScmId};
 use crate::scm::ha::ScmDb;
-use crate::scm::{Pipeline, ReplicationManagerConfig, ScmBehavior, ScmConfig, ScmHardening};
+use crate::scm::{
+    DeletingReplicaRule, ExcessReplicaOrder, Pipeline, ReplicationManagerConfig, ScmBehavior,
+    ScmConfig, ScmHardening,
+};
 use crate::sim::peers::PeerNetwork;
 use crate::sim::ratis::SimulatedRatis;
 use crate::sync::atomic::AtomicU64;
@@ -33,6 +36,8 @@ pub struct MiniOzoneClusterBuilder {
     scm_behavior: ScmBehavior,
     scm_hardening: ScmHardening,
     replication_manager: ReplicationManagerConfig,
+    excess_replica_order: ExcessReplicaOrder,
+    deleting_replica_rule: DeletingReplicaRule,
     datanode: DatanodeConfig,
     slots_per_datanode: u64,
     tick_ms: u64,
@@ -49,6 +54,8 @@ impl Default for MiniOzoneClusterBuilder {
             scm_behavior: ScmBehavior::Hardened,
             scm_hardening: ScmHardening::ALL,
             replication_manager: ReplicationManagerConfig::immediate(),
+            excess_replica_order: ExcessReplicaOrder::Sorted,
+            deleting_replica_rule: DeletingReplicaRule::ForceDeleteNotAhead,
             datanode: DatanodeConfig::default(),
             slots_per_datanode: 100,
             tick_ms: 1_000,
@@ -105,6 +112,20 @@ impl MiniOzoneClusterBuilder {
         self
     }
 
+    /// How the SCMs' over-replication handler orders the excess replicas (by default
+    /// upstream's, HDDS-4589).
+    pub fn excess_replica_order(mut self, order: ExcessReplicaOrder) -> Self {
+        self.excess_replica_order = order;
+        self
+    }
+
+    /// What the SCMs' report handler does with a replica of a DELETING container (by
+    /// default upstream's, HDDS-14416).
+    pub fn deleting_replica_rule(mut self, rule: DeletingReplicaRule) -> Self {
+        self.deleting_replica_rule = rule;
+        self
+    }
+
     /// Every datanode's settings (term fencing, the replicas' code).
     pub fn datanode_config(mut self, config: DatanodeConfig) -> Self {
         self.datanode = config;
@@ -148,6 +169,8 @@ impl MiniOzoneClusterBuilder {
             pipeline_choice_seed: self.seed,
             hardening: self.scm_hardening,
             replication: self.replication_manager,
+            excess_replica_order: self.excess_replica_order,
+            deleting_replica_rule: self.deleting_replica_rule,
             ..ScmConfig::with_pipelines(self.pipelines())
         };
         let clock = ManualClock::new(0);

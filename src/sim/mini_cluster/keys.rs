@@ -145,6 +145,18 @@ impl MiniOzoneCluster {
         Ok(self.leader()?.reconcile_container(container)?)
     }
 
+    /// The leader sends the datanode at `target` a replicate command for `container`, its
+    /// holders as sources, as the under-replication handler or a balancer's move would
+    /// ([`StorageContainerManager::replicate_container`]); the copy is made when the
+    /// datanode runs the command. How a container gets more replicas than its factor.
+    ///
+    /// [`StorageContainerManager::replicate_container`]: crate::scm::StorageContainerManager::replicate_container
+    pub fn replicate(&self, container: ContainerId, target: usize) -> Result<(), ClusterError> {
+        let target = self.datanode(target)?.id();
+        self.leader()?.replicate_container(container, target)?;
+        Ok(())
+    }
+
     /// A full repair round of `container` on the calling thread, no SCM involved: each
     /// datanode holding a replica reconciles it with every other holder
     /// ([`reconcile_on`](Self::reconcile_on)), in turn. What a checker runs at quiescence
