@@ -3,7 +3,9 @@
 //! leader's force delete reaching a replica under repair, stepped and through the whole
 //! cluster; keys granted across a leader
 //! change, judged by the datanodes' own reports; deletions across a transfer, a restart
-//! and reconciliation; HDDS-16811's trigger on a QUASI_CLOSED container; and the random
+//! and reconciliation; HDDS-16811's trigger on a QUASI_CLOSED container; an
+//! over-replicated container's excess deleted by two leaders across a failover
+//! (HDDS-16449); a restored block in a DELETING container (HDDS-14416); and the random
 //! cluster with seeded faults. Fixed variants hold,
 //! legacy ones are caught.
 
@@ -30,6 +32,15 @@ shuttle_tests! {
     deposed_leaders_force_delete_removes_the_replica_before_the_patch_random: "deposed_leaders_force_delete_through_the_cluster" / "Legacy", RANDOM;
     deposed_leaders_force_delete_removes_the_replica_when_term_discarded_random: "deposed_leaders_force_delete_through_the_cluster" / "LegacyIgnoreHeartbeatTermBeforeInit", RANDOM;
     deposed_leaders_force_delete_removes_the_replica_when_term_discarded_pct: "deposed_leaders_force_delete_through_the_cluster" / "LegacyIgnoreHeartbeatTermBeforeInit", PCT3;
+    excess_deleted_once_across_a_failover_random: "over_replicated_container_across_a_leader_change" / "SeedPatch", RANDOM;
+    excess_deleted_once_across_a_failover_pct: "over_replicated_container_across_a_leader_change" / "SeedPatch", PCT3;
+    excess_deleted_once_across_a_failover_when_hardened_random: "over_replicated_container_across_a_leader_change" / "Hardened", RANDOM;
+    excess_delete_only_repeated_with_the_sorted_order_random: "over_replicated_container_across_a_leader_change" / "LegacyTermFence", RANDOM;
+    excess_delete_only_repeated_with_the_sorted_order_pct: "over_replicated_container_across_a_leader_change" / "LegacyTermFence", PCT3;
+    stale_excess_delete_dropped_with_each_scms_order_random: "over_replicated_container_across_a_leader_change" / "LegacyExcessOrder", RANDOM;
+    stale_excess_delete_dropped_with_each_scms_order_pct: "over_replicated_container_across_a_leader_change" / "LegacyExcessOrder", PCT3;
+    double_delete_leaves_the_container_below_its_factor_random: "over_replicated_container_across_a_leader_change" / "Legacy", RANDOM;
+    double_delete_leaves_the_container_below_its_factor_pct: "over_replicated_container_across_a_leader_change" / "Legacy", PCT3;
     granted_slots_survive_leadership_moves_random: "keys_written_while_leadership_moves" / "SeedPatch", RANDOM;
     granted_slots_survive_leadership_moves_pct: "keys_written_while_leadership_moves" / "SeedPatch", PCT3;
     granted_slots_survive_leadership_moves_when_hardened_random: "keys_written_while_leadership_moves" / "Hardened", RANDOM;
@@ -46,6 +57,13 @@ shuttle_tests! {
     quasi_closed_key_stays_deleted_through_reconcile_when_hardened_random: "key_deleted_from_a_quasi_closed_container_during_reconcile" / "Hardened", RANDOM;
     quasi_closed_key_copied_back_by_reconcile_before_the_patch_random: "key_deleted_from_a_quasi_closed_container_during_reconcile" / "Legacy", RANDOM;
     quasi_closed_key_copied_back_by_reconcile_before_the_patch_pct: "key_deleted_from_a_quasi_closed_container_during_reconcile" / "Legacy", PCT3;
+    emptied_container_deleted_with_the_patch_random: "emptied_container_deleted_despite_a_restored_block" / "SeedPatch", RANDOM;
+    emptied_container_deleted_with_the_patch_pct: "emptied_container_deleted_despite_a_restored_block" / "SeedPatch", PCT3;
+    emptied_container_deleted_when_hardened_random: "emptied_container_deleted_despite_a_restored_block" / "Hardened", RANDOM;
+    restored_block_force_deleted_with_its_replica_random: "emptied_container_deleted_despite_a_restored_block" / "LegacyReplica", RANDOM;
+    restored_block_force_deleted_with_its_replica_pct: "emptied_container_deleted_despite_a_restored_block" / "LegacyReplica", PCT3;
+    restored_block_lives_in_a_deleting_container_before_the_force_delete_random: "emptied_container_deleted_despite_a_restored_block" / "Legacy", RANDOM;
+    restored_block_lives_in_a_deleting_container_before_the_force_delete_pct: "emptied_container_deleted_despite_a_restored_block" / "Legacy", PCT3;
     random_cluster_holds_when_hardened_random: "random_cluster_with_faults" / "Hardened", RANDOM;
     random_cluster_holds_when_hardened_pct: "random_cluster_with_faults" / "Hardened", PCT3;
     random_cluster_catches_the_seed_patches_pct: "random_cluster_with_faults" / "SeedPatch", PCT3;

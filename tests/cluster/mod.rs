@@ -3,6 +3,7 @@
 //! deposed leader's commands are dropped by the datanodes (HDDS-17268).
 
 mod allocation;
+mod failover_deletes;
 mod lifecycle;
 mod repair;
 mod threads;

@@ -6,11 +6,13 @@ use crate::check::catalogue::case::Case;
 use crate::datanode::container::ContainerBehavior;
 use crate::datanode::state_context::StateContextBehavior;
 use crate::scenarios::cluster::{
-    OzoneBehavior, deletions_across_transfer_restart_and_repair,
-    deposed_leaders_force_delete_through_the_cluster,
+    DeletingContainerBehavior, FailoverDeleteBehavior, OzoneBehavior,
+    deletions_across_transfer_restart_and_repair, deposed_leaders_force_delete_through_the_cluster,
+    emptied_container_deleted_despite_a_restored_block,
     key_deleted_from_a_quasi_closed_container_during_reconcile,
     keys_deleted_while_leadership_moves, keys_written_while_leadership_moves,
-    random_cluster_with_faults, stale_force_delete_during_repair,
+    over_replicated_container_across_a_leader_change, random_cluster_with_faults,
+    stale_force_delete_during_repair,
 };
 use crate::scm::ScmBehavior;
 
@@ -60,6 +62,22 @@ fn deletions_and_stale_deletes(cases: &mut Vec<Case>) {
             (LegacyIgnoreHeartbeatTermBeforeInit, Caught),
         ]
     );
+    // HDDS-16449's double delete: an over-replicated container's excess picked by the
+    // deposed leader and by the new one. Each fence alone holds (the same order on every
+    // SCM, HDDS-4589; the term heard before init, HDDS-17268); without both, two replicas go.
+    cases!(
+        cases,
+        "over_replicated_container_across_a_leader_change",
+        FailoverDeleteBehavior,
+        |behavior, seed| over_replicated_container_across_a_leader_change(behavior, seed),
+        [
+            (SeedPatch, Holds),
+            (Hardened, Holds),
+            (LegacyTermFence, Holds),
+            (LegacyExcessOrder, Holds),
+            (Legacy, Caught),
+        ]
+    );
 }
 
 /// Allocation judged by real reports, and deletions meeting repairs.
@@ -107,6 +125,21 @@ fn allocation_and_repair(cases: &mut Vec<Case>) {
         ContainerBehavior,
         |behavior, seed| key_deleted_from_a_quasi_closed_container_during_reconcile(behavior, seed),
         [(SeedPatch, Holds), (Hardened, Holds), (Legacy, Caught)]
+    );
+    // The container's last key: the replica with the restored block refuses its
+    // non-forced delete once the container is DELETING, and only HDDS-14416's force delete
+    // removes it.
+    cases!(
+        cases,
+        "emptied_container_deleted_despite_a_restored_block",
+        DeletingContainerBehavior,
+        |behavior, seed| emptied_container_deleted_despite_a_restored_block(behavior, seed),
+        [
+            (SeedPatch, Holds),
+            (Hardened, Holds),
+            (LegacyReplica, Holds),
+            (Legacy, Caught),
+        ]
     );
 }
 

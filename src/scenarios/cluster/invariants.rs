@@ -1,6 +1,7 @@
 //! The cross-seed properties of a settled [`MiniOzoneCluster`], each a named function.
 
 use crate::datanode::container::store::StoreError;
+use crate::hdds::ids::ContainerId;
 use crate::scenarios::Violation;
 use crate::scenarios::container::invariants::{
     FILE_WITH_METADATA, METADATA_WITH_FILE, first_file_without_metadata,
@@ -201,4 +202,41 @@ pub fn replicas_keep_metadata_and_files_together(
         }
     }
     Ok(())
+}
+
+/// HDDS-17268's seed key: the replication manager's deletes across a failover are in its
+/// impact (HDDS-16449's double delete).
+const TERM_FENCING_SEED: &str = "HDDS-17268";
+
+/// The datanodes holding a replica of `container` are exactly `factor`: fewer means two
+/// SCMs' over-replication deletes fell on different replicas (HDDS-16449's double delete,
+/// which HDDS-4589's order and HDDS-17268's fence each prevent), more that the excess was
+/// never removed.
+pub fn container_keeps_its_replication_factor(
+    cluster: &MiniOzoneCluster,
+    container: ContainerId,
+    factor: usize,
+) -> Result<(), Violation> {
+    const BELOW: &str = "no container left below its replication factor";
+    const ABOVE: &str = "an over-replicated container's excess is removed";
+    let holders: Vec<usize> = (0..cluster.datanode_count())
+        .filter(|&dn| {
+            cluster
+                .datanode(dn)
+                .is_ok_and(|d| d.replicas().container(container).is_ok())
+        })
+        .collect();
+    let property = match holders.len().cmp(&factor) {
+        std::cmp::Ordering::Equal => return Ok(()),
+        std::cmp::Ordering::Less => BELOW,
+        std::cmp::Ordering::Greater => ABOVE,
+    };
+    Err(Violation {
+        seed: TERM_FENCING_SEED,
+        property,
+        detail: format!(
+            "{container} has {} replica(s) (on datanodes {holders:?}), its factor is {factor}",
+            holders.len()
+        ),
+    })
 }

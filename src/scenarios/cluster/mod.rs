@@ -10,8 +10,10 @@
 //! replica, every block of a kept key stays, and the log empties.
 
 mod allocation;
+mod deleting;
 mod deletions;
 pub mod invariants;
+mod over_replicated;
 mod quasi_closed;
 mod random;
 mod repair;
@@ -19,8 +21,15 @@ mod setup;
 mod stale_delete;
 
 pub use allocation::keys_written_while_leadership_moves;
+pub use deleting::{
+    DeletingContainerBehavior, emptied_but_one, emptied_container_deleted_despite_a_restored_block,
+};
 pub use deletions::keys_deleted_while_leadership_moves;
 pub use invariants::SEED_KEY;
+pub use over_replicated::{
+    FailoverDeleteBehavior, over_replicated_container_across_a_leader_change,
+    stale_excess_delete_in_flight,
+};
 pub use quasi_closed::key_deleted_from_a_quasi_closed_container_during_reconcile;
 pub use random::{OzoneBehavior, random_cluster_with_faults};
 pub use repair::deletions_across_transfer_restart_and_repair;
