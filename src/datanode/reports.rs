@@ -22,7 +22,7 @@ use crate::hdds::heartbeat::{CommandStatus, HeartbeatRequest};
 use crate::hdds::ids::ScmId;
 use crate::hdds::report::StorageReport;
 use crate::sync::atomic::{AtomicU64, Ordering};
-use crate::sync::{Arc, Mutex};
+use crate::sync::{Arc, RwCell};
 
 /// Command statuses one SCM's queue holds at most.
 pub const COMMAND_STATUS_LIMIT: usize = 1024;
@@ -61,8 +61,8 @@ impl VolumeUsage {
 #[derive(Debug)]
 pub struct ReportPublisher {
     controller: Arc<dyn ContainerController>,
-    volume: Mutex<Option<VolumeUsage>>,
-    statuses: Mutex<BTreeMap<ScmId, VecDeque<CommandStatus>>>,
+    volume: RwCell<Option<VolumeUsage>>,
+    statuses: RwCell<BTreeMap<ScmId, VecDeque<CommandStatus>>>,
     dropped: AtomicU64,
 }
 
@@ -72,21 +72,21 @@ impl ReportPublisher {
     pub fn new(scms: &[ScmId], controller: Arc<dyn ContainerController>) -> Self {
         Self {
             controller,
-            volume: Mutex::new(None),
-            statuses: Mutex::new(scms.iter().map(|&scm| (scm, VecDeque::new())).collect()),
+            volume: RwCell::new(None),
+            statuses: RwCell::new(scms.iter().map(|&scm| (scm, VecDeque::new())).collect()),
             dropped: AtomicU64::new(0),
         }
     }
 
     /// The volume whose space the next heartbeats report (one volume per datanode).
     pub fn set_volume(&self, volume: VolumeUsage) {
-        *self.volume.lock() = Some(volume);
+        self.volume.write(|current| *current = Some(volume));
     }
 
     /// The node report the next heartbeat carries: the volume's space with the replicas
     /// as they are now; `None` before [`set_volume`](Self::set_volume).
     pub fn node_report(&self) -> Option<Vec<StorageReport>> {
-        let volume = (*self.volume.lock())?;
+        let volume = self.volume.read(|volume| *volume)?;
         Some(vec![
             volume.storage_report(&self.controller.container_report()),
         ])
@@ -94,14 +94,18 @@ impl ReportPublisher {
 
     /// Queues `status` for every SCM, dropping the oldest of a full queue.
     pub fn add_command_status(&self, status: &CommandStatus) {
-        let mut statuses = self.statuses.lock();
-        for queue in statuses.values_mut() {
-            if queue.len() >= COMMAND_STATUS_LIMIT {
-                queue.pop_front();
-                self.dropped.fetch_add(1, Ordering::Relaxed);
+        let dropped = self.statuses.write(|statuses| {
+            let mut dropped = 0;
+            for queue in statuses.values_mut() {
+                if queue.len() >= COMMAND_STATUS_LIMIT {
+                    queue.pop_front();
+                    dropped += 1;
+                }
+                queue.push_back(status.clone());
             }
-            queue.push_back(status.clone());
-        }
+            dropped
+        });
+        self.count_dropped(dropped);
     }
 
     /// Statuses dropped from full queues since the datanode started.
@@ -113,30 +117,42 @@ impl ReportPublisher {
     /// queued for `scm` (taken from its queue).
     pub fn fill(&self, scm: ScmId, request: &mut HeartbeatRequest) {
         let replicas = self.controller.container_report();
-        let volume = *self.volume.lock();
+        let volume = self.volume.read(|volume| *volume);
         request.node_report = volume.map(|v| vec![v.storage_report(&replicas)]);
         request.container_report = Some(replicas);
-        request.command_statuses = self
-            .statuses
-            .lock()
-            .get_mut(&scm)
-            .map(|queue| queue.drain(..).collect())
-            .unwrap_or_default();
+        request.command_statuses = self.statuses.write(|queues| {
+            queues
+                .get_mut(&scm)
+                .map(|queue| queue.drain(..).collect())
+                .unwrap_or_default()
+        });
     }
 
     /// Puts back the statuses of a heartbeat to `scm` that failed, ahead of newer ones,
     /// within the bound.
     pub fn put_back(&self, scm: ScmId, statuses: Vec<CommandStatus>) {
-        let mut queues = self.statuses.lock();
-        let Some(queue) = queues.get_mut(&scm) else {
-            return;
-        };
-        for status in statuses.into_iter().rev() {
-            if queue.len() >= COMMAND_STATUS_LIMIT {
-                self.dropped.fetch_add(1, Ordering::Relaxed);
-                continue;
+        let dropped = self.statuses.write(|queues| {
+            let Some(queue) = queues.get_mut(&scm) else {
+                return 0;
+            };
+            let mut dropped = 0;
+            for status in statuses.into_iter().rev() {
+                if queue.len() >= COMMAND_STATUS_LIMIT {
+                    dropped += 1;
+                    continue;
+                }
+                queue.push_front(status);
             }
-            queue.push_front(status);
+            dropped
+        });
+        self.count_dropped(dropped);
+    }
+
+    /// Counts statuses dropped from full queues (outside the queues' cell: the counter is
+    /// a checker primitive, which a cell's closure must not touch).
+    fn count_dropped(&self, dropped: u64) {
+        if dropped > 0 {
+            self.dropped.fetch_add(dropped, Ordering::Relaxed);
         }
     }
 }

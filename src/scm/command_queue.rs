@@ -12,13 +12,13 @@ use std::collections::{BTreeMap, VecDeque};
 use super::error::ScmError;
 use crate::hdds::command::{CommandKind, ScmCommand};
 use crate::hdds::ids::DatanodeId;
-use crate::sync::Mutex;
+use crate::sync::RwCell;
 
 /// Per-datanode queues of commands, each bounded.
 #[derive(Debug)]
 pub struct CommandQueue {
     limit_per_datanode: usize,
-    queues: Mutex<BTreeMap<DatanodeId, DatanodeCommands>>,
+    queues: RwCell<BTreeMap<DatanodeId, DatanodeCommands>>,
 }
 
 #[derive(Debug, Default)]
@@ -34,80 +34,79 @@ impl CommandQueue {
     pub fn new(limit_per_datanode: usize) -> Self {
         Self {
             limit_per_datanode,
-            queues: Mutex::new(BTreeMap::new()),
+            queues: RwCell::new(BTreeMap::new()),
         }
     }
 
     /// Queues `command` for `datanode` (`addDatanodeCommand`), or refuses it when the
     /// datanode's queue is full.
     pub fn add(&self, datanode: DatanodeId, command: ScmCommand) -> Result<(), ScmError> {
-        let mut queues = self.queues.lock();
-        let queue = &mut queues.entry(datanode).or_default().commands;
-        if queue.len() >= self.limit_per_datanode {
-            return Err(ScmError::CommandQueueFull {
-                datanode,
-                limit: self.limit_per_datanode,
-            });
-        }
-        queue.push_back(command);
-        Ok(())
+        let limit = self.limit_per_datanode;
+        self.queues.write(|queues| {
+            let queue = &mut queues.entry(datanode).or_default().commands;
+            if queue.len() >= limit {
+                return Err(ScmError::CommandQueueFull { datanode, limit });
+            }
+            queue.push_back(command);
+            Ok(())
+        })
     }
 
     /// Takes every command queued for `datanode`, oldest first (`getCommand`).
     pub fn take(&self, datanode: DatanodeId) -> Vec<ScmCommand> {
-        self.queues
-            .lock()
-            .get_mut(&datanode)
-            .map(|q| q.commands.drain(..).collect())
-            .unwrap_or_default()
+        self.queues.write(|queues| {
+            queues
+                .get_mut(&datanode)
+                .map(|q| q.commands.drain(..).collect())
+                .unwrap_or_default()
+        })
     }
 
     /// Records how many delete-blocks commands `datanode` reports queued on its side.
     pub fn set_reported_delete_blocks(&self, datanode: DatanodeId, queued: usize) {
-        self.queues
-            .lock()
-            .entry(datanode)
-            .or_default()
-            .reported_delete_blocks = queued;
+        self.queues.write(|queues| {
+            queues.entry(datanode).or_default().reported_delete_blocks = queued;
+        });
     }
 
     /// Delete-blocks commands of `datanode`: queued here, and as it last reported
     /// (`getDatanodesWithinCommandLimit` reads both).
     pub fn delete_blocks_counts(&self, datanode: DatanodeId) -> (usize, usize) {
-        let queues = self.queues.lock();
-        queues.get(&datanode).map_or((0, 0), |q| {
-            let here = q
-                .commands
-                .iter()
-                .filter(|c| matches!(c.kind, CommandKind::DeleteBlocks { .. }))
-                .count();
-            (here, q.reported_delete_blocks)
+        self.queues.read(|queues| {
+            queues.get(&datanode).map_or((0, 0), |q| {
+                let here = q
+                    .commands
+                    .iter()
+                    .filter(|c| matches!(c.kind, CommandKind::DeleteBlocks { .. }))
+                    .count();
+                (here, q.reported_delete_blocks)
+            })
         })
     }
 
     /// Whether a command of `kind` is queued for `datanode`.
     pub fn contains(&self, datanode: DatanodeId, kind: &CommandKind) -> bool {
-        self.queues
-            .lock()
-            .get(&datanode)
-            .is_some_and(|q| q.commands.iter().any(|c| c.kind == *kind))
+        self.queues.read(|queues| {
+            queues
+                .get(&datanode)
+                .is_some_and(|q| q.commands.iter().any(|c| c.kind == *kind))
+        })
     }
 
     /// A copy of the commands queued for `datanode`, oldest first; nothing is taken.
     pub fn peek(&self, datanode: DatanodeId) -> Vec<ScmCommand> {
-        self.queues
-            .lock()
-            .get(&datanode)
-            .map(|q| q.commands.iter().cloned().collect())
-            .unwrap_or_default()
+        self.queues.read(|queues| {
+            queues
+                .get(&datanode)
+                .map(|q| q.commands.iter().cloned().collect())
+                .unwrap_or_default()
+        })
     }
 
     /// Commands queued for `datanode`.
     pub fn len(&self, datanode: DatanodeId) -> usize {
         self.queues
-            .lock()
-            .get(&datanode)
-            .map_or(0, |q| q.commands.len())
+            .read(|queues| queues.get(&datanode).map_or(0, |q| q.commands.len()))
     }
 
     /// Whether no command is queued for `datanode`.

@@ -10,10 +10,10 @@
 //! |---|---|
 //! | production | a `parking_lot` `RwLock` read or write around the closure |
 //! | loom | one atomic access to a version (a load for a read, an increment for a write), the scheduling point, then the closure on a lock loom does not see |
-//! | shuttle | the facade's `Mutex` around the closure (one scheduling point, as a lock) |
+//! | shuttle | as loom: one atomic access to a version, then the closure on an unseen lock (a shuttle lock would be two scheduling points, its acquire and its release) |
 //!
-//! **Why loom's form is sound.** Loom runs one thread at a time and switches only at its
-//! own primitives. The version access is the access's only scheduling point and the
+//! **Why this form is sound.** Loom and shuttle run one thread at a time and switch only
+//! at their own primitives. The version access is the access's only scheduling point and the
 //! closure runs right after it, so in every explored execution the closure's effect takes
 //! place at that point, atomically, exactly where a lock's critical section would. The
 //! closure must therefore touch no checker primitive (no lock, atomic, channel or
@@ -107,32 +107,49 @@ mod loom_backend {
 
 #[cfg(all(feature = "shuttle", not(loom)))]
 mod shuttle_backend {
-    use crate::sync::model::Mutex;
+    use shuttle::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
 
     /// A value read and written in short closures, whose reads commute (see the module
-    /// docs): here the facade's `Mutex`, since shuttle samples schedules rather than
-    /// reducing them.
+    /// docs): here, as in loom, a version shuttle sees and a lock it does not, so an access
+    /// is one scheduling point (a shuttle lock is two: its acquire and its release).
     #[derive(Debug, Default)]
     pub struct RwCell<T> {
-        lock: Mutex<T>,
+        version: AtomicU64,
+        value: Mutex<T>,
     }
 
     impl<T> RwCell<T> {
         /// A cell holding `value`.
         pub fn new(value: T) -> Self {
             Self {
-                lock: Mutex::new(value),
+                version: AtomicU64::new(0),
+                value: Mutex::new(value),
             }
         }
 
-        /// Runs `read` on the value.
+        /// Runs `read` on the value: one load of the version, then the closure.
         pub fn read<R>(&self, read: impl FnOnce(&T) -> R) -> R {
-            read(&self.lock.lock())
+            self.version.load(Ordering::SeqCst);
+            read(&self.held())
         }
 
-        /// Runs `write` on the value.
+        /// Runs `write` on the value: one increment of the version, then the closure.
         pub fn write<R>(&self, write: impl FnOnce(&mut T) -> R) -> R {
-            write(&mut self.lock.lock())
+            self.version.fetch_add(1, Ordering::SeqCst);
+            write(&mut self.held())
+        }
+
+        /// The unseen lock, free unless a closure reached a scheduling point (and another
+        /// task ran inside it).
+        fn held(&self) -> MutexGuard<'_, T> {
+            match self.value.try_lock() {
+                Ok(guard) => guard,
+                Err(TryLockError::Poisoned(poisoned)) => PoisonError::into_inner(poisoned),
+                Err(TryLockError::WouldBlock) => {
+                    panic!("RwCell closure reached a scheduling point")
+                }
+            }
         }
     }
 }

@@ -7,14 +7,14 @@ use std::collections::BTreeSet;
 use crate::hdds::heartbeat::{EndpointError, HeartbeatRequest, HeartbeatResponse, ScmEndpoint};
 use crate::hdds::ids::{DatanodeId, ScmId};
 use crate::scm::StorageContainerManager;
-use crate::sync::{Arc, ArcSwap, Mutex};
+use crate::sync::{Arc, ArcSwap, RwCell};
 
 /// The SCMs as the network reaches them: a running SCM per slot, or none while it is down,
 /// and the links that are cut.
 #[derive(Debug)]
 pub(super) struct Switchboard {
     scms: Vec<(ScmId, ArcSwap<Option<Arc<StorageContainerManager>>>)>,
-    cut: Mutex<BTreeSet<(DatanodeId, ScmId)>>,
+    cut: RwCell<BTreeSet<(DatanodeId, ScmId)>>,
 }
 
 impl Switchboard {
@@ -25,7 +25,7 @@ impl Switchboard {
                 .into_iter()
                 .map(|scm| (scm.id(), ArcSwap::new(Arc::new(Some(scm)))))
                 .collect(),
-            cut: Mutex::new(BTreeSet::new()),
+            cut: RwCell::new(BTreeSet::new()),
         }
     }
 
@@ -57,22 +57,23 @@ impl Switchboard {
 
     /// Cuts (`up` false) or heals the link between `datanode` and `scm`.
     pub(super) fn set_link(&self, datanode: DatanodeId, scm: ScmId, up: bool) {
-        let mut cut = self.cut.lock();
-        if up {
-            cut.remove(&(datanode, scm));
-        } else {
-            cut.insert((datanode, scm));
-        }
+        self.cut.write(|cut| {
+            if up {
+                cut.remove(&(datanode, scm));
+            } else {
+                cut.insert((datanode, scm));
+            }
+        });
     }
 
     /// Whether the link between `datanode` and `scm` is cut.
     pub(super) fn is_cut(&self, datanode: DatanodeId, scm: ScmId) -> bool {
-        self.cut.lock().contains(&(datanode, scm))
+        self.cut.read(|cut| cut.contains(&(datanode, scm)))
     }
 
     /// Heals every cut link.
     pub(super) fn heal_all(&self) {
-        self.cut.lock().clear();
+        self.cut.write(BTreeSet::clear);
     }
 
     /// The SCM `datanode` reaches at `scm`, if the link is up and the SCM runs.
@@ -81,7 +82,7 @@ impl Switchboard {
         datanode: DatanodeId,
         scm: ScmId,
     ) -> Result<Arc<StorageContainerManager>, EndpointError> {
-        if self.cut.lock().contains(&(datanode, scm)) {
+        if self.is_cut(datanode, scm) {
             return Err(EndpointError::Unavailable);
         }
         self.scm(scm).ok_or(EndpointError::Unavailable)
