@@ -52,11 +52,13 @@ pub enum Command {
 /// How a soak runs.
 #[derive(Debug, Clone, Args)]
 pub struct RunOptions {
-    /// Schedules per case and scheduler (default 20000; unbounded with --time alone).
+    /// Most schedules per case and scheduler (default 20000; unbounded with --time
+    /// alone). Alone, it bounds schedules only: `--iterations 20000` is the long soak.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub iterations: Option<u64>,
-    /// Wall-time budget in seconds for the whole soak, shared evenly by the runs; with
-    /// --iterations, whichever ends first.
+    /// Wall-time budget in seconds for the whole soak (default 100 when --iterations is
+    /// not given either): legacy and sequential runs go first, each until its catch, and
+    /// the fixed runs share what is left evenly; with --iterations, whichever ends first.
     #[arg(long)]
     pub time: Option<u64>,
     /// Which schedulers: random, pct or both.

@@ -16,8 +16,14 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use crate::cli::RunOptions;
 use crate::report::{self, Row, RunStatus};
 
-/// Schedules per case and scheduler when neither --iterations nor --time is given.
+/// Most schedules per case and scheduler when --iterations is not given.
 const DEFAULT_ITERATIONS: u64 = 20_000;
+/// The wall-time budget of the whole soak, in seconds, when neither --iterations nor
+/// --time is given: the default soak ends within two minutes on two cores, every case in
+/// it (see `Budget`).
+const DEFAULT_TIME_S: u64 = 100;
+/// The least wall time a fixed run is given, even when the budget is spent.
+const MIN_RUN_TIME: Duration = Duration::from_millis(200);
 /// How often the parent looks for a child that has ended: many runs take milliseconds.
 const POLL: Duration = Duration::from_millis(10);
 /// The running children's progress is read every this many polls.
@@ -58,7 +64,7 @@ pub fn soak(options: &RunOptions) -> ExitCode {
     let jobs = options.jobs.map_or_else(available_cores, |j| {
         usize::try_from(j).unwrap_or(usize::MAX)
     });
-    let budget = Budget::new(options, runs.len(), jobs);
+    let budget = Budget::new(options);
     eprintln!(
         "soak: {} of {total} run(s) (shard {}), seed {seed}, {jobs} job(s), {}",
         runs.len(),
@@ -72,10 +78,12 @@ pub fn soak(options: &RunOptions) -> ExitCode {
         budget,
         no_minimize: options.no_minimize,
     };
+    let wall = Stopwatch::start();
     let rows = pool.run_all(runs);
     // Best effort: a leftover directory in the temporary directory is harmless.
     let _ = fs::remove_dir_all(&work);
     report::print_table(&rows);
+    report::print_totals(&rows, wall.elapsed());
     if let Some(path) = &options.json {
         if let Err(error) = report::write_json(&rows, path) {
             eprintln!("soak: cannot write {}: {error}", path.display());
@@ -85,37 +93,57 @@ pub fn soak(options: &RunOptions) -> ExitCode {
     report::verdict(&rows)
 }
 
-/// What each run may spend.
+/// What the runs may spend: at most `iterations` schedules each and, when the soak has a
+/// wall-time budget, a share of it.
+///
+/// With a budget, the runs that stop early go first: a legacy variant's run ends at its
+/// catch and a sequential one after its one schedule, each bounded by `iterations` only
+/// (a catch is never cut short by the clock). Then each fixed variant's run is given, when
+/// it starts, an even share of what is left: the time left times the jobs, over the fixed
+/// runs not yet started. So the whole soak ends near its budget, and the time the catches
+/// did not need goes to the fixed runs.
 #[derive(Debug, Clone, Copy)]
 struct Budget {
     iterations: u64,
-    time_per_run: Option<Duration>,
+    total: Option<Duration>,
 }
 
 impl Budget {
-    /// The wall-time budget is for the whole soak: with `jobs` runs at once, each of the
-    /// `runs` gets `jobs / runs` of it.
-    fn new(options: &RunOptions, runs: usize, jobs: usize) -> Self {
-        let iterations = options.iterations.unwrap_or(match options.time {
-            Some(_) => u64::MAX,
-            None => DEFAULT_ITERATIONS,
-        });
-        let time_per_run = options.time.map(|secs| {
-            let parallel = u32::try_from(jobs.min(runs)).unwrap_or(u32::MAX);
-            Duration::from_secs(secs) * parallel / u32::try_from(runs).unwrap_or(u32::MAX)
-        });
-        Self {
-            iterations,
-            time_per_run,
-        }
+    /// The options' budget: `--iterations` alone bounds schedules only; `--time` (alone or
+    /// with `--iterations`) bounds the whole soak's wall time too; neither is
+    /// [`DEFAULT_TIME_S`] seconds and [`DEFAULT_ITERATIONS`] schedules.
+    fn new(options: &RunOptions) -> Self {
+        let total = match (options.iterations, options.time) {
+            (_, Some(secs)) => Some(Duration::from_secs(secs)),
+            (Some(_), None) => None,
+            (None, None) => Some(Duration::from_secs(DEFAULT_TIME_S)),
+        };
+        let iterations = match (options.iterations, options.time) {
+            (Some(n), _) => n,
+            (None, Some(_)) => u64::MAX,
+            (None, None) => DEFAULT_ITERATIONS,
+        };
+        Self { iterations, total }
     }
 
     fn describe(&self) -> String {
-        match (self.iterations, self.time_per_run) {
-            (u64::MAX, Some(t)) => format!("{t:.1?} each"),
-            (n, Some(t)) => format!("{n} schedules or {t:.1?} each"),
-            (n, None) => format!("{n} schedules each"),
+        let schedules = match self.iterations {
+            u64::MAX => "unbounded schedules".to_owned(),
+            n => format!("at most {n} schedules"),
+        };
+        match self.total {
+            Some(t) => format!(
+                "{schedules} a run, {:.0?} in all (legacy runs first, fixed runs share the rest)",
+                t
+            ),
+            None => format!("{schedules} a run"),
         }
+    }
+
+    /// Whether `run` stops on its own early (a legacy variant at its catch, a sequential
+    /// scenario after its one schedule) rather than spending its share of the budget.
+    fn stops_early(run: &PlannedRun) -> bool {
+        run.case.sequential || run.case.expectation == Expectation::Caught
     }
 }
 
@@ -143,14 +171,20 @@ impl Pool {
     /// runs every schedule, a legacy one stops at its catch, a sequential one has one.
     fn run_all(&self, mut runs: Vec<PlannedRun>) -> Vec<Row> {
         let mut progress = Progress::new(runs.len(), self.budget.iterations);
-        runs.sort_by_key(|run| {
-            let case = &run.case;
-            (
-                case.sequential,
-                case.expectation == Expectation::Caught,
-                run.index,
-            )
-        });
+        if self.budget.total.is_some() {
+            runs.sort_by_key(|run| (!Budget::stops_early(run), run.index));
+        } else {
+            runs.sort_by_key(|run| {
+                let case = &run.case;
+                (
+                    case.sequential,
+                    case.expectation == Expectation::Caught,
+                    run.index,
+                )
+            });
+        }
+        let started = Stopwatch::start();
+        let mut fixed_left = runs.iter().filter(|r| !Budget::stops_early(r)).count();
         let mut pending = runs.into_iter();
         let mut running: Vec<Running> = Vec::new();
         let mut rows = Vec::new();
@@ -158,7 +192,11 @@ impl Pool {
         loop {
             while running.len() < self.jobs {
                 let Some(run) = pending.next() else { break };
-                match self.spawn(run) {
+                let time = self.time_for(&run, started.elapsed(), fixed_left);
+                if !Budget::stops_early(&run) {
+                    fixed_left -= 1;
+                }
+                match self.spawn(run, time) {
                     Ok(child) => {
                         progress.started(&child.run);
                         running.push(child);
@@ -192,7 +230,22 @@ impl Pool {
         rows
     }
 
-    fn spawn(&self, run: PlannedRun) -> std::io::Result<Running> {
+    /// The wall time `run` may take when it starts `elapsed` into the soak with
+    /// `fixed_left` fixed runs not yet started (itself included): none for a run that
+    /// stops early or a soak without a time budget, else an even share of what is left.
+    fn time_for(&self, run: &PlannedRun, elapsed: Duration, fixed_left: usize) -> Option<Duration> {
+        let total = self.budget.total?;
+        if Budget::stops_early(run) {
+            return None;
+        }
+        let left = total.saturating_sub(elapsed);
+        let jobs = u32::try_from(self.jobs.min(fixed_left.max(1))).unwrap_or(u32::MAX);
+        let share = left * jobs / u32::try_from(fixed_left.max(1)).unwrap_or(u32::MAX);
+        // A run always gets a moment: a soak past its budget still runs every case.
+        Some(share.max(MIN_RUN_TIME))
+    }
+
+    fn spawn(&self, run: PlannedRun, time: Option<Duration>) -> std::io::Result<Running> {
         let status = self.work.join(format!("run-{}.json", run.index));
         let log = self.work.join(format!("run-{}.log", run.index));
         let output = File::create(&log)?;
@@ -218,7 +271,7 @@ impl Pool {
         if self.no_minimize {
             command.arg("--no-minimize");
         }
-        if let Some(time) = self.budget.time_per_run {
+        if let Some(time) = time {
             command.args(["--time-ms", &time.as_millis().to_string()]);
         }
         let child = command.spawn()?;

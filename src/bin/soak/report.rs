@@ -95,6 +95,17 @@ impl Row {
     }
 }
 
+/// Prints the soak's totals under the table: its runs, the schedules they explored and
+/// the wall time the whole soak took.
+pub fn print_totals(rows: &[Row], wall: Duration) {
+    let schedules: u64 = rows.iter().map(|r| r.status.schedules).sum();
+    println!(
+        "\n{} run(s), {schedules} schedule(s) in {:.1} s of wall time",
+        rows.len(),
+        wall.as_secs_f64()
+    );
+}
+
 /// Prints the table, then the failing schedules.
 pub fn print_table(rows: &[Row]) {
     // The scenario column is as wide as its longest name.
