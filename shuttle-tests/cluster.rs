@@ -75,3 +75,37 @@ shuttle_tests! {
 fn every_cluster_case_is_listed() {
     support::assert_every_case_listed(&catalogue::cluster(), include_str!("cluster.rs"));
 }
+
+/// `tick_scms` racing a leader transfer: an SCM deposed in the middle of its round (its
+/// replication manager closing a container's replicas, its block deleting service sending
+/// a transaction) skips the rest of the round rather than failing the tick, as a real
+/// service does. Before, the tick failed with `ScmError::NotLeader` (within a few
+/// schedules).
+#[test]
+fn tick_scms_racing_a_transfer_skips_the_deposed_round() {
+    use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
+    use hadoop_ref::sync::{Arc, thread};
+
+    shuttle::check_random(
+        || {
+            let cluster = MiniOzoneCluster::builder().scms(2).build().unwrap();
+            let deleted = cluster.write_key(1).unwrap();
+            cluster.run_until_quiescent(10).unwrap();
+            cluster.delete_key(&deleted).unwrap();
+            let closing = cluster.open_key(1).unwrap();
+            cluster.write_blocks(&closing).unwrap();
+            cluster.close_key(&closing).unwrap();
+            // The datanodes take the closes; their reports (OPEN still) call for new ones.
+            for dn in 0..cluster.datanode_count() {
+                cluster.tick_datanode(dn).unwrap();
+            }
+            let cluster = Arc::new(cluster);
+            let mover = Arc::clone(&cluster);
+            let transfer = thread::spawn(move || mover.transfer_leadership(1));
+            let tick = cluster.tick_scms();
+            transfer.join().unwrap().unwrap();
+            tick.unwrap();
+        },
+        2_000,
+    );
+}

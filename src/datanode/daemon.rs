@@ -48,6 +48,7 @@
 //!
 //! [`ContainerController`]: super::container::controller::ContainerController
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use super::container::config::ContainerConfig;
@@ -55,7 +56,7 @@ use super::container::controller::shared_controller;
 use super::container::handler::KeyValueHandler;
 use super::container::reconcile::PeerDirectory;
 use super::container::volume::ContainerVolume;
-use super::dispatcher::{CommandDispatcher, CommandOutcome};
+use super::dispatcher::{CommandDispatcher, CommandOutcome, CommandReport};
 use super::error::DatanodeError;
 use super::heartbeat::{HeartbeatEndpointTask, TaskOutcome};
 use super::reports::ReportPublisher;
@@ -65,7 +66,7 @@ use crate::hdds::heartbeat::ScmEndpoint;
 use crate::hdds::ids::DatanodeId;
 use crate::sync::atomic::{AtomicU64, Ordering};
 use crate::sync::channel::{self, Receiver, Sender};
-use crate::sync::{Arc, Mutex, stop_requested, thread};
+use crate::sync::{Arc, Mutex, RwCell, stop_requested, thread};
 
 /// Settings of a [`Datanode`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,13 +99,18 @@ impl Default for DatanodeConfig {
     }
 }
 
-/// What the command processor did since the datanode was created.
+/// Commands a datanode's [`ProcessorStats::history`] keeps: the oldest go first.
+pub const COMMAND_HISTORY_LIMIT: usize = 1024;
+
+/// What the command processor did since the datanode was created (restarts included).
 #[derive(Debug, Default)]
 pub struct ProcessorStats {
     executed: AtomicU64,
     skipped_expired: AtomicU64,
     skipped_stale_term: AtomicU64,
     failed: AtomicU64,
+    history: RwCell<VecDeque<CommandReport>>,
+    history_dropped: AtomicU64,
 }
 
 impl ProcessorStats {
@@ -125,8 +131,32 @@ impl ProcessorStats {
         self.failed.load(Ordering::Relaxed)
     }
 
-    fn record(&self, outcome: &CommandOutcome) {
-        let counter = match outcome {
+    /// Every command the processor took, oldest first, with what the state context knew
+    /// when it handed it out (its term at dispatch, the highest heartbeat term heard) and
+    /// how it ended: the last [`COMMAND_HISTORY_LIMIT`] of them.
+    pub fn history(&self) -> Vec<CommandReport> {
+        self.history
+            .read(|history| history.iter().cloned().collect())
+    }
+
+    /// Commands dropped from the front of a full [`history`](Self::history).
+    pub fn history_dropped(&self) -> u64 {
+        self.history_dropped.load(Ordering::Relaxed)
+    }
+
+    fn record(&self, report: &CommandReport) {
+        let full = self.history.write(|history| {
+            let full = history.len() >= COMMAND_HISTORY_LIMIT;
+            if full {
+                history.pop_front();
+            }
+            history.push_back(report.clone());
+            full
+        });
+        if full {
+            self.history_dropped.fetch_add(1, Ordering::Relaxed);
+        }
+        let counter = match &report.outcome {
             CommandOutcome::Executed => &self.executed,
             CommandOutcome::SkippedExpired { .. } => &self.skipped_expired,
             CommandOutcome::SkippedStaleTerm { .. } => &self.skipped_stale_term,
@@ -382,7 +412,7 @@ impl Processor {
         let Some(report) = self.dispatcher.process_next() else {
             return false;
         };
-        self.stats.record(&report.outcome);
+        self.stats.record(&report);
         if let Some(status) = report.status() {
             self.reports.add_command_status(&status);
         }

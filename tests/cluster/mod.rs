@@ -5,6 +5,7 @@
 mod allocation;
 mod failover_deletes;
 mod lifecycle;
+mod operations;
 mod repair;
 mod threads;
 

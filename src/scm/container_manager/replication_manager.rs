@@ -39,11 +39,25 @@ impl StorageContainerManager {
     /// One run of the replication manager: when this SCM serves, has been serving for
     /// `hdds.scm.wait.time.after.safemode.exit` (`shouldRun`) and the interval since the
     /// last pass is over, a pass over every container (`processAll`). Returns the commands
-    /// queued.
+    /// queued; a pass cut short because this SCM was deposed meanwhile returns `Ok(0)`.
     pub fn run_replication_manager(&self) -> Result<usize, ScmError> {
         if !self.replication_manager_should_pass() {
             return Ok(0);
         }
+        match self.replication_manager_pass() {
+            Err(ScmError::NotLeader { .. }) => {
+                // Deposed during the pass (`getTermOfLeader` throws): what was queued
+                // stays, the rest of the pass is skipped, as the block deleting service
+                // does.
+                tracing::debug!(node = %self.id, "replication manager pass skipped");
+                Ok(0)
+            }
+            result => result,
+        }
+    }
+
+    /// `processAll`: expired deletes sent again, then each container through the handlers.
+    fn replication_manager_pass(&self) -> Result<usize, ScmError> {
         let mut queued = self.resend_expired_deletes()?;
         let containers: Vec<ContainerSnapshot> = {
             let table = self.table.read();

@@ -5,6 +5,7 @@ use crate::clock::ManualClock;
 use crate::datanode::DatanodeError;
 use crate::datanode::container::{ContainerController, ContainerError};
 use crate::datanode::daemon::Datanode;
+use crate::datanode::dispatcher::CommandReport;
 use crate::hdds::ids::{ContainerId, DatanodeId, LocalId, PipelineId, ScmId};
 use crate::scm::ha::ScmDb;
 use crate::scm::{ScmBehavior, ScmConfig, ScmError, StorageContainerManager};
@@ -129,16 +130,107 @@ impl MiniOzoneCluster {
     /// Ratis moves leadership to the SCM at `index`: the old leader steps down, the new
     /// one leads at a new term and becomes leader-ready.
     pub fn transfer_leadership(&self, index: usize) -> Result<(), ClusterError> {
-        let next = self.scm(index)?;
         if let Ok(old) = self.leader()
-            && old.id() != next.id()
+            && old.id() != self.scm_id(index)?
         {
             old.notify_not_leader();
         }
+        self.elect(index)
+    }
+
+    /// Ratis moves leadership to the SCM at `index` while the old leader has not heard
+    /// (cut off from the ring, its `notifyNotLeader` late): the new one leads at a new term
+    /// and becomes leader-ready; the old one still believes it leads at its old term, so
+    /// its services keep creating commands stamped with it (the ring refuses what it
+    /// submits), and its heartbeat responses still carry that term, until
+    /// [`notify_deposed`](Self::notify_deposed). HDDS-17268's deposed leader.
+    ///
+    /// ```
+    /// # hadoop_ref::sync::run_driver_example(|| {
+    /// use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
+    ///
+    /// let cluster = MiniOzoneCluster::builder().scms(2).build()?;
+    /// cluster.transfer_leadership_unheard(1)?;
+    /// assert_eq!(cluster.leader_index()?, 1);
+    /// assert!(cluster.scm(0)?.context().is_leader, "SCM 1 has not heard");
+    /// cluster.notify_deposed(0)?;
+    /// assert!(!cluster.scm(0)?.context().is_leader);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # });
+    /// ```
+    pub fn transfer_leadership_unheard(&self, index: usize) -> Result<(), ClusterError> {
+        self.elect(index)
+    }
+
+    /// The SCM at `index` hears that it no longer leads (`notifyNotLeader`); nothing
+    /// changes for an SCM that did not believe it led.
+    pub fn notify_deposed(&self, index: usize) -> Result<(), ClusterError> {
+        self.scm(index)?.notify_not_leader();
+        Ok(())
+    }
+
+    /// The ring elects the SCM at `index`, which leads at the new term and becomes
+    /// leader-ready.
+    fn elect(&self, index: usize) -> Result<(), ClusterError> {
+        let next = self.scm(index)?;
         let term = self.scms.ring.elect(next.id());
         next.notify_leader_changed(term);
         next.notify_leader_ready();
         Ok(())
+    }
+
+    /// Ratis takes a snapshot of the SCMs' state machine and purges the log up to it
+    /// (`takeSnapshot`): an SCM behind it can only catch up by installing the snapshot.
+    pub fn compact_log(&self) {
+        self.scms.ring.compact();
+    }
+
+    /// The SCM at `index` applies every committed entry it lags behind, installing the
+    /// snapshot first when the log was compacted past it
+    /// ([`compact_log`](Self::compact_log); Ratis's `installSnapshot`). Followers here
+    /// apply the log only when asked (and on becoming leader or restarting). Returns the
+    /// index the SCM applied up to.
+    ///
+    /// ```
+    /// # hadoop_ref::sync::run_driver_example(|| {
+    /// use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
+    ///
+    /// let cluster = MiniOzoneCluster::builder().scms(3).build()?;
+    /// let key = cluster.write_key(1)?;
+    /// assert!(cluster.scm(2)?.container(key.container).is_none(), "SCM 3 lags");
+    /// cluster.compact_log();
+    /// cluster.catch_up_scm(2)?; // installs the snapshot
+    /// assert!(cluster.scm(2)?.container(key.container).is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # });
+    /// ```
+    pub fn catch_up_scm(&self, index: usize) -> Result<u64, ClusterError> {
+        Ok(self.scm(index)?.catch_up())
+    }
+
+    /// What the datanode at `index` did with every command it took from its queue, oldest
+    /// first: the command with its term, the datanode's term at dispatch and the highest
+    /// heartbeat term it had heard, and how it ended (run, skipped for a stale term or an
+    /// expired deadline, refused). The last
+    /// [`COMMAND_HISTORY_LIMIT`](crate::datanode::daemon::COMMAND_HISTORY_LIMIT) commands
+    /// since the cluster was built, restarts included.
+    ///
+    /// ```
+    /// # hadoop_ref::sync::run_driver_example(|| {
+    /// use hadoop_ref::datanode::dispatcher::CommandOutcome;
+    /// use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
+    ///
+    /// let cluster = MiniOzoneCluster::builder().build()?;
+    /// cluster.write_key(1)?; // the leader closes the container
+    /// cluster.run_until_quiescent(10)?;
+    /// let close = &cluster.commands_run(0)?[0];
+    /// assert_eq!(close.dispatched.term_at_dispatch, close.dispatched.command.term);
+    /// assert_eq!(close.outcome, CommandOutcome::Executed);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # });
+    /// ```
+    pub fn commands_run(&self, index: usize) -> Result<Vec<CommandReport>, ClusterError> {
+        Ok(self.datanode(index)?.stats().history())
     }
 
     /// The SCM at `index` crashes: its slot empties, and the ring loses it as leader.

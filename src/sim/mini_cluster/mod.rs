@@ -20,6 +20,16 @@
 //! gives it Ozone's interval and start delay
 //! ([`replication_manager`](MiniOzoneClusterBuilder::replication_manager)).
 //!
+//! Leadership moves as Ratis moves it ([`transfer_leadership`](MiniOzoneCluster::transfer_leadership)),
+//! or without the old leader hearing it
+//! ([`transfer_leadership_unheard`](MiniOzoneCluster::transfer_leadership_unheard)): every
+//! SCM runs its own services by what it believes, so a deposed leader that has not heard
+//! keeps creating commands at its old term, HDDS-17268's stale leader. A lagging SCM
+//! installs a snapshot of the compacted log
+//! ([`catch_up_scm`](MiniOzoneCluster::catch_up_scm)), and each datanode keeps a record of
+//! the commands it ran with the term at dispatch
+//! ([`commands_run`](MiniOzoneCluster::commands_run)).
+//!
 //! The datanodes reach each other as reconciliation peers through a network whose links
 //! can be cut; each one's node report is its volume's space with its replicas
 //! ([`VolumeUsage`](crate::datanode::reports::VolumeUsage)); a restarted SCM stays in safe

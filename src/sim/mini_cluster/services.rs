@@ -32,15 +32,18 @@ impl ScmServices {
     }
 
     /// One tick of the SCMs: each SCM in safe mode leaves it if every datanode has
-    /// registered with it, then the leader's replication manager and block deleting
-    /// service run, if an SCM leads.
+    /// registered with it, then every running SCM runs its replication manager and block
+    /// deleting service, each deciding by what it believes (only a serving leader does
+    /// anything; a deposed leader that has not heard yet still does, as in Ozone). An SCM
+    /// deposed during its round skips the rest of it.
     pub(super) fn tick(&self) -> Result<(), ScmError> {
-        for scm in self.board.running() {
-            self.leave_safe_mode_when_ready(&scm);
+        let running = self.board.running();
+        for scm in &running {
+            self.leave_safe_mode_when_ready(scm);
         }
-        if let Some(leader) = self.leader() {
-            leader.run_replication_manager()?;
-            leader.run_block_deleting_service()?;
+        for scm in &running {
+            skip_if_deposed(scm.run_replication_manager())?;
+            skip_if_deposed(scm.run_block_deleting_service())?;
         }
         Ok(())
     }
@@ -63,5 +66,14 @@ impl ScmServices {
         if all_reported {
             scm.exit_safe_mode();
         }
+    }
+}
+
+/// A service's result, with a not-leader refusal taken as the end of the SCM's round: the
+/// SCM was deposed while it ran, as a real service finds out and stops.
+fn skip_if_deposed(result: Result<usize, ScmError>) -> Result<(), ScmError> {
+    match result {
+        Ok(_) | Err(ScmError::NotLeader { .. }) => Ok(()),
+        Err(other) => Err(other),
     }
 }
