@@ -112,3 +112,34 @@ fn a_lagging_scm_installs_the_snapshot_of_the_compacted_log() {
         );
     }
 }
+
+/// The liveness property every cluster case ends with fails when the cluster cannot
+/// settle, and says what never happened: here a delete transaction a cut-off datanode
+/// never acknowledged.
+#[test]
+fn a_cluster_that_cannot_settle_says_what_never_happened() {
+    use hadoop_ref::scenarios::cluster::invariants::cluster_settles_after_healing;
+
+    let cluster = two_scms();
+    let key = cluster.write_key(2).unwrap();
+    cluster.run_until_quiescent(10).unwrap();
+    assert!(cluster.in_flight().unwrap().is_empty());
+    for scm in 0..2 {
+        cluster.set_link(0, scm, false).unwrap();
+    }
+    let tx = cluster.delete_key(&key).unwrap();
+    let violation = cluster_settles_after_healing(&cluster, 10).unwrap_err();
+    let text = violation.to_string();
+    assert!(
+        text.contains("the cluster settles once the faults heal"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("delete transactions {tx:?}")),
+        "{text}"
+    );
+    assert_eq!(cluster.in_flight().unwrap().delete_transactions, tx);
+    cluster.heal_all();
+    cluster_settles_after_healing(&cluster, 50).unwrap();
+    assert!(cluster.in_flight().unwrap().is_empty());
+}

@@ -11,7 +11,7 @@
 //! goes with its replica. Before both, the container stays DELETING and the block lives.
 
 use super::invariants::{
-    SEED_KEY, deleted_keys_are_gone_everywhere, log_drains,
+    SEED_KEY, cluster_settles_after_healing, deleted_keys_are_gone_everywhere, log_drains,
     replicas_keep_metadata_and_files_together,
 };
 use super::setup::{CUT_OFF, LAGGING, ROUNDS, setup, spawn_datanodes};
@@ -110,7 +110,7 @@ pub fn emptied_container_deleted_despite_a_restored_block(
     }));
     join_all(handles)?;
     cluster.set_link(CUT_OFF, 0, true).map_err(setup)?;
-    cluster.run_until_quiescent(50).map_err(setup)?;
+    cluster_settles_after_healing(&cluster, 50)?;
     deleted_keys_are_gone_everywhere(&cluster, std::slice::from_ref(&key))?;
     log_drains(&cluster)?;
     replicas_keep_metadata_and_files_together(&cluster)

@@ -1,6 +1,9 @@
 //! Deletions the SCMs drive into the replicas while leadership moves.
 
-use super::invariants::{deleted_keys_are_gone_everywhere, kept_keys_are_whole, log_drains};
+use super::invariants::{
+    cluster_settles_after_healing, deleted_keys_are_gone_everywhere, kept_keys_are_whole,
+    log_drains,
+};
 use super::setup::{ROUNDS, setup, spawn_datanodes};
 
 use crate::datanode::daemon::DatanodeConfig;
@@ -35,7 +38,7 @@ pub fn keys_deleted_while_leadership_moves(
     let doomed = deleted.clone();
     handles.push(thread::spawn(move || drive_scms(&scm_side, &doomed, seed)));
     join_all(handles)?;
-    cluster.run_until_quiescent(50).map_err(setup)?;
+    cluster_settles_after_healing(&cluster, 50)?;
     deleted_keys_are_gone_everywhere(&cluster, &[deleted])?;
     kept_keys_are_whole(&cluster, &[kept])?;
     log_drains(&cluster)

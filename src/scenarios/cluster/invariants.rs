@@ -7,7 +7,7 @@ use crate::scenarios::container::invariants::{
     FILE_WITH_METADATA, METADATA_WITH_FILE, first_file_without_metadata,
     first_metadata_without_file,
 };
-use crate::sim::mini_cluster::{Key, MiniOzoneCluster};
+use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
 
 /// The seeds the properties come from: a violation names the one its property belongs to,
 /// or all of them when the property is the cluster's own.
@@ -21,6 +21,32 @@ fn violation(property: &'static str, detail: String) -> Violation {
         seed: SEED_KEY,
         property,
         detail,
+    }
+}
+
+/// The liveness property every cluster case ends with: once the faults heal, the cluster
+/// settles within `bound_ticks` ticks ([`MiniOzoneCluster::run_until_quiescent`]): every
+/// SCM's command queues drain, every datanode runs what it took, the leader's
+/// deleted-block log empties (each transaction acknowledged by every replica), and the
+/// leader holds every replica as it is. A violation lists what never happened
+/// ([`MiniOzoneCluster::in_flight`]).
+pub fn cluster_settles_after_healing(
+    cluster: &MiniOzoneCluster,
+    bound_ticks: usize,
+) -> Result<(), Violation> {
+    const PROPERTY: &str = "the cluster settles once the faults heal";
+    match cluster.run_until_quiescent(bound_ticks) {
+        Ok(_) => Ok(()),
+        Err(ClusterError::NotQuiescent { ticks }) => {
+            let left = cluster
+                .in_flight()
+                .map_or_else(|e| e.to_string(), |in_flight| in_flight.to_string());
+            Err(violation(
+                PROPERTY,
+                format!("still in flight after {ticks} ticks: {left}"),
+            ))
+        }
+        Err(other) => Err(violation("scenario setup", other.to_string())),
     }
 }
 
@@ -128,12 +154,12 @@ pub fn settled_deletion_survives_repair(
     kept: &Key,
     doomed: &Key,
 ) -> Result<(), Violation> {
-    let settle = |e: crate::sim::mini_cluster::ClusterError| Violation {
+    let settle = |e: ClusterError| Violation {
         seed: SEED_KEY,
         property: "scenario setup",
         detail: e.to_string(),
     };
-    cluster.run_until_quiescent(50).map_err(settle)?;
+    cluster_settles_after_healing(cluster, 50)?;
     deleted_keys_are_gone_everywhere(cluster, std::slice::from_ref(doomed))?;
     log_drains(cluster)?;
     cluster.repair_round(doomed.container).map_err(settle)?;

@@ -11,7 +11,9 @@
 //! **Each fence alone holds**: the same order makes the second delete repeat the first
 //! (HDDS-16449's redundant delete), and the term heard before init drops the stale one.
 
-use super::invariants::{SEED_KEY, container_keeps_its_replication_factor};
+use super::invariants::{
+    SEED_KEY, cluster_settles_after_healing, container_keeps_its_replication_factor,
+};
 use super::setup::{ROUNDS, setup, spawn_datanodes};
 
 use crate::datanode::daemon::DatanodeConfig;
@@ -118,7 +120,7 @@ pub fn over_replicated_container_across_a_leader_change(
     cluster
         .set_link(stale_target, OLD_LEADER, true)
         .map_err(setup)?;
-    cluster.run_until_quiescent(50).map_err(setup)?;
+    cluster_settles_after_healing(&cluster, 50)?;
     container_keeps_its_replication_factor(&cluster, container, FACTOR)
 }
 

@@ -10,8 +10,8 @@
 //! room.
 
 use super::invariants::{
-    deleted_keys_are_gone_everywhere, kept_keys_are_whole, log_drains,
-    no_datanode_granted_past_its_room, no_deleted_block_back_after_repair,
+    cluster_settles_after_healing, deleted_keys_are_gone_everywhere, kept_keys_are_whole,
+    log_drains, no_datanode_granted_past_its_room, no_deleted_block_back_after_repair,
     replicas_keep_metadata_and_files_together,
 };
 use super::setup::{ROUNDS, setup, spawn_datanodes};
@@ -154,7 +154,7 @@ fn settle(cluster: &MiniOzoneCluster, written: &[Written]) -> Result<(), Violati
         // Already closed, or closed now: either way the container is CLOSED.
         let _ = cluster.close_key(key);
     }
-    cluster.run_until_quiescent(100).map_err(setup)?;
+    cluster_settles_after_healing(cluster, 100)?;
     Ok(())
 }
 

@@ -24,7 +24,7 @@ use crate::sim::replica_node::{CONTAINER, ReplicaNode};
 use crate::sim::scm_endpoint::InProcessScm;
 use crate::sync::{Arc, thread};
 
-use super::invariants::{SEED_KEY, kept_keys_are_whole};
+use super::invariants::{SEED_KEY, cluster_settles_after_healing, kept_keys_are_whole};
 use super::setup::{ROUNDS, setup as cluster_setup};
 use crate::datanode::daemon::DatanodeConfig;
 use crate::scenarios::rng::SeededRng;
@@ -152,7 +152,7 @@ pub fn deposed_leaders_force_delete_through_the_cluster(
     ];
     join_all(handles)?;
     cluster.set_link(0, 0, true).map_err(cluster_setup)?;
-    cluster.run_until_quiescent(50).map_err(cluster_setup)?;
+    cluster_settles_after_healing(&cluster, 50)?;
     cluster.repair_round(container).map_err(cluster_setup)?;
     kept_keys_are_whole(&cluster, &[key])
 }

@@ -291,9 +291,8 @@ impl MiniOzoneCluster {
         Ok(())
     }
 
-    /// One step of the whole cluster: the leader's replication manager and block deleting
-    /// service, then every
-    /// datanode's work, then the clock moves by the tick.
+    /// One step of the whole cluster: the SCMs' services ([`tick_scms`](Self::tick_scms)),
+    /// then every datanode's work, then the clock moves by the tick.
     pub fn tick(&self) -> Result<(), ClusterError> {
         if self.is_started() {
             return Err(ClusterError::Started);
@@ -318,8 +317,9 @@ impl MiniOzoneCluster {
     }
 
     /// The SCMs' part of a tick: each SCM in safe mode leaves it if every datanode has
-    /// registered with it, then the leader's replication manager and block deleting
-    /// service run, if an SCM leads. For a driver that ticks the datanodes on threads of
+    /// registered with it, then every running SCM runs its replication manager and block
+    /// deleting service by what it believes (only a serving leader, or a deposed one that
+    /// has not heard, does anything). For a driver that ticks the datanodes on threads of
     /// their own.
     pub fn tick_scms(&self) -> Result<(), ClusterError> {
         Ok(self.scms.tick()?)
@@ -341,83 +341,6 @@ impl MiniOzoneCluster {
     /// Datanodes in the cluster.
     pub fn datanode_count(&self) -> usize {
         self.datanodes.len()
-    }
-
-    /// Ticks until nothing is in flight (see [`is_quiescent`](Self::is_quiescent)) both
-    /// before and after a tick, at most `max_ticks` ticks: the tick between shows that the
-    /// SCMs' services (a replication manager pass, a block deleting round) had nothing
-    /// left to send either. Returns the ticks run. With a replication manager interval
-    /// longer than a tick, leave the ticks to cover it.
-    pub fn run_until_quiescent(&self, max_ticks: usize) -> Result<usize, ClusterError> {
-        let mut was_quiescent = false;
-        for ticks in 0..max_ticks {
-            let quiescent = self.is_quiescent()?;
-            if quiescent && was_quiescent {
-                return Ok(ticks);
-            }
-            was_quiescent = quiescent;
-            self.tick()?;
-        }
-        if was_quiescent && self.is_quiescent()? {
-            return Ok(max_ticks);
-        }
-        Err(ClusterError::NotQuiescent { ticks: max_ticks })
-    }
-
-    /// Nothing in flight: the leader's deleted-block log is empty, no SCM holds a command
-    /// for any datanode, no datanode holds a command or a delete transaction to execute,
-    /// and the leader holds each replica as the datanode would report it now (for every
-    /// datanode it reaches), so no state change waits in a report.
-    pub fn is_quiescent(&self) -> Result<bool, ClusterError> {
-        let leader = self.leader()?;
-        if !leader.deleted_block_log().is_empty() {
-            return Ok(false);
-        }
-        for dn in &self.datanodes {
-            let id = dn.id();
-            if self
-                .scms
-                .board
-                .running()
-                .iter()
-                .any(|scm| scm.queued_for(id) > 0)
-                || dn.context().queue_len() > 0
-                || self.pending_deletions(dn)?
-            {
-                return Ok(false);
-            }
-        }
-        // The dearest check last: every report the leader would take now.
-        Ok(self.datanodes.iter().all(|dn| {
-            self.scms.board.is_cut(dn.id(), leader.id())
-                || self.leader_knows_replicas_of(&leader, dn)
-        }))
-    }
-
-    /// Whether `leader` holds every replica of `dn` as `dn` reports it now.
-    fn leader_knows_replicas_of(&self, leader: &StorageContainerManager, dn: &Datanode) -> bool {
-        dn.replicas().container_report().iter().all(|report| {
-            leader
-                .replica_reports(report.container)
-                .get(&dn.id())
-                .is_some_and(|known| known == report)
-        })
-    }
-
-    /// Whether a replica of `dn` still holds a delete transaction to execute.
-    fn pending_deletions(&self, dn: &Datanode) -> Result<bool, ClusterError> {
-        let replicas = dn.replicas();
-        for id in replicas.container_ids() {
-            let container = replicas.container(id).map_err(DatanodeError::from)?;
-            let pending = container
-                .store()
-                .pending_transactions(1)
-                .map_err(|e| DatanodeError::from(ContainerError::store(id)(e)))?;
-            if !pending.is_empty() {
-                return Ok(true);
-            }
-        }
-        Ok(false)
     }
 
     /// Blocks with metadata in the replica of `container` on the datanode at `index`

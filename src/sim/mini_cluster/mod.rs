@@ -64,8 +64,10 @@ mod builder;
 mod cluster;
 mod keys;
 mod link;
+mod quiescence;
 mod services;
 mod threads;
 
 pub use builder::{CONTAINER_SIZE, MiniOzoneClusterBuilder};
 pub use cluster::{ClusterError, Key, MiniOzoneCluster};
+pub use quiescence::InFlight;
