@@ -204,7 +204,11 @@ fn write_files(pair: &HaPair, rng: &mut SeededRng, files: u64) -> Result<(), Vio
                 }
                 let mut list = done.clone();
                 list.push(current);
-                pair.client(&[EditOp::UpdateBlocks { file, blocks: list }])?;
+                pair.client(&[EditOp::UpdateBlocks {
+                    file,
+                    blocks: list,
+                    pipeline: pipeline.iter().map(|dn| dn.storage()).collect(),
+                }])?;
             }
             let finished = Block {
                 length: BLOCK_LENGTH,
