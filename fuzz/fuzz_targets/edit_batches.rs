@@ -11,7 +11,7 @@ use hadoop_ref::namenode::edit_log::{EditLogError, NameNodeId, SharedEditLog};
 use hadoop_ref::namenode::namesystem::{
     EditOp, FileId, NamenodeConfig, Namesystem, NamesystemBehavior,
 };
-use hadoop_ref::namenode::{Block, BlockId};
+use hadoop_ref::namenode::{Block, BlockId, DatanodeId, StorageId};
 use libfuzzer_sys::fuzz_target;
 
 fn block(arg: u8) -> Block {
@@ -25,6 +25,17 @@ fn block(arg: u8) -> Block {
 fn blocks(arg: u8) -> Vec<Block> {
     (0..arg % 3)
         .map(|i| block(arg.wrapping_add(i * 7)))
+        .collect()
+}
+
+/// A new pipeline of up to three datanodes, picked by the argument's high bits.
+fn pipeline(arg: u8) -> Vec<StorageId> {
+    (1..=3u64)
+        .filter(|dn| (arg >> (4 + dn)) & 1 == 1)
+        .map(|dn| StorageId {
+            datanode: DatanodeId(dn),
+            index: 0,
+        })
         .collect()
 }
 
@@ -44,6 +55,7 @@ fn edit([kind, file, arg]: [u8; 3]) -> EditOp {
         3 => EditOp::UpdateBlocks {
             file,
             blocks: blocks(arg),
+            pipeline: pipeline(arg),
         },
         4 => EditOp::Close {
             file,

@@ -274,3 +274,36 @@ mod container {
         deleted_blocks_not_live(&dn1, &[BLOCK_X]).unwrap();
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// HA standby (HDFS-2742)
+// ---------------------------------------------------------------------------------------
+
+mod standby {
+    use hadoop_ref::namenode::namesystem::NamesystemBehavior;
+    use hadoop_ref::scenarios::standby::{FailoverPoint, append_leaving_a_datanode_out};
+
+    /// Postmortem: a datanode left out of an append's pipeline stayed a live location at
+    /// the old stamp (the reopen named no expected replica and the pipeline update dropped
+    /// none), so the close completed on it and lowering the replication to 1 kept only its
+    /// stale replica in a third of the excess choices; the reopen, the active's pipeline
+    /// update and the commit now follow `convertLastBlockToUnderConstruction`,
+    /// `updatePipelineInternal` and `removeStaleReplicas`.
+    #[test]
+    fn a_datanode_left_out_of_an_append_never_keeps_the_block_alone() {
+        for failover in FailoverPoint::ALL {
+            for excess_choice_seed in 0..30 {
+                assert_eq!(
+                    append_leaving_a_datanode_out(
+                        NamesystemBehavior::Trunk,
+                        failover,
+                        false,
+                        excess_choice_seed
+                    ),
+                    Ok(()),
+                    "{failover:?}, excess choice seed {excess_choice_seed}"
+                );
+            }
+        }
+    }
+}

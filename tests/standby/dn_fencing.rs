@@ -51,6 +51,7 @@ fn append(pair: &HaPair, gs: GenerationStamp, length: u64, announced: bool) {
     pair.client(&[EditOp::UpdateBlocks {
         file: FILE,
         blocks: vec![block(B, gs, length)],
+        pipeline: pair.datanodes().iter().map(|dn| dn.storage()).collect(),
     }])
     .unwrap();
 }

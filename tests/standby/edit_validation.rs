@@ -13,7 +13,7 @@ use hadoop_ref::namenode::namesystem::{
 };
 use hadoop_ref::namenode::{Block, BlockId};
 
-use crate::test_util::standby::{FILE, block, standby};
+use crate::test_util::standby::{FILE, block, standby, storage};
 
 fn active() -> Namesystem {
     Namesystem::active(NamenodeConfig::default(), 1)
@@ -43,6 +43,7 @@ fn block_list_naming_a_block_twice_is_refused() {
     let twice = EditOp::UpdateBlocks {
         file: FILE,
         blocks: vec![block(BlockId(5), 1, 0), block(BlockId(5), 1, 0)],
+        pipeline: Vec::new(),
     };
     assert_eq!(
         ns.apply_edits(&[twice]),
@@ -62,6 +63,7 @@ fn block_list_naming_a_block_twice_is_refused() {
     let once = EditOp::UpdateBlocks {
         file: FILE,
         blocks: vec![block(BlockId(5), 1, 0)],
+        pipeline: Vec::new(),
     };
     assert_eq!(
         ns.apply_edits(&[once]),
@@ -150,9 +152,14 @@ fn edit() -> impl Strategy<Value = EditOp> {
             }),
         (
             file.clone(),
-            proptest::collection::vec(any_block.clone(), 0..4)
+            proptest::collection::vec(any_block.clone(), 0..4),
+            proptest::collection::vec((1..4u64).prop_map(storage), 0..3)
         )
-            .prop_map(|(file, blocks)| EditOp::UpdateBlocks { file, blocks }),
+            .prop_map(|(file, blocks, pipeline)| EditOp::UpdateBlocks {
+                file,
+                blocks,
+                pipeline
+            }),
         (file.clone(), proptest::collection::vec(any_block, 0..4))
             .prop_map(|(file, blocks)| EditOp::Close { file, blocks }),
         file.clone().prop_map(|file| EditOp::Append { file }),
@@ -261,6 +268,7 @@ fn close_changing_the_block_list_is_refused_before_it_changes_anything() {
     let two = EditOp::UpdateBlocks {
         file: FILE,
         blocks: vec![block(BlockId(4), 1, 0), block(BlockId(5), 1, 0)],
+        pipeline: Vec::new(),
     };
     assert_eq!(ns.apply_edits(&[two]), Ok(1));
     let before = namespace(&ns.view());

@@ -2,6 +2,7 @@
 //! (HDFS-2742): the namesystem, the HA NameNode, the pending-message queue, the replica
 //! decision tables, and the safe-mode counts against a recount.
 
+mod append;
 mod dn_fencing;
 mod edit_validation;
 mod evaluation;

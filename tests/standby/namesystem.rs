@@ -35,6 +35,7 @@ fn seed_schedule(ns: &Namesystem) {
         EditOp::UpdateBlocks {
             file: FILE,
             blocks: vec![block(B, 6, 0)],
+            pipeline: Vec::new(),
         },
         EditOp::Close {
             file: FILE,
@@ -124,7 +125,7 @@ fn scripted_reproductions_hold_on_trunk_and_catch_their_legacy_switch() {
             "failover catch-up",
             failover_judges_queued_reports_after_catch_up,
             NamesystemBehavior::LegacyHaStateCheck,
-            "no false corruption",
+            "location completeness",
         ),
         (
             "superseded entry",
@@ -283,6 +284,7 @@ fn replay_refuses_edits_that_do_not_fit() {
             EditOp::UpdateBlocks {
                 file: FILE,
                 blocks: vec![block(BlockId(7), 2, 0)],
+                pipeline: Vec::new(),
             },
             ReplayError::BlockIdMismatch {
                 file: FILE,
@@ -295,6 +297,7 @@ fn replay_refuses_edits_that_do_not_fit() {
             EditOp::UpdateBlocks {
                 file: FILE,
                 blocks: vec![block(B, 1, 0)],
+                pipeline: Vec::new(),
             },
             ReplayError::GenerationStamp {
                 block: B,

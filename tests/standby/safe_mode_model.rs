@@ -182,9 +182,11 @@ impl Active {
                     last.gs = gs;
                 }
                 self.unreplayed.push(EditOp::SetGenstamp(gs));
+                // Replay never reads the pipeline (`OP_UPDATE_BLOCKS` has none).
                 self.unreplayed.push(EditOp::UpdateBlocks {
                     file: file_id,
                     blocks: blocks.clone(),
+                    pipeline: Vec::new(),
                 });
             }
             Step::Close { .. } if open => {

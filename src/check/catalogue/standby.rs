@@ -3,9 +3,10 @@
 use crate::check::catalogue::case::Case;
 use crate::namenode::namesystem::NamesystemBehavior;
 use crate::scenarios::standby::{
-    StandbyClusterShape, failover_judges_queued_reports_after_catch_up,
-    failovers_lose_no_replica_and_keep_counts, rbw_report_before_close_loses_no_replica,
-    rbw_report_races_completion, replica_reported_between_genstamp_and_block_edits_is_recorded,
+    AppendClusterShape, StandbyClusterShape, appends_leave_no_stale_location,
+    failover_judges_queued_reports_after_catch_up, failovers_lose_no_replica_and_keep_counts,
+    rbw_report_before_close_loses_no_replica, rbw_report_races_completion,
+    replica_reported_between_genstamp_and_block_edits_is_recorded,
     replica_reported_between_split_batches_is_recorded,
     safe_mode_credits_replicas_reported_before_close, superseded_queued_report_is_purged,
 };
@@ -17,6 +18,7 @@ pub fn standby() -> Vec<Case> {
     rbw_report_race(&mut cases);
     split_batch_race(&mut cases);
     random_failovers(&mut cases);
+    appends_leaving_a_datanode_out(&mut cases);
     cases
 }
 
@@ -119,6 +121,26 @@ fn random_failovers(cases: &mut Vec<Case>) {
         ]
     );
     beyond_random(cases, NamesystemBehavior::LegacyEarlyDrain);
+}
+
+/// Appends whose pipelines leave a datanode out, its old replica still reported, racing the
+/// tailer and failover, then the replication lowered to 1. Not a seed's defect, so no
+/// legacy variant: every behavior has trunk's append path. Before the reopen named
+/// expected replicas and the pipeline update dropped the stale ones, both schedulers
+/// caught trunk at the first schedule (no stale location; with that invariant off, no
+/// data-loss chain, also at the first).
+fn appends_leaving_a_datanode_out(cases: &mut Vec<Case>) {
+    cases!(
+        cases,
+        "appends_leave_no_stale_location",
+        NamesystemBehavior,
+        |behavior, seed| appends_leave_no_stale_location(
+            behavior,
+            seed,
+            AppendClusterShape::default()
+        ),
+        [(Trunk, Holds)]
+    );
 }
 
 /// The last scenario's `variant` needs one thread to run many steps alone: PCT's strength,

@@ -15,7 +15,7 @@
 
 use super::state::{DrainTrigger, State};
 use crate::namenode::evaluation::BlockUcState;
-use crate::namenode::{Block, BlockId, StorageId};
+use crate::namenode::{Block, BlockId};
 
 impl State {
     /// An edit completes block `id` with the edit's GS and length: replayed, a forced
@@ -41,25 +41,19 @@ impl State {
     }
 
     /// `BlockInfo.commitBlock`: the client's final GS and length; expected replicas of
-    /// another GS lose their location (`removeStaleReplicas`, HDFS-5438).
+    /// another GS lose their location (`removeStaleReplicas`, HDFS-5438): the replicas a
+    /// pipeline update or the append left out, and those not reported at the final GS.
     fn commit(&mut self, id: BlockId, edit: Block) {
         let Some(stored) = self.blocks.get_mut(&id) else {
             return;
         };
         stored.block.gs = edit.gs;
         stored.block.length = edit.length;
-        let stale: Vec<StorageId> = stored
-            .expected
-            .iter()
-            .filter(|(_, (gs, _))| *gs != edit.gs)
-            .map(|(s, _)| *s)
-            .collect();
-        if stored.state != BlockUcState::Complete {
-            stored.state = BlockUcState::Committed;
+        if stored.state == BlockUcState::Complete {
+            return;
         }
-        for storage in stale {
-            self.remove_stored_location(id, storage);
-        }
+        stored.state = BlockUcState::Committed;
+        self.remove_stale_replicas(id);
     }
 
     /// A COMMITTED block with at least `minReplication` live stored replicas becomes

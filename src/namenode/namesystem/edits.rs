@@ -7,7 +7,8 @@
 
 use std::fmt;
 
-use crate::namenode::{Block, BlockId, GenerationStamp};
+use crate::namenode::evaluation::BlockUcState;
+use crate::namenode::{Block, BlockId, GenerationStamp, StorageId};
 
 /// Identifies a file (its inode id).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -34,12 +35,20 @@ pub enum EditOp {
         /// The new last block.
         last: Block,
     },
-    /// `OP_UPDATE_BLOCKS` (or `OP_ADD` with a block list): the whole block list.
+    /// `OP_UPDATE_BLOCKS` (or `OP_ADD` with a block list): the whole block list. An active
+    /// logs it for a pipeline update (`FSNamesystem.updatePipeline`: the last block at a
+    /// new generation stamp), an abandoned last block or a persisted length.
     UpdateBlocks {
         /// The file.
         file: FileId,
         /// The list.
         blocks: Vec<Block>,
+        /// The storages of the last block's new pipeline (`updatePipeline`'s new nodes and
+        /// storage ids): the active that applies a generation-stamp change makes them the
+        /// block's expected replicas. HDFS's `OP_UPDATE_BLOCKS` does not carry them, so
+        /// replay never reads them, and an update that keeps the generation stamp ignores
+        /// them.
+        pipeline: Vec<StorageId>,
     },
     /// `OP_CLOSE`: the final block list; the file is complete.
     Close {
@@ -200,6 +209,18 @@ pub enum ReplayError {
     /// An append to a file that is open, or has no block.
     #[error("file {0:?} cannot be reopened")]
     CannotReopen(FileId),
+    /// The active refuses a new generation stamp for a block that is not under
+    /// construction in an open file (`FSNamesystem.checkUCBlock`): only a block being
+    /// written gets a new pipeline.
+    #[error("file {file:?}: block {block:?} is {state}, not under construction")]
+    NotUnderConstruction {
+        /// The file.
+        file: FileId,
+        /// Its last block.
+        block: BlockId,
+        /// The block's state.
+        state: BlockUcState,
+    },
     /// The active refuses to close a file while a block is not COMPLETE: its last block
     /// is only COMMITTED until `minReplication` FINALIZED replicas are stored
     /// (`FSNamesystem.completeFile` returns false; the client retries).

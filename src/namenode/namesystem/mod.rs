@@ -19,9 +19,10 @@
 //! One job a file: `config` (the behaviours and settings), `edits` (the replayed ops),
 //! `view` (stored records, counters, the checkers' view), `state` (the state under the
 //! lock), `api` ([`Namesystem`], one critical section a call), then the `impl` blocks of
-//! the state: `replay`, `completion` (COMMITTED and COMPLETE), `reports`, `drain` (the
-//! queue's re-judgement), `replication`, `safe_mode`, `failover` and the legacy
-//! `whole_messages` queue.
+//! the state: `replay`, `pipeline` (blocks being written: expected replicas, the append's
+//! reopen, pipeline updates, stale replicas), `completion` (COMMITTED and COMPLETE),
+//! `reports`, `drain` (the queue's re-judgement), `replication`, `safe_mode`, `failover`
+//! and the legacy `whole_messages` queue.
 
 mod api;
 mod batch;
@@ -30,6 +31,7 @@ mod config;
 mod drain;
 mod edits;
 mod failover;
+mod pipeline;
 mod replay;
 mod replication;
 mod reports;

@@ -13,7 +13,16 @@ use super::edits::{EditOp, FileId, ReplayError};
 use super::state::{DrainTrigger, State};
 use super::view::{HaState, INodeFile, StoredBlock};
 use crate::namenode::evaluation::BlockUcState;
-use crate::namenode::{Block, BlockId, GenerationStamp, TxId};
+use crate::namenode::{Block, BlockId, GenerationStamp, StorageId, TxId};
+
+/// The block-list op [`State::update_blocks`] applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BlockListOp<'a> {
+    /// `OP_UPDATE_BLOCKS`, with the new pipeline the active reads on a stamp change.
+    Update { pipeline: &'a [StorageId] },
+    /// `OP_CLOSE`: the last block is completed too.
+    Close,
+}
 
 impl State {
     /// One op (`FSEditLogLoader.applyEditLogOp`), with the next transaction id. Replayed,
@@ -73,13 +82,17 @@ impl State {
                 self.note_block_list(&[*last]);
                 self.add_new_block(*file, *penultimate, *last)
             }
-            EditOp::UpdateBlocks { file, blocks } => {
+            EditOp::UpdateBlocks {
+                file,
+                blocks,
+                pipeline,
+            } => {
                 self.note_block_list(blocks);
-                self.update_blocks(*file, blocks, false)
+                self.update_blocks(*file, blocks, BlockListOp::Update { pipeline })
             }
             EditOp::Close { file, blocks } => {
                 self.note_block_list(blocks);
-                self.update_blocks(*file, blocks, true)
+                self.update_blocks(*file, blocks, BlockListOp::Close)
             }
             EditOp::Append { file } => self.reopen_last_block(*file),
             EditOp::SetReplication { file, replication } => {
@@ -217,14 +230,15 @@ impl State {
         Ok(())
     }
 
-    /// `FSEditLogLoader.updateBlocks` (`OP_UPDATE_BLOCKS`, and `OP_CLOSE` with `close`):
-    /// the edit is checked whole before anything changes.
+    /// `FSEditLogLoader.updateBlocks` (`OP_UPDATE_BLOCKS`, and `OP_CLOSE`): the edit is
+    /// checked whole before anything changes.
     fn update_blocks(
         &mut self,
         file: FileId,
         edit: &[Block],
-        close: bool,
+        op: BlockListOp<'_>,
     ) -> Result<(), ReplayError> {
+        let close = op == BlockListOp::Close;
         let stored_ids = self
             .files
             .get(&file)
@@ -232,6 +246,9 @@ impl State {
             .blocks
             .clone();
         self.check_block_list(file, &stored_ids, edit)?;
+        if !self.replaying() {
+            self.check_client_update(file, &stored_ids, edit, close)?;
+        }
         if close && edit.len() != stored_ids.len() {
             // A close names the file's blocks: the active abandons a block with
             // OP_UPDATE_BLOCKS first, and a block a close added could not be complete.
@@ -242,7 +259,7 @@ impl State {
                 edit: edit.len(),
             });
         }
-        self.update_stored_blocks(&stored_ids, edit, close);
+        self.update_stored_blocks(&stored_ids, edit, op);
         if edit.len() < stored_ids.len() {
             self.remove_abandoned_blocks(file, &stored_ids, edit.len());
         }
@@ -255,6 +272,44 @@ impl State {
             if let Some(inode) = self.files.get_mut(&file) {
                 inode.under_construction = false;
             }
+        }
+        Ok(())
+    }
+
+    /// What the active refuses of a client's block list, which replay takes: a new stamp
+    /// for the last block unless it is under construction in an open file
+    /// (`FSNamesystem.updatePipeline`, `checkUCBlock`), and a close at another stamp than
+    /// the block's (`BlockManager.commitBlock`: a commit with a mismatching GS).
+    fn check_client_update(
+        &self,
+        file: FileId,
+        stored_ids: &[BlockId],
+        edit: &[Block],
+        close: bool,
+    ) -> Result<(), ReplayError> {
+        let (Some(stored_id), Some(block)) = (stored_ids.last(), edit.last()) else {
+            return Ok(());
+        };
+        let Some(stored) = self.blocks.get(stored_id) else {
+            return Ok(());
+        };
+        if stored_ids.len() != edit.len() || stored.block.gs == block.gs {
+            return Ok(());
+        }
+        if close {
+            return Err(ReplayError::GenerationStamp {
+                block: block.id,
+                stored: stored.block.gs,
+                edit: block.gs,
+            });
+        }
+        let open = self.files.get(&file).is_some_and(|f| f.under_construction);
+        if !open || stored.state != BlockUcState::UnderConstruction {
+            return Err(ReplayError::NotUnderConstruction {
+                file,
+                block: block.id,
+                state: stored.state,
+            });
         }
         Ok(())
     }
@@ -332,8 +387,11 @@ impl State {
 
     /// The edit's GS and length for the blocks it keeps. Every block but the last, and the
     /// last of a close, is completed (replay) or committed (the active); a completed block,
-    /// or one whose GS changed, has its queue drained.
-    fn update_stored_blocks(&mut self, stored_ids: &[BlockId], edit: &[Block], close: bool) {
+    /// or one whose GS changed, has its queue drained. On the active a GS change is a
+    /// pipeline update (`updatePipelineInternal`); replay only sets the stamp
+    /// (`FSEditLogLoader.updateBlocks`), its stale replicas go at the close.
+    fn update_stored_blocks(&mut self, stored_ids: &[BlockId], edit: &[Block], op: BlockListOp) {
+        let close = op == BlockListOp::Close;
         let last_position = edit.len().saturating_sub(1);
         for (position, (stored_id, block)) in stored_ids.iter().zip(edit).enumerate() {
             let Some(stored) = self.blocks.get_mut(stored_id) else {
@@ -347,6 +405,9 @@ impl State {
             if force {
                 self.complete_on_edit(*stored_id, *block);
             } else if gs_changed {
+                if let (BlockListOp::Update { pipeline }, false) = (op, self.replaying()) {
+                    self.update_pipeline(*stored_id, pipeline);
+                }
                 self.attach_genstamp(block.gs);
                 self.drain(*stored_id, DrainTrigger::GenerationStamp);
             }
@@ -382,8 +443,10 @@ impl State {
         self.drain(block.id, DrainTrigger::NewBlock);
     }
 
-    /// `OP_APPEND`: the file is open again and its last block, if COMPLETE, goes back under
-    /// construction and out of the safe-mode counts.
+    /// `OP_APPEND` (`FSDirAppendOp.prepareFileForAppend`, on the active and on replay): the
+    /// file is open again and its last block, if COMPLETE, goes back under construction with
+    /// its storages as expected replicas at its present stamp, and out of the safe-mode
+    /// counts.
     fn reopen_last_block(&mut self, file: FileId) -> Result<(), ReplayError> {
         let inode = self
             .files
@@ -396,14 +459,7 @@ impl State {
             .filter(|_| !inode.under_construction)
             .ok_or(ReplayError::CannotReopen(file))?;
         inode.under_construction = true;
-        let reopened = match self.blocks.get_mut(&last) {
-            Some(stored) if stored.state == BlockUcState::Complete => {
-                stored.state = BlockUcState::UnderConstruction;
-                Some(stored.locations.len())
-            }
-            _ => None,
-        };
-        if let Some(locations) = reopened {
+        if let Some(locations) = self.convert_to_under_construction(last) {
             self.uncount_complete_block(locations);
         }
         Ok(())

@@ -322,16 +322,14 @@ impl State {
                 .corrupt
                 .get(&reported.id)
                 .is_some_and(|f| f.contains_key(&storage));
-        let Some(stored) = self.blocks.get_mut(&reported.id) else {
+        let Some(stored) = self.blocks.get(&reported.id) else {
             return;
         };
         let finalized_new =
             replica_state == ReplicaState::Finalized && !stored.locations.contains(&storage);
         // 5. Accepted as a replica under construction.
         if is_block_under_construction(block_state, replica_state) {
-            stored
-                .expected
-                .insert(storage, (reported.gs, replica_state));
+            self.record_expected_replica(reported.id, storage, reported.gs, replica_state);
             if finalized_new || flagged {
                 self.add_stored_block(reported.id, storage);
             }

@@ -45,7 +45,7 @@ impl Default for StandbyClusterShape {
 }
 
 /// One actor of the cluster, on its own thread.
-type Actor = thread::JoinHandle<Result<Vec<()>, Violation>>;
+pub(super) type Actor = thread::JoinHandle<Result<Vec<()>, Violation>>;
 
 /// **No data-loss chain**, **no false corruption**, **location completeness**,
 /// **standby is passive**, **safe-mode recount** and **queue soundness** in a random HA
@@ -114,7 +114,7 @@ fn spawn_toggler(pair: &Arc<HaPair>, rng: &mut SeededRng, toggles: usize) -> Act
 
 /// The standby's tailer (`EditLogTailer.doTailEdits`), checking both NameNodes after
 /// every batch that applied edits.
-fn spawn_tailer(pair: &Arc<HaPair>, rounds: usize) -> Actor {
+pub(super) fn spawn_tailer(pair: &Arc<HaPair>, rounds: usize) -> Actor {
     let pair = Arc::clone(pair);
     thread::spawn_named("edit tailer", move || -> Result<Vec<()>, Violation> {
         for _ in 0..rounds {
@@ -128,7 +128,7 @@ fn spawn_tailer(pair: &Arc<HaPair>, rounds: usize) -> Actor {
 }
 
 /// The failover controller, checking both NameNodes after every failover.
-fn spawn_failovers(pair: &Arc<HaPair>, failovers: usize) -> Actor {
+pub(super) fn spawn_failovers(pair: &Arc<HaPair>, failovers: usize) -> Actor {
     let pair = Arc::clone(pair);
     thread::spawn_named(
         "failover controller",
@@ -144,7 +144,7 @@ fn spawn_failovers(pair: &Arc<HaPair>, failovers: usize) -> Actor {
 }
 
 /// A datanode's rounds: its late deletions, a full report, a heartbeat.
-fn spawn_datanode(dn: &Arc<HdfsDataNode>, rounds: usize) -> Actor {
+pub(super) fn spawn_datanode(dn: &Arc<HdfsDataNode>, rounds: usize) -> Actor {
     let name = format!("datanode {}", dn.storage().datanode);
     let dn = Arc::clone(dn);
     thread::spawn_named(&name, move || -> Result<Vec<()>, Violation> {
@@ -204,7 +204,11 @@ fn write_files(pair: &HaPair, rng: &mut SeededRng, files: u64) -> Result<(), Vio
                 }
                 let mut list = done.clone();
                 list.push(current);
-                pair.client(&[EditOp::UpdateBlocks { file, blocks: list }])?;
+                pair.client(&[EditOp::UpdateBlocks {
+                    file,
+                    blocks: list,
+                    pipeline: pipeline.iter().map(|dn| dn.storage()).collect(),
+                }])?;
             }
             let finished = Block {
                 length: BLOCK_LENGTH,
@@ -224,8 +228,9 @@ fn write_files(pair: &HaPair, rng: &mut SeededRng, files: u64) -> Result<(), Vio
 /// The client closes `file`: the active refuses while a block is only COMMITTED (fewer
 /// than `minReplication` FINALIZED replicas reported to it, e.g. dropped by a legacy
 /// standby before a failover), and the client retries a few times, then leaves the file
-/// open (lease recovery, which would close it, is not modelled).
-fn close(pair: &HaPair, file: FileId, blocks: Vec<Block>) -> Result<(), Violation> {
+/// open (lease recovery, which would close it, is not modelled). Returns whether the file
+/// closed.
+pub(super) fn close(pair: &HaPair, file: FileId, blocks: Vec<Block>) -> Result<bool, Violation> {
     let op = [EditOp::Close { file, blocks }];
     for _ in 0..CLOSE_ATTEMPTS {
         match pair.client(&op) {
@@ -237,10 +242,10 @@ fn close(pair: &HaPair, file: FileId, blocks: Vec<Block>) -> Result<(), Violatio
                     },
                 ..
             }) => thread::yield_now(),
-            other => return other.map_err(Violation::from),
+            other => return other.map(|()| true).map_err(Violation::from),
         }
     }
-    Ok(())
+    Ok(false)
 }
 
 /// How many times the writer asks the active to close a file.

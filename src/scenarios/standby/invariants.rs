@@ -174,6 +174,48 @@ pub fn location_completeness(
     Ok(())
 }
 
+/// **No stale location**: every live location of a COMPLETE block is a datanode that has
+/// reported the block at its generation stamp. A datanode left out of an append's or a
+/// recovery's new pipeline keeps the old stamp; counted as a location it completes the
+/// block and can be the one replica a lowered replication factor keeps
+/// (`BlockManager.removeStaleReplicas` drops it). Replica stamps only grow, so `sent`,
+/// observed after `view`, can only excuse a location, never accuse one falsely.
+pub fn no_stale_location(
+    nn: &str,
+    view: &NamesystemView,
+    sent: &SentReports,
+) -> Result<(), Violation> {
+    for (id, stored) in &view.blocks {
+        if stored.state != BlockUcState::Complete {
+            continue;
+        }
+        let flagged = view.corrupt.get(id);
+        for storage in &stored.locations {
+            if flagged.is_some_and(|f| f.contains_key(storage)) {
+                continue;
+            }
+            let newest = sent
+                .get(&(*id, *storage))
+                .into_iter()
+                .flatten()
+                .filter(|(_, state)| matches!(state, ReportedState::Replica(_)))
+                .map(|(reported, _)| reported.gs)
+                .max();
+            if newest.is_none_or(|gs| gs < stored.block.gs) {
+                return Err(violation(
+                    "no stale location",
+                    format!(
+                        "{nn}: {storage:?} is a live location of COMPLETE {:?}, but reported \
+                         it at most at GS {newest:?}",
+                        stored.block
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// **No data-loss chain**: every COMPLETE block of the namespace keeps a FINALIZED
 /// replica with its final GS and length on some datanode.
 pub fn no_block_lost(nn: &str, view: &NamesystemView, held: &Holdings) -> Result<(), Violation> {
@@ -228,7 +270,8 @@ pub fn check_namenode(
     let (sent, _) = observe_datanodes(dns);
     standby_is_passive(nn, &view)?;
     safe_mode_matches_recount(nn, &view)?;
-    queue_is_sound(nn, &view, &sent)
+    queue_is_sound(nn, &view, &sent)?;
+    no_stale_location(nn, &view, &sent)
 }
 
 /// The end-state invariants of the active once nothing is in flight, and of both

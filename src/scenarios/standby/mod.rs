@@ -16,14 +16,16 @@
 //! [`HdfsDataNode`](crate::sim::hdfs_datanode::HdfsDataNode)s that write, finalize, report
 //! to both NameNodes and delete late. The invariants: [`standby_is_passive`],
 //! [`safe_mode_matches_recount`], [`queue_is_sound`] (with per-(block, datanode) FIFO),
-//! [`no_false_corruption`], [`location_completeness`], [`no_block_lost`] and
-//! [`generation_stamp_never_reused`]. The scenarios: the seed's scripted reproductions
+//! [`no_false_corruption`], [`location_completeness`], [`no_stale_location`],
+//! [`no_block_lost`] and [`generation_stamp_never_reused`]. The scenarios: the seed's scripted reproductions
 //! (the ten-step data-loss chain, the safe-mode credit, the failover catch-up and the
 //! superseded-entry schedules, and HDFS-14941's split batches), the loom race
 //! [`rbw_report_races_completion`], HDFS-14941's race
-//! [`replica_reported_between_split_batches_is_recorded`], and the random
-//! [`failovers_lose_no_replica_and_keep_counts`].
+//! [`replica_reported_between_split_batches_is_recorded`], the random
+//! [`failovers_lose_no_replica_and_keep_counts`], and the appends that leave a datanode
+//! out of their pipeline, [`appends_leave_no_stale_location`].
 
+mod append;
 mod cluster;
 mod edits;
 mod genstamp;
@@ -33,6 +35,10 @@ mod reporter;
 mod scripted;
 mod violation;
 
+pub use append::{
+    AppendClusterShape, FailoverPoint, append_leaving_a_datanode_out,
+    appends_leave_no_stale_location,
+};
 pub use cluster::{StandbyClusterShape, failovers_lose_no_replica_and_keep_counts};
 pub use edits::BLOCK_LENGTH;
 pub use genstamp::{
@@ -42,7 +48,7 @@ pub use genstamp::{
 pub use invariants::{
     check_namenode, check_pair_namenodes, check_pair_quiescent, check_quiescent,
     generation_stamp_never_reused, location_completeness, no_block_lost, no_false_corruption,
-    queue_is_sound, safe_mode_matches_recount, standby_is_passive,
+    no_stale_location, queue_is_sound, safe_mode_matches_recount, standby_is_passive,
 };
 pub use rbw_race::rbw_report_races_completion;
 pub use scripted::{

@@ -50,6 +50,7 @@ pub fn rbw_report_races_completion(behavior: NamesystemBehavior) -> Result<(), V
         EditOp::UpdateBlocks {
             file: FILE,
             blocks: vec![block(BLOCK, 6, 0)],
+            pipeline: vec![dn.storage()],
         },
     ])?;
     let finalized = ReportedState::Replica(ReplicaState::Finalized);

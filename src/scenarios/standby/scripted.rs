@@ -91,12 +91,15 @@ pub fn rbw_report_before_close_loses_no_replica(
     check_pair_quiescent(&pair)
 }
 
-/// **No false corruption** at failover on the failover catch-up schedule (HDFS-3605):
-/// the standby replays only the creation and the first block; the block is closed and
-/// appended to three times (GS 2..4) while DN1's reports of every GS reach the standby;
-/// failover replays the rest in its catch-up. With the HA state flipped before the
-/// catch-up (the legacy HA-state check), its drains judge those reports against
-/// intermediate states; the fixed failover keeps postponing until the catch-up is done.
+/// **No false corruption** and **location completeness** at failover on the failover
+/// catch-up schedule (HDFS-3605): the standby replays only the creation and the first
+/// block; the block is closed and appended to three times (GS 2..4) while DN1's reports of
+/// every GS reach the standby; failover replays the rest in its catch-up. With the HA state
+/// flipped before the catch-up (the legacy HA-state check), its drains judge those reports
+/// against intermediate states and flag DN1 corrupt; the next append's close then drops the
+/// flagged replica as stale (its expected replica kept the old stamp), so the new active
+/// has no location for the block DN1 holds. The fixed failover keeps postponing until the
+/// catch-up is done.
 pub fn failover_judges_queued_reports_after_catch_up(
     behavior: NamesystemBehavior,
 ) -> Result<(), Violation> {
@@ -129,6 +132,7 @@ pub fn failover_judges_queued_reports_after_catch_up(
         pair.client(&[EditOp::UpdateBlocks {
             file: FILE,
             blocks: vec![block(BLOCK, gs, length - 10)],
+            pipeline: vec![dn.storage()],
         }])?;
         dn.finalize(block(BLOCK, gs, length));
         pair.client(&[EditOp::Close {
