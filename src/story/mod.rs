@@ -13,6 +13,11 @@
 //! thread the closure starts. With no recorder installed nothing is recorded, and an event
 //! costs `tracing`'s check of its call site.
 //!
+//! A recorder also hands every event, as it is recorded, to its [sinks](EventSink): the
+//! event log writer ([`EventLogWriter`], the NDJSON format of [`log`]) and the online
+//! monitors of the checking layer. [`Recorder::streaming`] keeps nothing in memory and
+//! only feeds its sink: what a production process installs to write its event log.
+//!
 //! The recorder lives outside the checkers' model (its lock is `std`'s, through
 //! [`crate::unmodelled::Shared`]), so recording adds no scheduling point: an execution
 //! explores the same interleavings with and without it.
@@ -46,6 +51,8 @@
 
 mod event;
 mod html;
+mod json;
+pub mod log;
 mod table;
 
 use std::collections::VecDeque;
@@ -60,6 +67,7 @@ use crate::unmodelled::Shared;
 
 pub use event::{Event, Story};
 pub use html::timeline;
+pub use log::{EventLogReader, EventLogWriter, LogError, LogRecord, SCHEMA_VERSION};
 pub use table::{StepTable, fields_text};
 
 /// Events kept per execution; older ones are left out (and counted) past this bound, so a
@@ -83,38 +91,108 @@ pub fn record<T>(f: impl FnOnce() -> T) -> (T, Story) {
     (value, recorder.take())
 }
 
+/// Where a [`Recorder`] hands every event as it records it, in the order of their steps
+/// (under the recorder's lock, outside any checker's model: keep it short, never block).
+pub trait EventSink: Send {
+    /// One event, with its step.
+    fn event(&mut self, event: &Event);
+}
+
+/// A boxed sink, as a caller hands one over.
+impl<S: EventSink + ?Sized> EventSink for Box<S> {
+    fn event(&mut self, event: &Event) {
+        (**self).event(event);
+    }
+}
+
+/// A sink shared with its owner, who reads what it gathered after the run.
+impl<S: EventSink> EventSink for Shared<S> {
+    fn event(&mut self, event: &Event) {
+        self.with(|sink| sink.event(event));
+    }
+}
+
 /// A `tracing` subscriber that keeps this crate's events (see the module docs).
 #[derive(Debug, Clone, Default)]
 pub struct Recorder {
     kept: Shared<Kept>,
 }
 
-/// The recorder's bounded buffer.
-#[derive(Debug, Default)]
+/// The recorder's bounded buffer and its sinks.
 struct Kept {
     events: VecDeque<Event>,
     left_out: usize,
+    capacity: usize,
+    sinks: Vec<Box<dyn EventSink>>,
+}
+
+impl Default for Kept {
+    fn default() -> Self {
+        Self {
+            events: VecDeque::new(),
+            left_out: 0,
+            capacity: MAX_EVENTS,
+            sinks: Vec::new(),
+        }
+    }
+}
+
+impl fmt::Debug for Kept {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Kept")
+            .field("events", &self.events.len())
+            .field("left_out", &self.left_out)
+            .field("capacity", &self.capacity)
+            .field("sinks", &self.sinks.len())
+            .finish()
+    }
 }
 
 impl Recorder {
+    /// A recorder that keeps no event in memory and hands each to `sink`.
+    pub fn streaming(sink: impl EventSink + 'static) -> Self {
+        Self::discarding().with_sink(sink)
+    }
+
+    /// A recorder that keeps no event in memory: it only numbers the events and hands
+    /// them to the sinks added with [`Recorder::with_sink`].
+    pub fn discarding() -> Self {
+        let recorder = Self::default();
+        recorder.kept.with(|kept| kept.capacity = 0);
+        recorder
+    }
+
+    /// Also hands every event recorded from now on to `sink`.
+    pub fn with_sink(self, sink: impl EventSink + 'static) -> Self {
+        self.kept.with(|kept| kept.sinks.push(Box::new(sink)));
+        self
+    }
+
     /// Runs `f` with this recorder as the calling thread's default subscriber.
     pub fn install<T>(&self, f: impl FnOnce() -> T) -> T {
         tracing::subscriber::with_default(self.clone(), f)
     }
 
     /// The events recorded so far, leaving the recorder empty for the next execution.
+    /// The sinks stay; the next event is step 1 again.
     pub fn take(&self) -> Story {
-        let kept = self.kept.with(std::mem::take);
-        Story {
-            events: kept.events.into(),
-            left_out: kept.left_out,
-        }
+        self.kept.with(|kept| Story {
+            events: std::mem::take(&mut kept.events).into(),
+            left_out: std::mem::take(&mut kept.left_out),
+        })
     }
 
     fn push(&self, mut event: Event) {
         self.kept.with(|kept| {
             event.step = kept.left_out + kept.events.len() + 1;
-            if kept.events.len() == MAX_EVENTS {
+            for sink in &mut kept.sinks {
+                sink.event(&event);
+            }
+            if kept.capacity == 0 {
+                kept.left_out += 1;
+                return;
+            }
+            if kept.events.len() >= kept.capacity {
                 kept.events.pop_front();
                 kept.left_out += 1;
             }

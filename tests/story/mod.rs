@@ -1,6 +1,7 @@
-//! The story of a failure (`hadoop_ref::story`): what the recorder keeps, the step table
-//! and the HTML timeline, without a checker. The timeline as a browser shows it is checked
+//! The story of a failure (`hadoop_ref::story`): what the recorder keeps, the event log
+//! it writes and reads, the step table and the HTML timeline, without a checker. The timeline as a browser shows it is checked
 //! by the shuttle suite (`shuttle-tests/explain.rs`).
 
+mod event_log;
 mod recorder;
 mod timeline;

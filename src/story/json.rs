@@ -1,0 +1,289 @@
+//! The little JSON the event log needs, by hand: string escaping for the writer, and a
+//! parser of one flat object (scalars, and objects of scalars one level down) for the
+//! reader. The library has no JSON dependency outside the soak tool's feature, and a log
+//! line is small and flat, so a strict parser of that shape is short and never panics:
+//! every byte it indexes is checked, and nesting is refused past one level.
+
+use std::fmt::Write as _;
+
+/// A scalar value as written: its text (a string's contents unescaped, a number's or a
+/// literal's own characters) and whether it was a string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    /// A string, unescaped.
+    Str(String),
+    /// A number, as its text.
+    Number(String),
+    /// `true` or `false`.
+    Bool(bool),
+    /// `null`.
+    Null,
+    /// An object of scalars, its members in the order written.
+    Object(Vec<(String, Value)>),
+}
+
+impl Value {
+    /// The value as text: a string's contents, a number's digits, `true`/`false`; `None`
+    /// for `null` and objects.
+    pub fn text(&self) -> Option<String> {
+        match self {
+            Value::Str(s) | Value::Number(s) => Some(s.clone()),
+            Value::Bool(b) => Some(b.to_string()),
+            Value::Null | Value::Object(_) => None,
+        }
+    }
+}
+
+/// Appends `text` to `out` as a JSON string, quotes included.
+pub fn push_string(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if u32::from(c) < 0x20 => {
+                // Writing to a String cannot fail.
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Why a line is not the JSON object the log needs, and at which byte (0-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// Byte offset in the line.
+    pub at: usize,
+    /// What was expected or found.
+    pub reason: &'static str,
+}
+
+/// Parses `line` as one JSON object whose values are scalars or objects of scalars.
+pub fn parse_object(line: &str) -> Result<Vec<(String, Value)>, ParseError> {
+    let mut parser = Parser {
+        bytes: line.as_bytes(),
+        at: 0,
+    };
+    parser.skip_space();
+    let members = parser.object(0)?;
+    parser.skip_space();
+    if parser.at != parser.bytes.len() {
+        return Err(parser.error("text after the object"));
+    }
+    Ok(members)
+}
+
+/// Deepest object nesting accepted: the line's object (0) and its `fields` (1).
+const MAX_DEPTH: usize = 1;
+
+struct Parser<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Parser<'_> {
+    fn error(&self, reason: &'static str) -> ParseError {
+        ParseError {
+            at: self.at,
+            reason,
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn skip_space(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+            self.at += 1;
+        }
+    }
+
+    fn expect(&mut self, byte: u8, reason: &'static str) -> Result<(), ParseError> {
+        if self.peek() == Some(byte) {
+            self.at += 1;
+            Ok(())
+        } else {
+            Err(self.error(reason))
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Vec<(String, Value)>, ParseError> {
+        self.expect(b'{', "expected `{`")?;
+        let mut members = Vec::new();
+        self.skip_space();
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+            return Ok(members);
+        }
+        loop {
+            self.skip_space();
+            let key = self.string()?;
+            self.skip_space();
+            self.expect(b':', "expected `:` after a key")?;
+            self.skip_space();
+            let value = self.value(depth)?;
+            members.push((key, value));
+            self.skip_space();
+            match self.peek() {
+                Some(b',') => self.at += 1,
+                Some(b'}') => {
+                    self.at += 1;
+                    return Ok(members);
+                }
+                _ => return Err(self.error("expected `,` or `}`")),
+            }
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value, ParseError> {
+        match self.peek() {
+            Some(b'"') => self.string().map(Value::Str),
+            Some(b'{') if depth < MAX_DEPTH => self.object(depth + 1).map(Value::Object),
+            Some(b'{' | b'[') => Err(self.error("nested value where a scalar is expected")),
+            Some(b't') => self.literal("true", Value::Bool(true)),
+            Some(b'f') => self.literal("false", Value::Bool(false)),
+            Some(b'n') => self.literal("null", Value::Null),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => Err(self.error("expected a value")),
+        }
+    }
+
+    fn literal(&mut self, word: &'static str, value: Value) -> Result<Value, ParseError> {
+        if self.bytes[self.at..].starts_with(word.as_bytes()) {
+            self.at += word.len();
+            Ok(value)
+        } else {
+            Err(self.error("expected `true`, `false` or `null`"))
+        }
+    }
+
+    fn number(&mut self) -> Result<Value, ParseError> {
+        let start = self.at;
+        if self.peek() == Some(b'-') {
+            self.at += 1;
+        }
+        let digits = self.digits();
+        if digits == 0 {
+            return Err(self.error("expected digits"));
+        }
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            if self.digits() == 0 {
+                return Err(self.error("expected digits after `.`"));
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.at += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            if self.digits() == 0 {
+                return Err(self.error("expected exponent digits"));
+            }
+        }
+        // The bytes are ASCII digits and signs: valid UTF-8.
+        let text = String::from_utf8_lossy(&self.bytes[start..self.at]).into_owned();
+        Ok(Value::Number(text))
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.at;
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.at += 1;
+        }
+        self.at - start
+    }
+
+    fn string(&mut self) -> Result<String, ParseError> {
+        self.expect(b'"', "expected a string")?;
+        let mut out = Vec::new();
+        loop {
+            match self.peek() {
+                None => return Err(self.error("unterminated string")),
+                Some(b'"') => {
+                    self.at += 1;
+                    return String::from_utf8(out).map_err(|_| self.error("string is not UTF-8"));
+                }
+                Some(b'\\') => {
+                    self.at += 1;
+                    let c = self.escape()?;
+                    let mut buf = [0; 4];
+                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                }
+                Some(byte) if byte < 0x20 => {
+                    return Err(self.error("control character in a string"));
+                }
+                Some(byte) => {
+                    out.push(byte);
+                    self.at += 1;
+                }
+            }
+        }
+    }
+
+    fn escape(&mut self) -> Result<char, ParseError> {
+        let Some(byte) = self.peek() else {
+            return Err(self.error("unterminated escape"));
+        };
+        self.at += 1;
+        Ok(match byte {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => return self.unicode_escape(),
+            _ => return Err(self.error("unknown escape")),
+        })
+    }
+
+    /// `\uXXXX`, with a following `\uXXXX` low surrogate when the first is a high one.
+    fn unicode_escape(&mut self) -> Result<char, ParseError> {
+        let first = self.hex4()?;
+        let code = if (0xD800..0xDC00).contains(&first) {
+            if !self.bytes[self.at..].starts_with(b"\\u") {
+                return Err(self.error("high surrogate without its low surrogate"));
+            }
+            self.at += 2;
+            let second = self.hex4()?;
+            if !(0xDC00..0xE000).contains(&second) {
+                return Err(self.error("high surrogate without its low surrogate"));
+            }
+            0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+        } else {
+            first
+        };
+        char::from_u32(code).ok_or_else(|| self.error("escape is not a character"))
+    }
+
+    fn hex4(&mut self) -> Result<u32, ParseError> {
+        let Some(hex) = self.bytes.get(self.at..self.at + 4) else {
+            return Err(self.error("short \\u escape"));
+        };
+        if !hex.iter().all(u8::is_ascii_hexdigit) {
+            return Err(self.error("bad \\u escape"));
+        }
+        let code = hex
+            .iter()
+            .fold(0, |code, &digit| code * 16 + hex_value(digit));
+        self.at += 4;
+        Ok(code)
+    }
+}
+
+fn hex_value(digit: u8) -> u32 {
+    match digit {
+        b'0'..=b'9' => u32::from(digit - b'0'),
+        b'a'..=b'f' => u32::from(digit - b'a') + 10,
+        _ => u32::from(digit.to_ascii_lowercase().wrapping_sub(b'a')) + 10,
+    }
+}

@@ -1,0 +1,426 @@
+//! The protocol event log: the story's events as NDJSON, one event a line, so that a run
+//! of any implementation that emits the same events can be checked offline
+//! (`docs/event-log.md` documents every event and field).
+//!
+//! A line of schema version [`SCHEMA_VERSION`]:
+//!
+//! ```text
+//! {"v":1,"seq":7,"time_ms":1712,"node":"dn1","thread":"endpoint scm1","component":"datanode::state_context","event":"term set","fields":{"term":"3","why":"heartbeat"}}
+//! ```
+//!
+//! `v`, `seq` (from 1, increasing), `thread`, `component` and `event` are required;
+//! `time_ms`, `node` (absent or `null` when the event names none) and `fields` (an object
+//! of scalars, in the order emitted; strings as written, numbers and booleans taken as
+//! their text) are optional. Keys the version does not know are ignored. The reader
+//! refuses a line longer than [`MAX_LINE_BYTES`], another version, a `seq` that does not
+//! increase, or anything that is not such an object, with the line's number; it never
+//! panics.
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::path::Path;
+
+use super::event::Event;
+use super::json::{self, Value};
+use super::{EventSink, Recorder};
+use crate::unmodelled::Shared;
+
+/// The schema version this crate writes and reads.
+pub const SCHEMA_VERSION: u64 = 1;
+
+/// The longest line the reader accepts, in bytes (newline excluded).
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// Appends `event` as one log line (without its newline) to `out`.
+pub fn encode_line(event: &Event, time_ms: Option<u64>, out: &mut String) {
+    use std::fmt::Write as _;
+    // Writing to a String cannot fail.
+    let _ = write!(out, "{{\"v\":{SCHEMA_VERSION},\"seq\":{}", event.step);
+    if let Some(time) = time_ms {
+        let _ = write!(out, ",\"time_ms\":{time}");
+    }
+    if let Some(node) = &event.node {
+        out.push_str(",\"node\":");
+        json::push_string(out, node);
+    }
+    for (key, text) in [
+        ("thread", &event.thread),
+        ("component", &event.component),
+        ("event", &event.name),
+    ] {
+        let _ = write!(out, ",\"{key}\":");
+        json::push_string(out, text);
+    }
+    out.push_str(",\"fields\":{");
+    for (i, (name, value)) in event.fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        json::push_string(out, name);
+        out.push(':');
+        json::push_string(out, value);
+    }
+    out.push_str("}}");
+}
+
+/// Writes events as NDJSON to a writer: an [`EventSink`] for a [`Recorder`], and a
+/// subscriber of its own ([`EventLogWriter::recorder`]) that a production process
+/// installs (`tracing::subscriber::set_global_default`) to log its Datanodes, SCMs,
+/// NameNodes or a `MiniOzoneCluster`.
+///
+/// Clones share the writer. A write error is kept (the first one) and reported by
+/// [`EventLogWriter::flush`]; later events are dropped.
+#[derive(Clone)]
+pub struct EventLogWriter {
+    inner: Shared<WriterState>,
+}
+
+struct WriterState {
+    out: Box<dyn Write + Send>,
+    time: Option<Box<dyn Fn() -> u64 + Send>>,
+    line: String,
+    lines: u64,
+    error: Option<io::Error>,
+}
+
+impl fmt::Debug for EventLogWriter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EventLogWriter")
+            .field("lines", &self.lines())
+            .finish_non_exhaustive()
+    }
+}
+
+impl EventLogWriter {
+    /// A log written to `out`.
+    pub fn new(out: impl Write + Send + 'static) -> Self {
+        Self {
+            inner: Shared::new(WriterState {
+                out: Box::new(out),
+                time: None,
+                line: String::new(),
+                lines: 0,
+                error: None,
+            }),
+        }
+    }
+
+    /// A log written to a new file at `path` (buffered; [`flush`](Self::flush) at the end).
+    pub fn create(path: &Path) -> io::Result<Self> {
+        Ok(Self::new(BufWriter::new(File::create(path)?)))
+    }
+
+    /// Stamps every line with `time_ms` read from `now_ms` (a `Clock`'s `now_ms`).
+    pub fn with_time(self, now_ms: impl Fn() -> u64 + Send + 'static) -> Self {
+        self.inner.with(|state| state.time = Some(Box::new(now_ms)));
+        self
+    }
+
+    /// A subscriber that writes every event of this crate to this log and keeps none in
+    /// memory: install it as the default subscriber of the process, or around a closure
+    /// with [`Recorder::install`].
+    pub fn recorder(&self) -> Recorder {
+        Recorder::streaming(self.clone())
+    }
+
+    /// Lines written so far.
+    pub fn lines(&self) -> u64 {
+        self.inner.with(|state| state.lines)
+    }
+
+    /// Flushes the writer; the first write error, if any happened.
+    pub fn flush(&self) -> io::Result<()> {
+        self.inner.with(|state| {
+            if let Some(error) = state.error.take() {
+                return Err(error);
+            }
+            state.out.flush()
+        })
+    }
+}
+
+impl EventSink for EventLogWriter {
+    fn event(&mut self, event: &Event) {
+        self.inner.with(|state| {
+            if state.error.is_some() {
+                return;
+            }
+            let time = state.time.as_ref().map(|now| now());
+            state.line.clear();
+            encode_line(event, time, &mut state.line);
+            state.line.push('\n');
+            match state.out.write_all(state.line.as_bytes()) {
+                Ok(()) => state.lines += 1,
+                Err(error) => state.error = Some(error),
+            }
+        });
+    }
+}
+
+/// One line of a log, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogRecord {
+    /// The event; its `step` is the line's `seq`.
+    pub event: Event,
+    /// The line's `time_ms`, when it has one.
+    pub time_ms: Option<u64>,
+    /// The line's number in the file, from 1.
+    pub line: usize,
+}
+
+/// Why a log cannot be read, with the number of the line (from 1) where it went wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    /// Reading failed.
+    #[error("line {line}: cannot read: {source}")]
+    Io {
+        /// The line being read.
+        line: usize,
+        /// The error.
+        source: io::Error,
+    },
+    /// The line is longer than [`MAX_LINE_BYTES`].
+    #[error("line {line}: longer than {limit} bytes")]
+    LineTooLong {
+        /// The line.
+        line: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// The line is not UTF-8.
+    #[error("line {line}: not UTF-8")]
+    NotUtf8 {
+        /// The line.
+        line: usize,
+    },
+    /// The line is not a JSON object of the log's shape.
+    #[error("line {line}, byte {at}: not an event: {reason}")]
+    Malformed {
+        /// The line.
+        line: usize,
+        /// The byte offset in the line.
+        at: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A required key is missing, or has the wrong type.
+    #[error("line {line}: key `{key}` {problem}")]
+    BadKey {
+        /// The line.
+        line: usize,
+        /// The key.
+        key: &'static str,
+        /// `is missing`, `must be a string`, ….
+        problem: &'static str,
+    },
+    /// The line is of another schema version.
+    #[error("line {line}: schema version {version}; this reader reads version {SCHEMA_VERSION}")]
+    UnsupportedVersion {
+        /// The line.
+        line: usize,
+        /// Its version.
+        version: String,
+    },
+    /// `seq` did not increase.
+    #[error("line {line}: seq {seq} after seq {previous}: a log is one run, in order")]
+    SeqNotIncreasing {
+        /// The line.
+        line: usize,
+        /// Its seq.
+        seq: u64,
+        /// The previous line's.
+        previous: u64,
+    },
+}
+
+impl LogError {
+    /// The number of the line where reading went wrong.
+    pub fn line(&self) -> usize {
+        match self {
+            LogError::Io { line, .. }
+            | LogError::LineTooLong { line, .. }
+            | LogError::NotUtf8 { line }
+            | LogError::Malformed { line, .. }
+            | LogError::BadKey { line, .. }
+            | LogError::UnsupportedVersion { line, .. }
+            | LogError::SeqNotIncreasing { line, .. } => *line,
+        }
+    }
+}
+
+/// Reads a log line by line: an iterator of records that ends at the first error (which
+/// it yields). Blank lines are skipped.
+#[derive(Debug)]
+pub struct EventLogReader<R> {
+    reader: R,
+    line: usize,
+    previous_seq: u64,
+    buf: Vec<u8>,
+    failed: bool,
+}
+
+impl EventLogReader<BufReader<File>> {
+    /// A reader of the log file at `path`.
+    pub fn open(path: &Path) -> io::Result<Self> {
+        Ok(Self::new(BufReader::new(File::open(path)?)))
+    }
+}
+
+impl<R: BufRead> EventLogReader<R> {
+    /// A reader of the log `reader` yields.
+    pub fn new(reader: R) -> Self {
+        Self {
+            reader,
+            line: 0,
+            previous_seq: 0,
+            buf: Vec::new(),
+            failed: false,
+        }
+    }
+
+    /// The next line's bytes, without its newline; `None` at the end.
+    fn next_line(&mut self) -> Result<Option<()>, LogError> {
+        self.buf.clear();
+        self.line += 1;
+        let limit = u64::try_from(MAX_LINE_BYTES + 1).unwrap_or(u64::MAX);
+        let read = (&mut self.reader)
+            .take(limit)
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|source| LogError::Io {
+                line: self.line,
+                source,
+            })?;
+        if read == 0 {
+            return Ok(None);
+        }
+        if self.buf.last() == Some(&b'\n') {
+            self.buf.pop();
+        } else if self.buf.len() > MAX_LINE_BYTES {
+            return Err(LogError::LineTooLong {
+                line: self.line,
+                limit: MAX_LINE_BYTES,
+            });
+        }
+        if self.buf.last() == Some(&b'\r') {
+            self.buf.pop();
+        }
+        if self.buf.len() > MAX_LINE_BYTES {
+            return Err(LogError::LineTooLong {
+                line: self.line,
+                limit: MAX_LINE_BYTES,
+            });
+        }
+        Ok(Some(()))
+    }
+
+    fn next_record(&mut self) -> Result<Option<LogRecord>, LogError> {
+        loop {
+            if self.next_line()?.is_none() {
+                return Ok(None);
+            }
+            let text = std::str::from_utf8(&self.buf)
+                .map_err(|_| LogError::NotUtf8 { line: self.line })?;
+            if text.trim().is_empty() {
+                continue;
+            }
+            let record = parse_line(text, self.line)?;
+            let seq = u64::try_from(record.event.step).unwrap_or(u64::MAX);
+            if seq <= self.previous_seq {
+                return Err(LogError::SeqNotIncreasing {
+                    line: self.line,
+                    seq,
+                    previous: self.previous_seq,
+                });
+            }
+            self.previous_seq = seq;
+            return Ok(Some(record));
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for EventLogReader<R> {
+    type Item = Result<LogRecord, LogError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        match self.next_record() {
+            Ok(record) => record.map(Ok),
+            Err(error) => {
+                self.failed = true;
+                Some(Err(error))
+            }
+        }
+    }
+}
+
+/// Parses one non-blank line, number `line`.
+pub fn parse_line(text: &str, line: usize) -> Result<LogRecord, LogError> {
+    let members = json::parse_object(text).map_err(|e| LogError::Malformed {
+        line,
+        at: e.at,
+        reason: e.reason.to_owned(),
+    })?;
+    let get = |key: &str| members.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+    let version = match get("v") {
+        Some(Value::Number(n)) => n.clone(),
+        Some(_) => return Err(bad(line, "v", "must be a number")),
+        None => return Err(bad(line, "v", "is missing")),
+    };
+    if version != SCHEMA_VERSION.to_string() {
+        return Err(LogError::UnsupportedVersion { line, version });
+    }
+    let seq = number(get("seq"), line, "seq")?.ok_or_else(|| bad(line, "seq", "is missing"))?;
+    if seq == 0 {
+        return Err(bad(line, "seq", "must be at least 1"));
+    }
+    let time_ms = number(get("time_ms"), line, "time_ms")?;
+    let text_of = |key: &'static str| match get(key) {
+        Some(Value::Str(s)) => Ok(s.clone()),
+        Some(_) => Err(bad(line, key, "must be a string")),
+        None => Err(bad(line, key, "is missing")),
+    };
+    let node = match get("node") {
+        None | Some(Value::Null) => None,
+        Some(Value::Str(s)) => Some(s.clone()),
+        Some(_) => return Err(bad(line, "node", "must be a string or null")),
+    };
+    let fields = match get("fields") {
+        None => Vec::new(),
+        Some(Value::Object(members)) => members
+            .iter()
+            .filter_map(|(k, v)| v.text().map(|t| (k.clone(), t)))
+            .collect(),
+        Some(_) => return Err(bad(line, "fields", "must be an object")),
+    };
+    Ok(LogRecord {
+        event: Event {
+            step: usize::try_from(seq).map_err(|_| bad(line, "seq", "is too large"))?,
+            thread: text_of("thread")?,
+            node,
+            component: text_of("component")?,
+            name: text_of("event")?,
+            fields,
+        },
+        time_ms,
+        line,
+    })
+}
+
+fn bad(line: usize, key: &'static str, problem: &'static str) -> LogError {
+    LogError::BadKey { line, key, problem }
+}
+
+/// An optional non-negative integer key.
+fn number(value: Option<&Value>, line: usize, key: &'static str) -> Result<Option<u64>, LogError> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n
+            .parse::<u64>()
+            .map(Some)
+            .map_err(|_| bad(line, key, "must be a non-negative integer")),
+        Some(_) => Err(bad(line, key, "must be a number")),
+    }
+}

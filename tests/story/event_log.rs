@@ -1,0 +1,231 @@
+//! The event log format: what the writer writes the reader reads back, event for event;
+//! a malformed log is an error naming its line, never a panic; the recorder's sinks see
+//! every event, even those its bounded story leaves out.
+
+use std::io::Cursor;
+
+use hadoop_ref::story::log::{MAX_LINE_BYTES, encode_line, parse_line};
+use hadoop_ref::story::{
+    self, Event, EventLogReader, EventLogWriter, LogError, MAX_EVENTS, Recorder, SCHEMA_VERSION,
+};
+use hadoop_ref::unmodelled::Shared;
+use proptest::prelude::*;
+
+fn event(step: usize, node: Option<&str>, fields: &[(&str, &str)]) -> Event {
+    Event {
+        step,
+        thread: "endpoint scm1".into(),
+        node: node.map(str::to_owned),
+        component: "datanode::state_context".into(),
+        name: "term set".into(),
+        fields: fields
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect(),
+    }
+}
+
+fn read_all(text: &str) -> Result<Vec<Event>, LogError> {
+    EventLogReader::new(Cursor::new(text.to_owned()))
+        .map(|r| r.map(|record| record.event))
+        .collect()
+}
+
+#[test]
+fn a_written_line_is_versioned_and_reads_back_as_the_event() {
+    let original = event(7, Some("dn1"), &[("term", "3"), ("why", "heartbeat")]);
+    let mut line = String::new();
+    encode_line(&original, Some(1712), &mut line);
+    assert_eq!(
+        line,
+        r#"{"v":1,"seq":7,"time_ms":1712,"node":"dn1","thread":"endpoint scm1","component":"datanode::state_context","event":"term set","fields":{"term":"3","why":"heartbeat"}}"#
+    );
+    let record = parse_line(&line, 1).unwrap();
+    assert_eq!(
+        (record.event, record.time_ms, record.line),
+        (original, Some(1712), 1)
+    );
+    assert_eq!(SCHEMA_VERSION, 1);
+}
+
+#[test]
+fn a_hand_written_line_needs_only_the_required_keys() {
+    let events = read_all(
+        "\n{\"seq\": 3, \"v\": 1, \"thread\": \"t\", \"component\": \"c\", \"event\": \"e\", \"extra\": [1]}\n",
+    );
+    // An unknown key may hold anything but a nested value: arrays are refused.
+    assert!(matches!(events, Err(LogError::Malformed { line: 2, .. })));
+    let events = read_all(
+        "{\"v\":1,\"seq\":3,\"thread\":\"t\",\"component\":\"c\",\"event\":\"e\",\"node\":null,\"fields\":{\"n\":5,\"ok\":true,\"s\":\"x\"},\"future\":\"k\"}",
+    )
+    .unwrap();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].node, None);
+    assert_eq!(events[0].field("n"), Some("5"));
+    assert_eq!(events[0].field("ok"), Some("true"));
+}
+
+#[test]
+fn malformed_logs_name_their_line() {
+    let good = "{\"v\":1,\"seq\":1,\"thread\":\"t\",\"component\":\"c\",\"event\":\"e\"}\n";
+    let cases: [(&str, usize, &str); 7] = [
+        ("{\"v\":1,\"seq\":2,\"thread\":\"t\"", 2, "not an event"),
+        (
+            "{\"v\":2,\"seq\":2,\"thread\":\"t\",\"component\":\"c\",\"event\":\"e\"}",
+            2,
+            "schema version 2",
+        ),
+        (
+            "{\"v\":1,\"seq\":1,\"thread\":\"t\",\"component\":\"c\",\"event\":\"e\"}",
+            2,
+            "seq 1 after seq 1",
+        ),
+        (
+            "{\"v\":1,\"seq\":2,\"component\":\"c\",\"event\":\"e\"}",
+            2,
+            "key `thread` is missing",
+        ),
+        (
+            "{\"v\":1,\"seq\":-2,\"thread\":\"t\",\"component\":\"c\",\"event\":\"e\"}",
+            2,
+            "key `seq`",
+        ),
+        ("[1, 2]", 2, "expected `{`"),
+        (
+            "{\"v\":1,\"seq\":2,\"thread\":\"\\ud800\",\"component\":\"c\",\"event\":\"e\"}",
+            2,
+            "surrogate",
+        ),
+    ];
+    for (bad, line, says) in cases {
+        let error = read_all(&format!("{good}{bad}\n{good}")).unwrap_err();
+        assert_eq!(error.line(), line, "{bad}: {error}");
+        let text = error.to_string();
+        assert!(text.starts_with(&format!("line {line}")), "{text}");
+        assert!(text.contains(says), "{bad}: {text}");
+    }
+}
+
+#[test]
+fn a_line_longer_than_the_cap_is_refused_not_read_whole() {
+    let long = format!(
+        "{{\"v\":1,\"seq\":1,\"thread\":\"{}\",\"component\":\"c\",\"event\":\"e\"}}\n",
+        "x".repeat(MAX_LINE_BYTES)
+    );
+    let error = read_all(&long).unwrap_err();
+    assert!(
+        matches!(error, LogError::LineTooLong { line: 1, .. }),
+        "{error}"
+    );
+}
+
+#[test]
+fn bytes_that_are_not_utf8_name_their_line() {
+    let mut bytes =
+        b"{\"v\":1,\"seq\":1,\"thread\":\"t\",\"component\":\"c\",\"event\":\"e\"}\n".to_vec();
+    bytes.extend_from_slice(b"{\"v\":1,\xff}\n");
+    let error = EventLogReader::new(Cursor::new(bytes))
+        .find_map(Result::err)
+        .unwrap();
+    assert!(matches!(error, LogError::NotUtf8 { line: 2 }), "{error}");
+}
+
+#[test]
+fn the_writer_logs_every_event_a_recorder_sees_beyond_its_bound() {
+    let buffer = Shared::new(Vec::new());
+    let log = EventLogWriter::new(SharedBuffer(buffer.clone()));
+    let recorder = Recorder::default().with_sink(log.clone());
+    recorder.install(|| {
+        for term in 0..MAX_EVENTS + 3 {
+            tracing::debug!(target: "hadoop_ref::datanode::state_context", node = "dn1", term, "term set");
+        }
+    });
+    log.flush().unwrap();
+    let story = recorder.take();
+    assert_eq!(story.left_out, 3);
+    let text = buffer.with(|b| String::from_utf8(b.clone()).unwrap());
+    let events = read_all(&text).unwrap();
+    assert_eq!(events.len(), MAX_EVENTS + 3);
+    assert_eq!(events.last(), story.events.last());
+    assert_eq!(log.lines(), u64::try_from(MAX_EVENTS + 3).unwrap());
+}
+
+#[test]
+fn a_streaming_recorder_keeps_nothing_and_numbers_every_event() {
+    let buffer = Shared::new(Vec::new());
+    let log = EventLogWriter::new(SharedBuffer(buffer.clone())).with_time(|| 42);
+    let ((), story) = story::record(|| {
+        log.recorder().install(|| {
+            tracing::debug!(target: "hadoop_ref::scm::container_manager", node = "scm1", "started");
+            tracing::debug!(target: "hadoop_ref::scm::container_manager", node = "scm2", "started");
+        });
+    });
+    assert!(
+        story.events.is_empty(),
+        "the streaming recorder was the default"
+    );
+    log.flush().unwrap();
+    let text = buffer.with(|b| String::from_utf8(b.clone()).unwrap());
+    let records: Vec<_> = EventLogReader::new(Cursor::new(text))
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let steps: Vec<_> = records.iter().map(|r| (r.event.step, r.time_ms)).collect();
+    assert_eq!(steps, [(1, Some(42)), (2, Some(42))]);
+}
+
+/// A writer into a shared buffer, to read what the log wrote.
+struct SharedBuffer(Shared<Vec<u8>>);
+
+impl std::io::Write for SharedBuffer {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.with(|b| b.extend_from_slice(bytes));
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn text_strategy() -> impl Strategy<Value = String> {
+    proptest::string::string_regex("(?s).{0,40}").unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::Direct(
+            "proptest-regressions/story_event_log.txt",
+        ))),
+        ..ProptestConfig::default()
+    })]
+
+    /// Any event, with any text in its names and values, reads back as written.
+    #[test]
+    fn any_event_reads_back_as_written(
+        step in 1usize..1_000_000,
+        node in proptest::option::of(text_strategy()),
+        thread in text_strategy(),
+        name in text_strategy(),
+        fields in proptest::collection::vec((text_strategy(), text_strategy()), 0..5),
+    ) {
+        let original = Event { step, thread, node, component: "c".into(), name, fields };
+        let mut line = String::new();
+        encode_line(&original, None, &mut line);
+        prop_assert!(!line.contains('\n'));
+        let read = parse_line(&line, 9).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(read.event, original);
+    }
+
+    /// Any bytes at all are read without a panic: records or an error naming a line.
+    #[test]
+    fn any_bytes_are_read_without_a_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+        let lines = bytes.split(|&b| b == b'\n').count();
+        for record in EventLogReader::new(Cursor::new(bytes)) {
+            match record {
+                Ok(record) => prop_assert!(record.line <= lines),
+                Err(error) => prop_assert!(error.line() >= 1 && error.line() <= lines),
+            }
+        }
+    }
+}
