@@ -199,12 +199,15 @@ impl Datanode {
         clock: Arc<dyn Clock>,
     ) -> Result<Self, DatanodeError> {
         let endpoints: Vec<_> = scms.iter().map(|s| (s.scm_id(), false)).collect();
-        let context = Arc::new(StateContext::new(
-            config.behavior,
-            config.context.clone(),
-            &endpoints,
-            Arc::clone(&clock),
-        )?);
+        let context = Arc::new(
+            StateContext::new(
+                config.behavior,
+                config.context.clone(),
+                &endpoints,
+                Arc::clone(&clock),
+            )?
+            .for_datanode(id),
+        );
         let mut handler = KeyValueHandler::open(id, config.container, volume)?;
         if let Some(peers) = peers {
             handler = handler.with_peers(peers);

@@ -137,6 +137,7 @@ impl CommandDispatcher {
             },
         };
         tracing::debug!(
+            node = self.context.datanode().map(tracing::field::display),
             command = ?command.kind,
             term = command.term,
             outcome = ?outcome,

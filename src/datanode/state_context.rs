@@ -52,7 +52,7 @@ use std::collections::VecDeque;
 use super::error::DatanodeError;
 use crate::clock::Clock;
 use crate::hdds::command::ScmCommand;
-use crate::hdds::ids::ScmId;
+use crate::hdds::ids::{DatanodeId, ScmId};
 use crate::hdds::term::{Term, validate_term};
 use crate::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use crate::sync::{Arc, Mutex, MutexGuard};
@@ -325,6 +325,9 @@ pub struct StateContext {
     /// Highest term any heartbeat response carried since the last restart. Raised after
     /// the term update it belongs to; a metric, and what the invariants judge dispatches by.
     heartbeat_term_high_water: AtomicI64,
+    /// The datanode this context belongs to, named in its protocol events (the event log
+    /// tells the datanodes of a cluster apart by it); `None` for a bare context.
+    node: Option<DatanodeId>,
 }
 
 impl StateContext {
@@ -360,7 +363,19 @@ impl StateContext {
             }),
             term: AtomicI64::new(TERM_UNSET),
             heartbeat_term_high_water: AtomicI64::new(TERM_UNSET),
+            node: None,
         })
+    }
+
+    /// The same context, naming `datanode` in its protocol events.
+    pub fn for_datanode(mut self, datanode: DatanodeId) -> Self {
+        self.node = Some(datanode);
+        self
+    }
+
+    /// The datanode this context belongs to, if it was told ([`StateContext::for_datanode`]).
+    pub fn datanode(&self) -> Option<DatanodeId> {
+        self.node
     }
 
     /// The fencing logic in use.
@@ -391,16 +406,29 @@ impl StateContext {
     /// that update it unlocked).
     pub fn update_term_from_heartbeat(&self, term: Term) -> Result<(), DatanodeError> {
         validate_term(term)?;
-        tracing::debug!(term, "heartbeat term received");
+        tracing::debug!(
+            node = self.node.map(tracing::field::display),
+            term,
+            "heartbeat term received"
+        );
         if self.behavior.updates_term_unlocked() {
             let current = self.term.load(Ordering::Acquire);
             if current != TERM_UNSET {
                 // The unpatched check-then-set: a concurrent higher write can land between
                 // this read and the store below and be overwritten.
-                tracing::debug!(term = current, "term read without the lock");
+                tracing::debug!(
+                    node = self.node.map(tracing::field::display),
+                    term = current,
+                    "term read without the lock"
+                );
                 if current < term {
                     self.term.store(term, Ordering::Release);
-                    tracing::debug!(term, why = "heartbeat", "term set without the lock");
+                    tracing::debug!(
+                        node = self.node.map(tracing::field::display),
+                        term,
+                        why = "heartbeat",
+                        "term set without the lock"
+                    );
                 }
                 self.heartbeat_term_high_water
                     .fetch_max(term, Ordering::AcqRel);
@@ -409,7 +437,11 @@ impl StateContext {
             if self.behavior.ignores_heartbeat_term_before_init() {
                 // The code before the patch returns at once while the term is unset,
                 // without the lock.
-                tracing::debug!(term, "heartbeat term ignored before init");
+                tracing::debug!(
+                    node = self.node.map(tracing::field::display),
+                    term,
+                    "heartbeat term ignored before init"
+                );
                 self.heartbeat_term_high_water
                     .fetch_max(term, Ordering::AcqRel);
                 return Ok(());
@@ -423,10 +455,18 @@ impl StateContext {
                 }
             }
             None if self.behavior.ignores_heartbeat_term_before_init() => {
-                tracing::debug!(term, "heartbeat term ignored before init");
+                tracing::debug!(
+                    node = self.node.map(tracing::field::display),
+                    term,
+                    "heartbeat term ignored before init"
+                );
             }
             None => {
-                tracing::debug!(term, "heartbeat term recorded for init");
+                tracing::debug!(
+                    node = self.node.map(tracing::field::display),
+                    term,
+                    "heartbeat term recorded for init"
+                );
                 inner.max_term_seen_before_init = Some(
                     inner
                         .max_term_seen_before_init
@@ -448,7 +488,7 @@ impl StateContext {
         let mut inner = self.inner.lock();
         if inner.queue.len() >= self.config.command_queue_limit {
             inner.stats.rejected_queue_full += 1;
-            tracing::debug!(command = ?command.kind, term = command.term, "command refused: queue full");
+            tracing::debug!(node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, "command refused: queue full");
             return Err(DatanodeError::CommandQueueFull {
                 limit: self.config.command_queue_limit,
                 dropped: 1,
@@ -459,7 +499,7 @@ impl StateContext {
                 self.set_term_locked(&inner, command.term, "command queued");
             }
         }
-        tracing::debug!(command = ?command.kind, term = command.term, "command queued");
+        tracing::debug!(node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, "command queued");
         inner.queue.push_back(command);
         debug_assert!(inner.queue.len() <= self.config.command_queue_limit);
         Ok(())
@@ -480,7 +520,7 @@ impl StateContext {
                 current = command.term;
             }
             if command.term == current {
-                tracing::debug!(command = ?command.kind, term = command.term, "command dispatched");
+                tracing::debug!(node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, "command dispatched");
                 return Some(DispatchedCommand {
                     command,
                     term_at_dispatch: current,
@@ -490,7 +530,7 @@ impl StateContext {
                 });
             }
             inner.stats.dropped_stale += 1;
-            tracing::debug!(command = ?command.kind, term = command.term, current, "command dropped as stale");
+            tracing::debug!(node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, current, "command dropped as stale");
         }
         None
     }
@@ -518,6 +558,7 @@ impl StateContext {
             endpoint.set_state(EndpointState::GetVersion);
         }
         tracing::debug!(
+            node = self.node.map(tracing::field::display),
             incarnation = inner.incarnation,
             "restarted: term and queue lost"
         );
@@ -575,7 +616,7 @@ impl StateContext {
         let term = inner
             .max_term_seen_before_init
             .map_or(max_queued, |seen| seen.max(max_queued));
-        tracing::debug!(
+        tracing::debug!(node = self.node.map(tracing::field::display),
             term,
             highest_queued = max_queued,
             heartbeat_seen = ?inner.max_term_seen_before_init,
@@ -593,7 +634,12 @@ impl StateContext {
     /// that raised it, for the story of a failure.
     fn set_term_locked(&self, _inner: &MutexGuard<'_, Inner>, term: Term, why: &'static str) {
         self.term.store(term, Ordering::Release);
-        tracing::debug!(term, why, "term set");
+        tracing::debug!(
+            node = self.node.map(tracing::field::display),
+            term,
+            why,
+            "term set"
+        );
     }
 }
 

@@ -93,12 +93,15 @@ impl FencingDatanode {
         clock: Arc<dyn Clock>,
     ) -> Result<Self, DatanodeError> {
         let endpoints: Vec<(ScmId, bool)> = scms.iter().map(|s| (s.scm_id(), false)).collect();
-        let context = Arc::new(StateContext::new(
-            behavior,
-            StateContextConfig::default(),
-            &endpoints,
-            Arc::clone(&clock),
-        )?);
+        let context = Arc::new(
+            StateContext::new(
+                behavior,
+                StateContextConfig::default(),
+                &endpoints,
+                Arc::clone(&clock),
+            )?
+            .for_datanode(id),
+        );
         let controller = shared_controller(&replicas);
         let scm_endpoints: Vec<Arc<dyn ScmEndpoint>> =
             scms.iter().map(InProcessScm::endpoint).collect();

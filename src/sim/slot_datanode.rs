@@ -126,6 +126,13 @@ impl SlotDatanode {
         }
         if (created.len() as u64) < self.slots {
             created.insert(container);
+            tracing::debug!(
+                node = %self.id,
+                container = %container,
+                slots = self.slots,
+                holds = created.len(),
+                "container created"
+            );
             true
         } else {
             self.refused.lock().push(container);
