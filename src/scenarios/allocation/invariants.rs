@@ -7,12 +7,15 @@ use crate::scenarios::Violation;
 use crate::scm::{LifeCycleState, StorageContainerManager};
 use crate::sim::slot_datanode::SlotDatanode;
 
+/// The property [`no_datanode_over_granted`] checks.
+pub const NO_OVER_GRANT: &str = "no datanode granted more containers than it has slots";
+
 /// The seed's harm: no datanode is ever granted more containers than it has slots, seen as
 /// no create refused for lack of space.
 pub fn no_datanode_over_granted(datanodes: &[SlotDatanode]) -> Result<(), Violation> {
     match datanodes.iter().find(|d| !d.refused().is_empty()) {
         Some(datanode) => Err(violation(
-            "no datanode granted more containers than it has slots",
+            NO_OVER_GRANT,
             format!(
                 "{} refused {:?} for lack of space (slots {}, holds {:?})",
                 datanode.id(),

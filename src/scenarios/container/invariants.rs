@@ -19,6 +19,9 @@ use crate::hdds::ids::LocalId;
 use crate::scenarios::Violation;
 use crate::sim::replica_node::{CONTAINER, ReplicaNode, block_data, chunk_bytes};
 
+/// The property [`deleted_blocks_not_live`] checks.
+pub const DELETED_BLOCK_NOT_LIVE: &str = "a block whose deletion was executed is not live";
+
 /// Once a replica executed the deletion of `blocks`, it holds neither metadata nor a file
 /// for any of them: the harm of the seed's first result (a deleted block copied back).
 pub fn deleted_blocks_not_live(node: &ReplicaNode, blocks: &[LocalId]) -> Result<(), Violation> {
@@ -26,7 +29,7 @@ pub fn deleted_blocks_not_live(node: &ReplicaNode, blocks: &[LocalId]) -> Result
         if node.has_metadata(block) || node.has_file(block) {
             let entry = node.tree_entry_deleted(block).map_err(setup)?;
             return Err(violation(
-                "a block whose deletion was executed is not live",
+                DELETED_BLOCK_NOT_LIVE,
                 format!(
                     "{} block {block}: metadata {}, file {}, tree entry {}",
                     node.id(),

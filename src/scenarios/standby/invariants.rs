@@ -21,12 +21,19 @@ use crate::sim::ha_pair::HaPair;
 use crate::sim::hdfs_datanode::{HdfsDataNode, Holdings, SentReports, observe_datanodes};
 use crate::sync::Arc;
 
+/// The property [`standby_is_passive`] checks.
+pub const STANDBY_IS_PASSIVE: &str = "standby is passive";
+/// The property [`no_false_corruption`] checks.
+pub const NO_FALSE_CORRUPTION: &str = "no false corruption";
+/// The property [`safe_mode_matches_recount`] checks.
+pub const SAFE_MODE_RECOUNT: &str = "safe-mode recount";
+
 /// **Standby is passive** (and the half of **no false corruption** that needs no
 /// oracle): while `postpone` is on, nothing is ever marked corrupt.
 pub fn standby_is_passive(nn: &str, view: &NamesystemView) -> Result<(), Violation> {
     if view.metrics.corrupt_marked_while_postponing > 0 {
         return Err(violation(
-            "standby is passive",
+            STANDBY_IS_PASSIVE,
             format!(
                 "{nn} marked {} replica(s) corrupt while postponing; corrupt now {:?}",
                 view.metrics.corrupt_marked_while_postponing, view.corrupt
@@ -44,7 +51,7 @@ pub fn safe_mode_matches_recount(nn: &str, view: &NamesystemView) -> Result<(), 
     let counted = (view.safe_mode.block_total, view.safe_mode.block_safe);
     if view.safe_mode.on && view.corrupt.is_empty() && counted != view.recount {
         return Err(violation(
-            "safe-mode recount",
+            SAFE_MODE_RECOUNT,
             format!(
                 "{nn}: incremental (total, safe) = {counted:?}, recount = {:?}",
                 view.recount
@@ -127,7 +134,7 @@ pub fn no_false_corruption(
             let verdict = check_replica_corrupt(&reported, state, &stored_view, view.rules);
             if !matches!(verdict, ReplicaVerdict::Corrupt(_)) {
                 return Err(violation(
-                    "no false corruption",
+                    NO_FALSE_CORRUPTION,
                     format!(
                         "{nn} flags {storage:?} corrupt for {id:?} ({:?} {:?}), but its latest \
                          report {reported:?} {state:?} is healthy",

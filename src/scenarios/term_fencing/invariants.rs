@@ -16,6 +16,13 @@ use crate::sim::fencing_datanode::{FencingDatanode, Observed};
 /// The seed every violation of the term-fencing scenarios names.
 pub const SEED_KEY: &str = "HDDS-17268";
 
+/// The property [`no_command_below_heard_term`] checks.
+pub const NO_COMMAND_BELOW_TAKEN_TERM: &str = "no command below a term already taken";
+/// The property [`term_covers_heard_terms`] checks.
+pub const TERM_COVERS_HEARD_TERMS: &str = "term covers every term heard";
+/// The property [`no_command_of_leader_deposed_before_restart`] checks.
+pub const NO_COMMAND_OF_DEPOSED_LEADER: &str = "no command of a leader deposed before the restart";
+
 /// A violation of `property` of this seed.
 pub(super) fn violation(property: &'static str, detail: String) -> Violation {
     Violation {
@@ -50,7 +57,7 @@ pub fn term_never_decreases(observations: &[TermObservation]) -> Result<(), Viol
 pub fn term_covers_heard_terms(term: Option<Term>, heard: Option<Term>) -> Result<(), Violation> {
     match (term, heard) {
         (Some(term), Some(heard)) if term < heard => Err(violation(
-            "term covers every term heard",
+            TERM_COVERS_HEARD_TERMS,
             format!("term is {term} after the datanode took term {heard}"),
         )),
         _ => Ok(()),
@@ -72,7 +79,7 @@ pub fn no_command_below_heard_term(dispatches: &[Observed]) -> Result<(), Violat
         if let Some(heard) = observed.heard_before {
             if command.term < heard {
                 return Err(violation(
-                    "no command below a term already taken",
+                    NO_COMMAND_BELOW_TAKEN_TERM,
                     format!(
                         "command {:?} of term {} was dispatched after the datanode took term {heard}",
                         command.kind, command.term
@@ -103,7 +110,7 @@ pub fn no_command_of_leader_deposed_before_restart(
         .find(|r| r.ran() && r.dispatched.command.term < floor)
     {
         Some(report) => Err(violation(
-            "no command of a leader deposed before the restart",
+            NO_COMMAND_OF_DEPOSED_LEADER,
             format!(
                 "command {:?} of term {} ran although every leader had term >= {floor} at the restart",
                 report.dispatched.command.kind, report.dispatched.command.term
