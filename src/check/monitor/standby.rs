@@ -1,0 +1,333 @@
+//! HDFS-2742's properties over a NameNode's report and edit events, per NameNode (the
+//! events' `node`).
+//!
+//! - **standby is passive**: no `replica marked corrupt` while the NameNode postpones
+//!   judging reports (`postponing=true`, its standby state and a failover's catch-up).
+//!   Judged at each report the NameNode judges.
+//! - **no false corruption**: at the end of the run, no replica stays flagged corrupt
+//!   (`replica marked corrupt`, not undone by `corrupt mark removed`, `location
+//!   removed`, `replica invalidated`, a DELETED report or `datanode removed`) whose
+//!   datanode's latest report of the block is healthy against the block's final state: a
+//!   FINALIZED replica with the genstamp of the COMPLETE block (`block completed`). The
+//!   latest report is the last one the NameNode received (`report queued`, `report
+//!   processed` or `replica marked corrupt` from an incremental or full report, not from
+//!   its queue); a full report queued whole counts from when it was queued. The events
+//!   carry no lengths, so a report with the block's final genstamp is taken to have its
+//!   length; a block whose file was appended to or deleted after its completion (the
+//!   edits name the file only) is not judged.
+
+use std::collections::BTreeMap;
+
+use super::values::{number, parse_id};
+use super::{Finding, Monitor, Trail, Verdict};
+use crate::scenarios::Violation;
+use crate::scenarios::standby::{NO_FALSE_CORRUPTION, SEED_KEY, STANDBY_IS_PASSIVE};
+use crate::story::Event;
+
+/// The standby monitors.
+pub fn monitors() -> Vec<Box<dyn super::Monitor>> {
+    vec![
+        Box::new(StandbyIsPassive::default()),
+        Box::new(NoFalseCorruption::default()),
+    ]
+}
+
+/// A NameNode and a block (`None` for the NameNode's own events).
+type Subject = (String, Option<u64>);
+
+/// The NameNode and block an event of the NameNode concerns.
+fn subject(event: &Event) -> Option<Subject> {
+    if !event.component.starts_with("namenode::") {
+        return None;
+    }
+    let node = event.node.clone()?;
+    Some((node, event.field("block").and_then(parse_id)))
+}
+
+/// Whether `event` is the NameNode judging one replica report.
+fn judges_a_report(event: &Event) -> bool {
+    matches!(
+        event.name.as_str(),
+        "report processed" | "replica marked corrupt"
+    )
+}
+
+/// The evidence of `subject`: its block's events and its NameNode's.
+fn evidence(trail: &Trail<Subject>, subject: &Subject, step: usize, extra: &[usize]) -> Vec<usize> {
+    let own = trail.evidence(&(subject.0.clone(), None), step, extra);
+    trail.evidence(subject, step, &own)
+}
+
+fn violation(property: &'static str, detail: String) -> Violation {
+    Violation {
+        seed: SEED_KEY,
+        property,
+        detail,
+    }
+}
+
+/// No replica is marked corrupt while the NameNode postpones.
+#[derive(Debug, Default)]
+pub struct StandbyIsPassive {
+    judged: usize,
+    trail: Trail<Subject>,
+    found: Option<Finding>,
+}
+
+impl Monitor for StandbyIsPassive {
+    fn seed(&self) -> &'static str {
+        SEED_KEY
+    }
+
+    fn property(&self) -> &'static str {
+        STANDBY_IS_PASSIVE
+    }
+
+    fn observe(&mut self, event: &Event) {
+        let Some(subject) = subject(event) else {
+            return;
+        };
+        self.trail.note(&subject, event.step);
+        if !judges_a_report(event) {
+            return;
+        }
+        self.judged += 1;
+        let postponing = event.field("postponing") == Some("true");
+        if event.name != "replica marked corrupt" || !postponing || self.found.is_some() {
+            return;
+        }
+        self.found = Some(Finding {
+            violation: violation(
+                STANDBY_IS_PASSIVE,
+                format!(
+                    "{} marked {}'s replica of {} corrupt while postponing ({})",
+                    subject.0,
+                    event.field("datanode").unwrap_or("?"),
+                    event.field("block").unwrap_or("?"),
+                    event.field("why").unwrap_or("?")
+                ),
+            ),
+            step: event.step,
+            evidence: evidence(&self.trail, &subject, event.step, &[]),
+        });
+    }
+
+    fn violation_so_far(&self) -> Option<&Finding> {
+        self.found.as_ref()
+    }
+
+    fn finish(&mut self) -> Verdict {
+        match &self.found {
+            Some(finding) => Verdict::Violated(finding.clone()),
+            None => Verdict::held(self.judged, "replica report judged by a NameNode"),
+        }
+    }
+}
+
+/// A replica report as received: genstamp, state, and the step it was received at.
+#[derive(Debug, Clone)]
+struct Received {
+    gs: u64,
+    state: String,
+    at: usize,
+}
+
+/// A block as a NameNode stores it: genstamp, COMPLETE or not, and since which step.
+#[derive(Debug, Clone, Copy)]
+struct Stored {
+    gs: u64,
+    complete: bool,
+    at: usize,
+}
+
+/// One NameNode's view, as far as its events tell.
+#[derive(Debug, Default)]
+struct NameNodeView {
+    blocks: BTreeMap<u64, Stored>,
+    /// The latest report of each (block, datanode).
+    latest: BTreeMap<(u64, String), Received>,
+    /// Each standing corrupt flag of (block, datanode): the step it was set at.
+    flagged: BTreeMap<(u64, String), usize>,
+    /// Each datanode's full report queued whole (legacy): when it was received.
+    whole_report: BTreeMap<String, usize>,
+    /// The last edit on a file (append, delete), which may change its blocks unnamed.
+    last_file_edit: usize,
+}
+
+impl NameNodeView {
+    fn edit(&mut self, event: &Event, block: Option<u64>) {
+        let gs = event.field("gs").and_then(number);
+        match (event.field("op"), block, gs) {
+            (Some("OP_ADD_BLOCK" | "OP_UPDATE_BLOCKS" | "OP_CLOSE"), Some(block), Some(gs)) => {
+                self.blocks.insert(
+                    block,
+                    Stored {
+                        gs,
+                        complete: false,
+                        at: event.step,
+                    },
+                );
+            }
+            (Some("OP_APPEND" | "OP_DELETE"), _, _) => self.last_file_edit = event.step,
+            _ => {}
+        }
+    }
+
+    fn receive(&mut self, event: &Event, block: u64, datanode: &str) {
+        let origin = event.field("report").unwrap_or("");
+        if origin == "queued" {
+            return;
+        }
+        let (Some(gs), Some(state)) = (event.field("gs").and_then(number), event.field("state"))
+        else {
+            return;
+        };
+        let at = match self.whole_report.get(datanode) {
+            Some(&queued_at) if origin == "full" => queued_at,
+            _ => event.step,
+        };
+        let key = (block, datanode.to_owned());
+        if self.latest.get(&key).is_none_or(|r| r.at <= at) {
+            self.latest.insert(
+                key,
+                Received {
+                    gs,
+                    state: state.to_owned(),
+                    at,
+                },
+            );
+        }
+    }
+}
+
+/// No replica stays flagged corrupt whose latest report is healthy.
+#[derive(Debug, Default)]
+pub struct NoFalseCorruption {
+    namenodes: BTreeMap<String, NameNodeView>,
+    judged: usize,
+    trail: Trail<Subject>,
+}
+
+impl NoFalseCorruption {
+    fn apply(&mut self, event: &Event, subject: &Subject) {
+        let view = self.namenodes.entry(subject.0.clone()).or_default();
+        let datanode = event.field("datanode").map(str::to_owned);
+        match (event.name.as_str(), subject.1, datanode) {
+            ("edit applied", block, _) => view.edit(event, block),
+            ("block completed", Some(block), _) => {
+                if let Some(gs) = event.field("gs").and_then(number) {
+                    let at = event.step;
+                    view.blocks.insert(
+                        block,
+                        Stored {
+                            gs,
+                            complete: true,
+                            at,
+                        },
+                    );
+                }
+            }
+            ("report queued", None, Some(dn)) if event.field("report") == Some("full") => {
+                view.whole_report.insert(dn, event.step);
+            }
+            ("report queued" | "report processed", Some(block), Some(dn)) => {
+                view.receive(event, block, &dn);
+                if event.field("state") == Some("DELETED") {
+                    view.flagged.remove(&(block, dn));
+                }
+            }
+            ("replica marked corrupt", Some(block), Some(dn)) => {
+                view.receive(event, block, &dn);
+                view.flagged.insert((block, dn), event.step);
+            }
+            (
+                "corrupt mark removed" | "location removed" | "replica invalidated",
+                Some(block),
+                Some(dn),
+            ) => {
+                view.flagged.remove(&(block, dn));
+            }
+            ("datanode removed", _, Some(dn)) => view.flagged.retain(|(_, d), _| *d != dn),
+            _ => {}
+        }
+    }
+
+    /// The first standing flag whose latest report is healthy: (NameNode, block,
+    /// datanode, flagged at, received at, completed at).
+    fn first_false_flag(&self) -> Option<(String, u64, String, usize, Received, Stored)> {
+        let mut found: Option<(String, u64, String, usize, Received, Stored)> = None;
+        for (nn, view) in &self.namenodes {
+            for ((block, dn), &flagged_at) in &view.flagged {
+                let (Some(stored), Some(latest)) = (
+                    view.blocks.get(block),
+                    view.latest.get(&(*block, dn.clone())),
+                ) else {
+                    continue;
+                };
+                let judged = stored.complete && stored.at > view.last_file_edit;
+                let healthy = latest.state == "FINALIZED" && latest.gs == stored.gs;
+                if judged && healthy && found.as_ref().is_none_or(|f| flagged_at < f.3) {
+                    found = Some((
+                        nn.clone(),
+                        *block,
+                        dn.clone(),
+                        flagged_at,
+                        latest.clone(),
+                        *stored,
+                    ));
+                }
+            }
+        }
+        found
+    }
+}
+
+impl Monitor for NoFalseCorruption {
+    fn seed(&self) -> &'static str {
+        SEED_KEY
+    }
+
+    fn property(&self) -> &'static str {
+        NO_FALSE_CORRUPTION
+    }
+
+    fn observe(&mut self, event: &Event) {
+        let Some(subject) = subject(event) else {
+            return;
+        };
+        self.trail.note(&subject, event.step);
+        if judges_a_report(event) {
+            self.judged += 1;
+        }
+        self.apply(event, &subject);
+    }
+
+    fn violation_so_far(&self) -> Option<&Finding> {
+        None
+    }
+
+    fn finish(&mut self) -> Verdict {
+        let Some((nn, block, dn, flagged_at, latest, stored)) = self.first_false_flag() else {
+            return Verdict::held(self.judged, "replica report judged by a NameNode");
+        };
+        let subject = (nn.clone(), Some(block));
+        // False once the flag, the healthy report and the completion are all in.
+        let step = flagged_at.max(latest.at).max(stored.at);
+        Verdict::Violated(Finding {
+            violation: violation(
+                NO_FALSE_CORRUPTION,
+                format!(
+                    "{nn} flags {dn}'s replica of blk_{block} corrupt (step {flagged_at}), but its latest report (step {}) is FINALIZED with genstamp {}, the COMPLETE block's (step {})",
+                    latest.at, latest.gs, stored.at
+                ),
+            ),
+            step,
+            evidence: evidence(
+                &self.trail,
+                &subject,
+                step,
+                &[flagged_at, latest.at, stored.at],
+            ),
+        })
+    }
+}
