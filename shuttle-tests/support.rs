@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use hadoop_ref::check::catalogue::{Case, Expectation};
 use hadoop_ref::check::plan::SchedulerKind;
-use hadoop_ref::check::shuttle::{ReplayOutcome, RunSpec, explain_file, run_case};
+use hadoop_ref::check::shuttle::{Observe, ReplayOutcome, RunSpec, explain_file, run_case};
 
 /// Schedules a fixed variant must survive, per scheduler.
 pub const HOLD_ITERATIONS: usize = 10_000;
@@ -59,6 +59,7 @@ pub fn check(
         max_time: None,
         seed: SEED,
         schedule_dir: Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR"))),
+        observe: Observe::default(),
     };
     let result = run_case(case, &spec);
     println!(

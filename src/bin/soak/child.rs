@@ -9,8 +9,11 @@ use std::time::Duration;
 
 use hadoop_ref::check::catalogue::{self, Case};
 use hadoop_ref::check::plan::SchedulerKind;
-use hadoop_ref::check::shuttle::{ReplayOutcome, RunSpec, explain_file, run_case};
+use hadoop_ref::check::shuttle::{
+    EventLogs, Listeners, Observe, ReplayOutcome, RunSpec, explain_file, replay_file_with, run_case,
+};
 use hadoop_ref::scenarios::rng::SeededRng;
+use hadoop_ref::story::EventLogWriter;
 use hadoop_ref::unmodelled::Stopwatch;
 
 use crate::cli::RunOne;
@@ -65,6 +68,8 @@ fn explore(case: Case, scheduler: SchedulerKind, run: &RunOne) -> RunStatus {
             max_time: remaining_time.map(|t| t / u32::try_from(CHUNKS - chunk).unwrap_or(1)),
             seed: seeds.next_u64(),
             schedule_dir: Some(run.out.clone()),
+            // The first chunk's first executions are logged: numbering restarts each chunk.
+            observe: observe(run, &case, chunk == 0),
         };
         let result = run_case(case, &spec);
         status.schedules += result.iterations;
@@ -77,6 +82,12 @@ fn explore(case: Case, scheduler: SchedulerKind, run: &RunOne) -> RunStatus {
             }
             if let Some(file) = &status.schedule_file {
                 write_story(file);
+                if let Some(dir) = &run.events {
+                    write_catch_log(
+                        file,
+                        &dir.join(format!("{}.catch.ndjson", log_name(&case, run))),
+                    );
+                }
             }
             break;
         }
@@ -115,6 +126,46 @@ fn write_story(file: &Path) {
         eprintln!(
             "soak run-one: cannot write the story of {}: {error}",
             file.display()
+        );
+    }
+}
+
+/// The name a run's event logs start with: `SCENARIO.VARIANT.SCHEDULER`.
+fn log_name(case: &Case, run: &RunOne) -> String {
+    format!("{}.{}.{}", case.scenario, case.variant, run.scheduler)
+}
+
+/// What a chunk of `run` observes: event logs (for the first chunk) and the monitors.
+fn observe(run: &RunOne, case: &Case, first_chunk: bool) -> Observe {
+    Observe {
+        event_logs: run
+            .events
+            .as_ref()
+            .filter(|_| first_chunk)
+            .map(|dir| EventLogs {
+                dir: dir.clone(),
+                name: log_name(case, run),
+                executions: usize::try_from(run.events_per_run).unwrap_or(usize::MAX),
+            }),
+        monitors: run.monitors,
+    }
+}
+
+/// Replays the saved schedule and writes its execution's event log to `path`; a log that
+/// cannot be written is reported in the run's log.
+fn write_catch_log(schedule: &Path, path: &Path) {
+    let written = EventLogWriter::create(path).and_then(|log| {
+        let listeners = Listeners {
+            sink: Some(Box::new(log.clone())),
+            ..Listeners::default()
+        };
+        replay_file_with(schedule, listeners).map_err(std::io::Error::other)?;
+        log.flush()
+    });
+    if let Err(error) = written {
+        eprintln!(
+            "soak run-one: cannot write the event log of {}: {error}",
+            schedule.display()
         );
     }
 }

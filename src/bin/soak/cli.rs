@@ -32,7 +32,20 @@ pub enum Command {
         /// and write the shrunk one over the file.
         #[arg(long)]
         minimize: bool,
+        /// Write the replayed execution's protocol events to this file as an event log
+        /// (NDJSON, `docs/event-log.md`).
+        #[arg(long, conflicts_with = "minimize")]
+        events: Option<PathBuf>,
+        /// Also run the event monitors over the replayed execution and print their
+        /// verdicts (a violation they find fails the replay as the scenario's would).
+        #[arg(long, conflicts_with = "minimize")]
+        monitors: bool,
     },
+    /// Check recorded event logs (NDJSON, `docs/event-log.md`) against the seeds'
+    /// properties: each monitor's verdict (ok, VIOLATED, undecided) and, for a violation,
+    /// the events that led to it. Exit 1 if a property is violated, 2 if a log cannot be
+    /// read (its line is named).
+    CheckLog(CheckLogOptions),
     /// Replay a saved failing schedule and explain it: print its step table and write an
     /// HTML swimlane timeline of it (exit codes as `replay`).
     Explain {
@@ -89,6 +102,34 @@ pub struct RunOptions {
     /// Keep each catch's schedule as found, without shrinking it.
     #[arg(long)]
     pub no_minimize: bool,
+    /// Write event logs (NDJSON, `docs/event-log.md`) to this directory: each run's
+    /// first --events-per-run executions (`SCENARIO.VARIANT.SCHEDULER.NNNNN.ndjson`),
+    /// and each catch's execution, replayed from its saved schedule
+    /// (`SCENARIO.VARIANT.SCHEDULER.catch.ndjson`).
+    #[arg(long)]
+    pub events: Option<PathBuf>,
+    /// With --events, how many executions of each run are logged.
+    #[arg(long, default_value_t = 1, requires = "events")]
+    pub events_per_run: u64,
+    /// Run the event monitors inline over every execution: a violation they find fails
+    /// the execution as the scenario's own invariant would (replay it with
+    /// `replay --monitors`).
+    #[arg(long)]
+    pub monitors: bool,
+}
+
+/// How `check-log` reads and reports.
+#[derive(Debug, Clone, Args)]
+pub struct CheckLogOptions {
+    /// The logs; a directory stands for every `.ndjson` file in it.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The logs' format.
+    #[arg(long, default_value = "ndjson", value_parser = ["ndjson"])]
+    pub format: String,
+    /// One line per log (its verdicts in short), no step tables: for many logs.
+    #[arg(long)]
+    pub summary: bool,
 }
 
 impl RunOptions {
@@ -133,4 +174,13 @@ pub struct RunOne {
     /// Keep a catch's schedule as found, without shrinking it.
     #[arg(long)]
     pub no_minimize: bool,
+    /// Where event logs are written, if they are.
+    #[arg(long)]
+    pub events: Option<PathBuf>,
+    /// How many executions are logged.
+    #[arg(long, default_value_t = 1)]
+    pub events_per_run: u64,
+    /// Run the event monitors inline.
+    #[arg(long)]
+    pub monitors: bool,
 }

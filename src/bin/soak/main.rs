@@ -15,9 +15,12 @@
 //! cargo soak replay soak-failures/concurrent_leader_heartbeats_keep_the_highest_term.Legacy.random.schedule
 //! cargo soak replay --minimize FILE             # shrink a schedule in place
 //! cargo soak explain FILE                       # its step table, and FILE.html: a timeline
+//! cargo soak replay --events run.ndjson FILE    # its event log (docs/event-log.md)
+//! cargo soak check-log run.ndjson               # the seeds' properties over an event log
 //! cargo soak list
 //! ```
 
+mod check_log;
 mod child;
 mod cli;
 mod pool;
@@ -37,13 +40,19 @@ fn main() -> ExitCode {
     match cli.command {
         None => pool::soak(&cli.run),
         Some(Command::Run(options)) => pool::soak(&options),
-        Some(Command::Replay { file, minimize }) => {
+        Some(Command::Replay {
+            file,
+            minimize,
+            events,
+            monitors,
+        }) => {
             if minimize {
                 replay::minimize(&file)
             } else {
-                replay::replay(&file)
+                replay::replay(&file, events.as_deref(), monitors)
             }
         }
+        Some(Command::CheckLog(options)) => check_log::check_logs(&options),
         Some(Command::Explain { file, html }) => replay::explain(&file, html.as_deref()),
         Some(Command::List) => list(),
         Some(Command::RunOne(run)) => child::run_one(&run),

@@ -55,7 +55,10 @@ pub fn soak(options: &RunOptions) -> ExitCode {
         return ExitCode::from(2);
     }
     let work = std::env::temp_dir().join(format!("hadoop-ref-soak-{}", std::process::id()));
-    for dir in [&options.out, &work] {
+    for dir in [Some(&options.out), Some(&work), options.events.as_ref()]
+        .into_iter()
+        .flatten()
+    {
         if let Err(error) = fs::create_dir_all(dir) {
             eprintln!("soak: cannot create {}: {error}", dir.display());
             return ExitCode::from(2);
@@ -77,6 +80,11 @@ pub fn soak(options: &RunOptions) -> ExitCode {
         jobs,
         budget,
         no_minimize: options.no_minimize,
+        events: options
+            .events
+            .clone()
+            .map(|dir| (dir, options.events_per_run)),
+        monitors: options.monitors,
     };
     let wall = Stopwatch::start();
     let rows = pool.run_all(runs);
@@ -153,6 +161,8 @@ struct Pool {
     jobs: usize,
     budget: Budget,
     no_minimize: bool,
+    events: Option<(PathBuf, u64)>,
+    monitors: bool,
 }
 
 /// A run whose child process is working on it.
@@ -270,6 +280,15 @@ impl Pool {
             .stderr(Stdio::from(output));
         if self.no_minimize {
             command.arg("--no-minimize");
+        }
+        if let Some((dir, per_run)) = &self.events {
+            command
+                .arg("--events")
+                .arg(dir)
+                .args(["--events-per-run", &per_run.to_string()]);
+        }
+        if self.monitors {
+            command.arg("--monitors");
         }
         if let Some(time) = time {
             command.args(["--time-ms", &time.as_millis().to_string()]);

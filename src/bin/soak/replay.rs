@@ -4,32 +4,71 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use hadoop_ref::check::shuttle::{ReplayOutcome, explain_file, schedule_file};
-use hadoop_ref::story;
+use hadoop_ref::check::shuttle::{
+    Listeners, ReplayOutcome, Replayed, explain_file, replay_file_with, schedule_file,
+};
+use hadoop_ref::story::{self, EventLogWriter};
 
 use crate::shrink;
 
-/// Replays `file` and prints the story of the violation it reproduces.
-pub fn replay(file: &Path) -> ExitCode {
-    match explain_file(file) {
-        Ok((ReplayOutcome::Violation(violation), story)) => {
-            print!("{}", story.ending_at(&violation));
+/// Replays `file` and prints the story of the violation it reproduces; with `events`,
+/// writes the execution's event log there, and with `monitors`, prints the event
+/// monitors' verdicts over it.
+pub fn replay(file: &Path, events: Option<&Path>, monitors: bool) -> ExitCode {
+    let log = match events.map(EventLogWriter::create).transpose() {
+        Ok(log) => log,
+        Err(error) => {
+            eprintln!("soak: cannot write the event log: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let listeners = Listeners {
+        story: true,
+        sink: log
+            .clone()
+            .map(|log| Box::new(log) as Box<dyn hadoop_ref::story::EventSink>),
+        monitors,
+    };
+    let replayed = match replay_file_with(file, listeners) {
+        Ok(replayed) => replayed,
+        Err(error) => {
+            eprintln!("soak: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    if let (Some(log), Some(path)) = (&log, events) {
+        match log.flush() {
+            Ok(()) => eprintln!("event log: {} ({} events)", path.display(), log.lines()),
+            Err(error) => {
+                eprintln!("soak: cannot write {}: {error}", path.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let code = report_replay(file, &replayed);
+    for judgement in &replayed.judgements {
+        println!("monitor  {judgement}");
+    }
+    code
+}
+
+/// Prints how a replay ended; its exit code.
+fn report_replay(file: &Path, replayed: &Replayed) -> ExitCode {
+    match &replayed.outcome {
+        ReplayOutcome::Violation(violation) => {
+            print!("{}", replayed.story.ending_at(violation));
             println!("\nreplayed {}: fails again: {violation}", file.display());
             ExitCode::FAILURE
         }
-        Ok((ReplayOutcome::Clean, _)) => {
+        ReplayOutcome::Clean => {
             println!("replayed {}: the schedule runs clean now", file.display());
             ExitCode::SUCCESS
         }
-        Ok((ReplayOutcome::OtherFailure(message), _)) => {
+        ReplayOutcome::OtherFailure(message) => {
             eprintln!(
                 "soak: {} does not replay as a violation (a stale schedule, or a panic): {message}",
                 file.display()
             );
-            ExitCode::from(2)
-        }
-        Err(error) => {
-            eprintln!("soak: {error}");
             ExitCode::from(2)
         }
     }

@@ -166,7 +166,9 @@ impl Search {
         self.replays += 1;
         let ran = Shared::new(None);
         let guided = GuidedScheduler::new(self.best.clone(), dropped.clone(), ran.clone());
-        let Ok(Some(failure)) = runner::run_quietly(self.case, guided, false).map(|q| q.violation)
+        let Ok(Some(failure)) =
+            runner::run_quietly(self.case, guided, runner::Listeners::default())
+                .map(|q| q.violation)
         else {
             return false;
         };

@@ -3,6 +3,7 @@
 //! schedule ([`minimize`]). Used by the shuttle tests and the soak tool.
 
 mod minimize;
+pub mod observe;
 mod replay;
 mod runner;
 pub mod schedule_file;
@@ -18,7 +19,9 @@ use crate::story::Story;
 use crate::unmodelled::Stopwatch;
 
 pub use minimize::{MinimizeError, Minimized, minimize};
-pub use replay::{ReplayOutcome, property_of, replay_schedule, replay_story};
+pub use observe::{EventLogs, Observe, Observed};
+pub use replay::{ReplayOutcome, Replayed, property_of, replay, replay_schedule, replay_story};
+pub use runner::Listeners;
 pub use schedule_file::ScheduleFileError;
 
 /// How long and how a case is explored.
@@ -34,6 +37,8 @@ pub struct RunSpec {
     pub seed: u64,
     /// Where a failing schedule is written; `None` keeps it in memory only.
     pub schedule_dir: Option<PathBuf>,
+    /// What is observed of the executions: event logs, inline monitors.
+    pub observe: Observe,
 }
 
 /// What a run found.
@@ -49,6 +54,8 @@ pub struct RunResult {
     pub schedule: Option<String>,
     /// The schedule file written for the failure.
     pub schedule_file: Option<PathBuf>,
+    /// The event logs written.
+    pub observed: Observed,
 }
 
 impl RunResult {
@@ -66,11 +73,13 @@ pub fn run_case(case: Case, spec: &RunSpec) -> RunResult {
             case,
             RandomScheduler::new_from_seed(spec.seed, spec.iterations),
             spec.max_time,
+            spec.observe.clone(),
         ),
         SchedulerKind::Pct { depth } => runner::explore(
             case,
             PctScheduler::new_from_seed(spec.seed, depth, spec.iterations),
             spec.max_time,
+            spec.observe.clone(),
         ),
     };
     let schedule_file = match (&explored.schedule, &spec.schedule_dir) {
@@ -88,6 +97,7 @@ pub fn run_case(case: Case, spec: &RunSpec) -> RunResult {
         failure: explored.failure,
         schedule: explored.schedule,
         schedule_file,
+        observed: explored.observed,
     }
 }
 
@@ -101,4 +111,10 @@ pub fn replay_file(path: &Path) -> Result<ReplayOutcome, ScheduleFileError> {
 pub fn explain_file(path: &Path) -> Result<(ReplayOutcome, Story), ScheduleFileError> {
     let file = schedule_file::read(path)?;
     Ok(replay_story(file.case, file.schedule))
+}
+
+/// Replays a schedule file written by [`run_case`] with `listeners` on its events.
+pub fn replay_file_with(path: &Path, listeners: Listeners) -> Result<Replayed, ScheduleFileError> {
+    let file = schedule_file::read(path)?;
+    Ok(replay(file.case, file.schedule, listeners))
 }

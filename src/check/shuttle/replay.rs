@@ -4,8 +4,9 @@
 use shuttle::scheduler::ReplayScheduler;
 use shuttle_engine::scheduler::Schedule;
 
-use super::runner;
+use super::runner::{self, Listeners};
 use crate::check::catalogue::Case;
+use crate::check::monitor::Judgement;
 use crate::story::Story;
 
 /// What replaying a schedule did.
@@ -42,22 +43,53 @@ pub fn property_of(message: &str) -> Option<(&str, &str)> {
 /// Replays `schedule` of `case` exactly, as shuttle's replay does, and quietly: the
 /// outcome is returned, nothing is printed.
 pub fn replay_schedule(case: Case, schedule: Schedule) -> ReplayOutcome {
-    replay(case, schedule, false).0
+    replay(case, schedule, Listeners::default()).outcome
 }
 
 /// Replays `schedule` of `case` exactly and quietly, recording its protocol events: the
 /// story of the failure it reproduces.
 pub fn replay_story(case: Case, schedule: Schedule) -> (ReplayOutcome, Story) {
-    replay(case, schedule, true)
+    let replayed = replay(
+        case,
+        schedule,
+        Listeners {
+            story: true,
+            ..Listeners::default()
+        },
+    );
+    (replayed.outcome, replayed.story)
 }
 
-fn replay(case: Case, schedule: Schedule, record_story: bool) -> (ReplayOutcome, Story) {
+/// What a replay observed: its outcome, its story (when asked), and the event monitors'
+/// verdicts over it (when asked).
+#[derive(Debug, Clone)]
+pub struct Replayed {
+    /// How the replay ended.
+    pub outcome: ReplayOutcome,
+    /// The execution's story (empty unless asked for).
+    pub story: Story,
+    /// The monitors' verdicts (empty unless asked for).
+    pub judgements: Vec<Judgement>,
+}
+
+/// Replays `schedule` of `case` exactly and quietly, with `listeners` on its events (a
+/// story, an event log sink, the monitors: a violation the monitors find fails the
+/// replay as the scenario's own would).
+pub fn replay(case: Case, schedule: Schedule, listeners: Listeners) -> Replayed {
     let mut replay = ReplayScheduler::new_from_schedule(schedule);
     // The schedule ends where the violation was found; the execution's own teardown
     // after that point is not part of it.
     replay.set_allow_incomplete();
-    match runner::run_quietly(case, replay, record_story) {
-        Ok(quiet) => (ReplayOutcome::of(quiet.violation), quiet.story),
-        Err(panic) => (ReplayOutcome::OtherFailure(panic), Story::default()),
+    match runner::run_quietly(case, replay, listeners) {
+        Ok(quiet) => Replayed {
+            outcome: ReplayOutcome::of(quiet.violation),
+            story: quiet.story,
+            judgements: quiet.judgements,
+        },
+        Err(panic) => Replayed {
+            outcome: ReplayOutcome::OtherFailure(panic),
+            story: Story::default(),
+            judgements: Vec::new(),
+        },
     }
 }

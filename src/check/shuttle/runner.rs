@@ -13,9 +13,11 @@ use shuttle::scheduler::Scheduler;
 use shuttle::{Config, FailurePersistence, Runner};
 use shuttle_engine::scheduler::{Schedule, Task, TaskId};
 
+use super::observe::{ExecutionSinks, Observe, Observed, first_violated};
 use super::schedule_file;
 use crate::check::catalogue::Case;
-use crate::story::{Recorder, Story};
+use crate::check::monitor::{Judgement, MonitorSet};
+use crate::story::{EventSink, Recorder, Story};
 use crate::unmodelled::{Counter, Shared, on_new_os_thread};
 
 /// How an exploration ended.
@@ -27,13 +29,17 @@ pub struct Explored {
     pub failure: Option<String>,
     /// The failing schedule, as shuttle encodes it.
     pub schedule: Option<String>,
+    /// The event logs written.
+    pub observed: Observed,
 }
 
-/// Explores `case` under `scheduler` until it ends, a failure, or `max_time`.
+/// Explores `case` under `scheduler` until it ends, a failure, or `max_time`, observing
+/// its executions as `observe` says.
 pub fn explore<S: Scheduler + Send + 'static>(
     case: Case,
     scheduler: S,
     max_time: Option<Duration>,
+    observe: Observe,
 ) -> Explored {
     // Leaked so the 'static test body can count across executions; outside the model.
     let executions: &'static Counter = Box::leak(Box::new(Counter::new()));
@@ -41,20 +47,34 @@ pub fn explore<S: Scheduler + Send + 'static>(
     let ran = Shared::new(None);
     let recording = Recording::new(scheduler, found.clone(), ran.clone());
     let inbox = found.clone();
+    let sinks = observe.any().then(|| ExecutionSinks::new(observe));
+    let observed = sinks.clone();
     let outcome = on_new_os_thread(move || {
         let mut config = quiet_config();
         config.max_time = max_time;
         // `Recording` keeps the schedule; a panic other than a violation is still printed.
         config.failure_persistence = FailurePersistence::None;
+        let recorder = sinks
+            .as_ref()
+            .map(|sinks| sinks.install_on(Recorder::discarding()));
+        let in_body = recorder.clone().zip(sinks);
         let body = move || {
             executions.increment();
             let seed = thread_rng().next_u64();
-            if let Err(violation) = case.run(seed) {
+            if let Some((recorder, sinks)) = &in_body {
+                recorder.take();
+                sinks.start();
+            }
+            let result = case.run(seed);
+            let monitored = in_body.as_ref().and_then(|(_, sinks)| sinks.end());
+            if let Some(violation) = result.err().or(monitored) {
                 inbox.put(violation.to_string());
             }
         };
-        catch_unwind(AssertUnwindSafe(|| {
-            Runner::new(recording, config).run(body)
+        let run = || Runner::new(recording, config).run(body);
+        catch_unwind(AssertUnwindSafe(|| match recorder {
+            Some(recorder) => recorder.install(run),
+            None => run(),
         }))
         .err()
         .map(|payload| panic_message(payload.as_ref()))
@@ -70,6 +90,7 @@ pub fn explore<S: Scheduler + Send + 'static>(
         executions: executions.get(),
         failure,
         schedule,
+        observed: observed.map(|s| s.observed()).unwrap_or_default(),
     }
 }
 
@@ -141,34 +162,90 @@ pub struct Quiet {
     pub violation: Option<String>,
     /// The protocol events of the violating execution (empty unless recorded).
     pub story: Story,
+    /// The event monitors' verdicts over the violating (else the last) execution, when
+    /// they ran.
+    pub judgements: Vec<Judgement>,
+}
+
+/// What a quiet run records of its executions.
+#[derive(Default)]
+pub struct Listeners {
+    /// Keep each execution's story (the violating one's is returned).
+    pub story: bool,
+    /// Hand every event to this sink too (an event log writer, say).
+    pub sink: Option<Box<dyn EventSink>>,
+    /// Run the event monitors inline: a violation they find fails the execution.
+    pub monitors: bool,
+}
+
+impl Listeners {
+    /// The recorder these listeners need, with the monitors' sink; `None` when nothing
+    /// listens.
+    fn recorder(self) -> (Option<Recorder>, Option<Shared<MonitorSet>>) {
+        let monitors = self.monitors.then(|| Shared::new(MonitorSet::all()));
+        if !self.story && self.sink.is_none() && monitors.is_none() {
+            return (None, None);
+        }
+        let mut recorder = if self.story {
+            Recorder::default()
+        } else {
+            Recorder::discarding()
+        };
+        if let Some(sink) = self.sink {
+            recorder = recorder.with_sink(sink);
+        }
+        if let Some(monitors) = &monitors {
+            recorder = recorder.with_sink(monitors.clone());
+        }
+        (Some(recorder), monitors)
+    }
 }
 
 /// Runs the executions `scheduler` asks for and returns the first violation, without a
 /// panic: a violation is handed out of the run instead of failing it, so nothing is
-/// printed and no schedule is persisted (the caller's scheduler knows what it did). With
-/// `record_story`, every execution's protocol events are recorded and the violating
-/// one's are kept. A panic of another kind still fails the run and is returned as `Err`.
+/// printed and no schedule is persisted (the caller's scheduler knows what it did). The
+/// `listeners` record each execution's story, hand its events to a sink, or run the
+/// event monitors over it. A panic of another kind still fails the run and is returned
+/// as `Err`.
 pub fn run_quietly<S: Scheduler + Send + 'static>(
     case: Case,
     scheduler: S,
-    record_story: bool,
+    listeners: Listeners,
 ) -> Result<Quiet, String> {
     let found = Shared::new(None);
+    let last = Shared::new(Vec::new());
     let inbox = found.clone();
+    let judged = last.clone();
+    let keep_story = listeners.story;
     let outcome = on_new_os_thread(move || {
         // Installed around the whole run, not inside an execution: shuttle starts every
         // task with the dispatcher the run was started under.
-        let recorder = record_story.then(Recorder::default);
+        let (recorder, monitors) = listeners.recorder();
         let in_body = recorder.clone();
         let body = move || {
             let seed = thread_rng().next_u64();
             if let Some(recorder) = &in_body {
                 recorder.take();
             }
-            if let Err(violation) = case.run(seed) {
+            if let Some(monitors) = &monitors {
+                monitors.with(|set| *set = MonitorSet::all());
+            }
+            let result = case.run(seed);
+            let judgements = monitors
+                .as_ref()
+                .map(|m| m.with(MonitorSet::finish))
+                .unwrap_or_default();
+            let violation = result.err().or_else(|| first_violated(&judgements));
+            judged.with(|last| *last = judgements.clone());
+            if let Some(violation) = violation {
+                let story = match &in_body {
+                    Some(recorder) if keep_story => recorder.take(),
+                    _ => Story::default(),
+                };
                 inbox.put(Quiet {
                     violation: Some(violation.to_string()),
-                    story: in_body.as_ref().map(Recorder::take).unwrap_or_default(),
+                    story,
+                    judgements,
                 });
             }
         };
@@ -182,7 +259,10 @@ pub fn run_quietly<S: Scheduler + Send + 'static>(
     outcome
         .map_err(|payload| panic_message(payload.as_ref()))
         .and_then(|run| run)?;
-    Ok(found.take().unwrap_or_default())
+    Ok(found.take().unwrap_or_else(|| Quiet {
+        judgements: last.with(std::mem::take),
+        ..Quiet::default()
+    }))
 }
 
 /// Shuttle's configuration without its warning that it treats every atomic ordering as

@@ -1,0 +1,192 @@
+//! What a shuttle run records of its executions besides their verdicts: the event logs
+//! of its first executions (NDJSON, `docs/event-log.md`), and the event monitors run
+//! inline, whose violation fails an execution as the scenario's own invariant would.
+
+use std::path::PathBuf;
+
+use crate::check::monitor::{Judgement, MonitorSet, Verdict};
+use crate::scenarios::Violation;
+use crate::story::log::encode_line;
+use crate::story::{Event, EventSink};
+use crate::unmodelled::Shared;
+
+/// The most bytes of one execution's event log kept in memory before it is written; an
+/// execution that logs more has no log written (counted in [`Observed::logs_dropped`]).
+pub const MAX_EXECUTION_LOG_BYTES: usize = 64 << 20;
+
+/// Event logs of a run's first executions.
+#[derive(Debug, Clone)]
+pub struct EventLogs {
+    /// The directory the logs go to.
+    pub dir: PathBuf,
+    /// The name every log starts with (`scenario.variant.scheduler`); each is
+    /// `NAME.NNNNN.ndjson`, numbered from 1.
+    pub name: String,
+    /// How many executions are logged, the first ones.
+    pub executions: usize,
+}
+
+/// What a run observes of its executions.
+#[derive(Debug, Clone, Default)]
+pub struct Observe {
+    /// Write the event logs of the first executions.
+    pub event_logs: Option<EventLogs>,
+    /// Run every event monitor inline: a violation one finds fails the execution.
+    pub monitors: bool,
+}
+
+impl Observe {
+    /// Whether anything is observed (a recorder is needed).
+    pub fn any(&self) -> bool {
+        self.event_logs.is_some() || self.monitors
+    }
+}
+
+/// The logs a run wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Observed {
+    /// Logs written.
+    pub logs_written: usize,
+    /// Logs not written: larger than [`MAX_EXECUTION_LOG_BYTES`], or the file could not
+    /// be written.
+    pub logs_dropped: usize,
+}
+
+/// The sinks of one run, reset at each execution's start and read at its end.
+#[derive(Debug, Clone)]
+pub struct ExecutionSinks {
+    observe: Observe,
+    log: Shared<ExecutionLog>,
+    monitors: Shared<MonitorSet>,
+    executions: Shared<usize>,
+    observed: Shared<Observed>,
+}
+
+/// One execution's log lines, in memory until the execution ends.
+#[derive(Debug, Default)]
+struct ExecutionLog {
+    text: String,
+    overflow: bool,
+    on: bool,
+}
+
+impl EventSink for ExecutionLog {
+    fn event(&mut self, event: &Event) {
+        if !self.on || self.overflow {
+            return;
+        }
+        encode_line(event, None, &mut self.text);
+        self.text.push('\n');
+        if self.text.len() > MAX_EXECUTION_LOG_BYTES {
+            self.overflow = true;
+            self.text = String::new();
+        }
+    }
+}
+
+impl ExecutionSinks {
+    /// The sinks `observe` asks for; install them on a recorder with
+    /// [`ExecutionSinks::install_on`].
+    pub fn new(observe: Observe) -> Self {
+        Self {
+            observe,
+            log: Shared::new(ExecutionLog::default()),
+            monitors: Shared::new(MonitorSet::all()),
+            executions: Shared::new(0),
+            observed: Shared::new(Observed::default()),
+        }
+    }
+
+    /// `recorder` with these sinks added.
+    pub fn install_on(&self, recorder: crate::story::Recorder) -> crate::story::Recorder {
+        let recorder = match self.observe.event_logs {
+            Some(_) => recorder.with_sink(self.log.clone()),
+            None => recorder,
+        };
+        if self.observe.monitors {
+            recorder.with_sink(self.monitors.clone())
+        } else {
+            recorder
+        }
+    }
+
+    /// At an execution's start: fresh monitors, and an empty log if this one is logged.
+    pub fn start(&self) {
+        let execution = self.executions.with(|n| {
+            *n += 1;
+            *n
+        });
+        let logged = self
+            .observe
+            .event_logs
+            .as_ref()
+            .is_some_and(|logs| execution <= logs.executions);
+        self.log.with(|log| {
+            *log = ExecutionLog {
+                on: logged,
+                ..ExecutionLog::default()
+            }
+        });
+        if self.observe.monitors {
+            self.monitors.with(|set| *set = MonitorSet::all());
+        }
+    }
+
+    /// At an execution's end: writes its log if it is logged, and returns the first
+    /// violation the monitors found (when they run).
+    pub fn end(&self) -> Option<Violation> {
+        self.write_log();
+        if !self.observe.monitors {
+            return None;
+        }
+        let judgements = self.monitors.with(MonitorSet::finish);
+        first_violated(&judgements)
+    }
+
+    fn write_log(&self) {
+        let Some(logs) = &self.observe.event_logs else {
+            return;
+        };
+        let (on, overflow, text) = self
+            .log
+            .with(|log| (log.on, log.overflow, std::mem::take(&mut log.text)));
+        if !on {
+            return;
+        }
+        let path = logs.dir.join(format!(
+            "{}.{:05}.ndjson",
+            logs.name,
+            self.executions.with(|n| *n)
+        ));
+        let written = !overflow && std::fs::write(&path, text).is_ok();
+        self.observed.with(|observed| {
+            if written {
+                observed.logs_written += 1;
+            } else {
+                observed.logs_dropped += 1;
+            }
+        });
+    }
+
+    /// What was written so far.
+    pub fn observed(&self) -> Observed {
+        self.observed.with(|observed| *observed)
+    }
+}
+
+/// The first violated judgement's violation, its detail marked as the monitors'.
+pub fn first_violated(judgements: &[Judgement]) -> Option<Violation> {
+    judgements
+        .iter()
+        .find_map(|judgement| match &judgement.verdict {
+            Verdict::Violated(finding) => {
+                let mut violation = finding.violation.clone();
+                violation.detail = format!(
+                    "{} (event monitor, step {})",
+                    violation.detail, finding.step
+                );
+                Some(violation)
+            }
+            _ => None,
+        })
+}
