@@ -73,6 +73,14 @@ fn explore(case: Case, scheduler: SchedulerKind, run: &RunOne) -> RunStatus {
         };
         let result = run_case(case, &spec);
         status.schedules += result.iterations;
+        status.monitored += result.observed.monitored;
+        status.event_logs += result.observed.logs_written;
+        for (property, count) in &result.observed.violations {
+            *status
+                .monitor_violations
+                .entry(property.clone())
+                .or_default() += count;
+        }
         status.elapsed_ms = millis(stopwatch.elapsed());
         if result.failure.is_some() {
             status.failure = result.failure;

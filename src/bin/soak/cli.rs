@@ -37,7 +37,7 @@ pub enum Command {
         #[arg(long, conflicts_with = "minimize")]
         events: Option<PathBuf>,
         /// Also run the event monitors over the replayed execution and print their
-        /// verdicts (a violation they find fails the replay as the scenario's would).
+        /// verdicts.
         #[arg(long, conflicts_with = "minimize")]
         monitors: bool,
     },
@@ -111,9 +111,9 @@ pub struct RunOptions {
     /// With --events, how many executions of each run are logged.
     #[arg(long, default_value_t = 1, requires = "events")]
     pub events_per_run: u64,
-    /// Run the event monitors inline over every execution: a violation they find fails
-    /// the execution as the scenario's own invariant would (replay it with
-    /// `replay --monitors`).
+    /// Run the event monitors inline over every execution and report, per run, the
+    /// properties they found violated and in how many executions (they do not change a
+    /// run's result).
     #[arg(long)]
     pub monitors: bool,
 }

@@ -91,6 +91,7 @@ pub fn soak(options: &RunOptions) -> ExitCode {
     // Best effort: a leftover directory in the temporary directory is harmless.
     let _ = fs::remove_dir_all(&work);
     report::print_table(&rows);
+    report::print_monitors(&rows);
     report::print_totals(&rows, wall.elapsed());
     if let Some(path) = &options.json {
         if let Err(error) = report::write_json(&rows, path) {

@@ -1,5 +1,6 @@
 //! What a run reports, and the soak's table (on stdout, and as JSON for CI).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -23,6 +24,16 @@ pub struct RunStatus {
     pub shrink: Option<Shrink>,
     /// Whether the run is over.
     pub done: bool,
+    /// Executions the event monitors judged inline (`--monitors`).
+    #[serde(default)]
+    pub monitored: u64,
+    /// Per property (`SEED: property`), the executions an event monitor found it
+    /// violated in.
+    #[serde(default)]
+    pub monitor_violations: BTreeMap<String, u64>,
+    /// Event logs written (`--events`).
+    #[serde(default)]
+    pub event_logs: usize,
 }
 
 /// A catch's schedule before and after minimization.
@@ -155,6 +166,38 @@ pub fn print_table(rows: &[Row]) {
     }
 }
 
+/// Prints what the inline event monitors found (`--monitors`): each run in which a
+/// monitor judged a property violated, with how many of its executions. The monitors do
+/// not decide a run's result: a fixed variant may break, by design, a property its
+/// scenario does not claim (the seed's patch and HDDS-17268's restart window).
+pub fn print_monitors(rows: &[Row]) {
+    let monitored: u64 = rows.iter().map(|r| r.status.monitored).sum();
+    if monitored == 0 {
+        return;
+    }
+    let flagged: Vec<_> = rows
+        .iter()
+        .filter(|r| !r.status.monitor_violations.is_empty())
+        .collect();
+    println!(
+        "
+event monitors, inline over {monitored} execution(s): {} of {} run(s) with a property violated",
+        flagged.len(),
+        rows.len()
+    );
+    for row in flagged {
+        for (property, count) in &row.status.monitor_violations {
+            println!(
+                "  {} [{}] ({}): {property} in {count} of {} execution(s)",
+                row.run.case.id(),
+                row.run.scheduler.label(),
+                expectation(row.run.case.expectation),
+                row.status.monitored
+            );
+        }
+    }
+}
+
 fn expectation(expectation: Expectation) -> &'static str {
     match expectation {
         Expectation::Holds => "hold",
@@ -178,6 +221,9 @@ struct JsonRow<'a> {
     failure: Option<&'a str>,
     schedule_file: Option<&'a Path>,
     shrink: Option<Shrink>,
+    monitored: u64,
+    monitor_violations: &'a BTreeMap<String, u64>,
+    event_logs: usize,
 }
 
 /// Writes the table as a JSON array, one object per run, in plan order.
@@ -198,6 +244,9 @@ pub fn write_json(rows: &[Row], path: &Path) -> std::io::Result<()> {
             failure: row.status.failure.as_deref(),
             schedule_file: row.status.schedule_file.as_deref(),
             shrink: row.status.shrink,
+            monitored: row.status.monitored,
+            monitor_violations: &row.status.monitor_violations,
+            event_logs: row.status.event_logs,
         })
         .collect();
     let text = serde_json::to_string_pretty(&json).map_err(std::io::Error::other)?;

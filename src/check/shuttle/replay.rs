@@ -73,8 +73,7 @@ pub struct Replayed {
 }
 
 /// Replays `schedule` of `case` exactly and quietly, with `listeners` on its events (a
-/// story, an event log sink, the monitors: a violation the monitors find fails the
-/// replay as the scenario's own would).
+/// story, an event log sink, the monitors).
 pub fn replay(case: Case, schedule: Schedule, listeners: Listeners) -> Replayed {
     let mut replay = ReplayScheduler::new_from_schedule(schedule);
     // The schedule ends where the violation was found; the execution's own teardown

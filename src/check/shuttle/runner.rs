@@ -13,7 +13,7 @@ use shuttle::scheduler::Scheduler;
 use shuttle::{Config, FailurePersistence, Runner};
 use shuttle_engine::scheduler::{Schedule, Task, TaskId};
 
-use super::observe::{ExecutionSinks, Observe, Observed, first_violated};
+use super::observe::{ExecutionSinks, Observe, Observed};
 use super::schedule_file;
 use crate::check::catalogue::Case;
 use crate::check::monitor::{Judgement, MonitorSet};
@@ -66,8 +66,10 @@ pub fn explore<S: Scheduler + Send + 'static>(
                 sinks.start();
             }
             let result = case.run(seed);
-            let monitored = in_body.as_ref().and_then(|(_, sinks)| sinks.end());
-            if let Some(violation) = result.err().or(monitored) {
+            if let Some((_, sinks)) = &in_body {
+                sinks.end();
+            }
+            if let Err(violation) = result {
                 inbox.put(violation.to_string());
             }
         };
@@ -174,7 +176,8 @@ pub struct Listeners {
     pub story: bool,
     /// Hand every event to this sink too (an event log writer, say).
     pub sink: Option<Box<dyn EventSink>>,
-    /// Run the event monitors inline: a violation they find fails the execution.
+    /// Run the event monitors over each execution (their verdicts do not change its
+    /// outcome).
     pub monitors: bool,
 }
 
@@ -205,7 +208,7 @@ impl Listeners {
 /// panic: a violation is handed out of the run instead of failing it, so nothing is
 /// printed and no schedule is persisted (the caller's scheduler knows what it did). The
 /// `listeners` record each execution's story, hand its events to a sink, or run the
-/// event monitors over it. A panic of another kind still fails the run and is returned
+/// event monitors over it (whose verdicts are returned, not acted on). A panic of another kind still fails the run and is returned
 /// as `Err`.
 pub fn run_quietly<S: Scheduler + Send + 'static>(
     case: Case,
@@ -235,9 +238,8 @@ pub fn run_quietly<S: Scheduler + Send + 'static>(
                 .as_ref()
                 .map(|m| m.with(MonitorSet::finish))
                 .unwrap_or_default();
-            let violation = result.err().or_else(|| first_violated(&judgements));
             judged.with(|last| *last = judgements.clone());
-            if let Some(violation) = violation {
+            if let Err(violation) = result {
                 let story = match &in_body {
                     Some(recorder) if keep_story => recorder.take(),
                     _ => Story::default(),
