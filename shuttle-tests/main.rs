@@ -1,6 +1,6 @@
 //! The shuttle suite: every catalogue case under the random and PCT schedulers, one
-//! module per seed, the replay of the committed failing schedules, and their timeline in
-//! a browser.
+//! module per seed, the replay of the committed failing schedules, their event logs
+//! judged by the event monitors, and their timeline in a browser.
 
 #[macro_use]
 mod support;
@@ -8,6 +8,7 @@ mod support;
 mod allocation;
 mod cluster;
 mod container;
+mod event_log;
 mod explain;
 mod replay;
 mod standby;
