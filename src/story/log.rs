@@ -23,7 +23,7 @@ use std::path::Path;
 
 use super::event::Event;
 use super::json::{self, Value};
-use super::{EventSink, Recorder};
+use super::recorder::{EventSink, Recorder};
 use crate::unmodelled::Shared;
 
 /// The schema version this crate writes and reads.

@@ -5,14 +5,14 @@
 //! (`container created` or `create refused` with `slots` and `holds`); a log whose
 //! datanodes never do is undecided.
 
-use super::{Finding, Monitor, Trail, Verdict};
+use super::judgement::{Finding, Monitor, Trail, Verdict};
 use crate::scenarios::Violation;
 use crate::scenarios::allocation::SEED_KEY;
 use crate::scenarios::allocation::invariants::NO_OVER_GRANT;
 use crate::story::Event;
 
 /// The allocation monitors.
-pub fn monitors() -> Vec<Box<dyn super::Monitor>> {
+pub fn monitors() -> Vec<Box<dyn Monitor>> {
     vec![Box::new(NoDatanodeOverGranted::default())]
 }
 

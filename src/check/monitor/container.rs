@@ -15,15 +15,15 @@
 
 use std::collections::BTreeMap;
 
+use super::judgement::{Finding, Monitor, Trail, Verdict};
 use super::values::{command_container, parse_id};
-use super::{Finding, Monitor, Trail, Verdict};
 use crate::scenarios::Violation;
 use crate::scenarios::container::SEED_KEY;
 use crate::scenarios::container::invariants::{DELETED_BLOCK_NOT_LIVE, METADATA_WITH_FILE};
 use crate::story::Event;
 
 /// The container monitors.
-pub fn monitors() -> Vec<Box<dyn super::Monitor>> {
+pub fn monitors() -> Vec<Box<dyn Monitor>> {
     vec![
         Box::new(DeletedBlockNotLive::default()),
         Box::new(MetadataOnlyWithFile::default()),

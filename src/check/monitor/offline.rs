@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use super::{Finding, Judgement, MonitorSet};
+use super::MonitorSet;
+use super::judgement::{Finding, Judgement};
 use crate::story::{Event, EventLogReader, LogError, LogRecord, Story};
 
 /// Why a log file could not be checked.

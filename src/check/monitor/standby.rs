@@ -18,14 +18,14 @@
 
 use std::collections::BTreeMap;
 
+use super::judgement::{Finding, Monitor, Trail, Verdict};
 use super::values::{number, parse_id};
-use super::{Finding, Monitor, Trail, Verdict};
 use crate::scenarios::Violation;
 use crate::scenarios::standby::{NO_FALSE_CORRUPTION, SEED_KEY, STANDBY_IS_PASSIVE};
 use crate::story::Event;
 
 /// The standby monitors.
-pub fn monitors() -> Vec<Box<dyn super::Monitor>> {
+pub fn monitors() -> Vec<Box<dyn Monitor>> {
     vec![
         Box::new(StandbyIsPassive::default()),
         Box::new(NoFalseCorruption::default()),

@@ -21,8 +21,8 @@
 
 use std::collections::BTreeMap;
 
+use super::judgement::{Finding, Monitor, Trail, Verdict};
 use super::values::{number, term_value};
-use super::{Finding, Monitor, Trail, Verdict};
 use crate::scenarios::Violation;
 use crate::scenarios::term_fencing::{
     NO_COMMAND_BELOW_TAKEN_TERM, NO_COMMAND_OF_DEPOSED_LEADER, SEED_KEY, TERM_COVERS_HEARD_TERMS,
@@ -36,7 +36,7 @@ const HEARTBEAT: &str = "datanode::heartbeat";
 const UNNAMED: &str = "(unnamed datanode)";
 
 /// The term-fencing monitors.
-pub fn monitors() -> Vec<Box<dyn super::Monitor>> {
+pub fn monitors() -> Vec<Box<dyn Monitor>> {
     vec![
         Box::new(NoCommandBelowTakenTerm::default()),
         Box::new(TermCoversTakenTerms::default()),

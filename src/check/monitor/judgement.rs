@@ -1,0 +1,154 @@
+//! What a monitor is and what it concludes: the [`Monitor`] trait, its [`Verdict`] (with
+//! the [`Finding`] of a violation), and the [`Trail`] of steps a monitor keeps as the
+//! evidence it shows with a violation.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+
+use crate::scenarios::Violation;
+use crate::story::Event;
+
+/// What a monitor concluded about its property over a whole run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The property held over every case the monitor could judge.
+    Ok {
+        /// How many cases it judged (dispatches, deletions, corrupt marks, …).
+        judged: usize,
+    },
+    /// The property was broken.
+    Violated(Finding),
+    /// The log lacks the events the property is judged by.
+    Undecided {
+        /// What was missing.
+        missing: &'static str,
+    },
+}
+
+impl Verdict {
+    /// The verdict's word: `ok`, `VIOLATED` or `undecided`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Verdict::Ok { .. } => "ok",
+            Verdict::Violated(_) => "VIOLATED",
+            Verdict::Undecided { .. } => "undecided",
+        }
+    }
+
+    /// `Ok { judged }` when `judged > 0`, else undecided for want of `missing`.
+    pub fn held(judged: usize, missing: &'static str) -> Self {
+        if judged > 0 {
+            Verdict::Ok { judged }
+        } else {
+            Verdict::Undecided { missing }
+        }
+    }
+}
+
+/// A violation a monitor found: which property, where, and the events that led to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The violation, named as the scenario's invariant names it.
+    pub violation: Violation,
+    /// The step (the log's `seq`) at which the property became false.
+    pub step: usize,
+    /// The steps of the events that led to it, ascending, `step` included.
+    pub evidence: Vec<usize>,
+}
+
+/// One named property judged over events.
+pub trait Monitor: Send {
+    /// The seed key the property comes from.
+    fn seed(&self) -> &'static str;
+    /// The property's name, as the scenario's invariant reports it.
+    fn property(&self) -> &'static str;
+    /// Takes one event, in the log's order.
+    fn observe(&mut self, event: &Event);
+    /// The first violation found so far, for a property judged as events arrive; `None`
+    /// for one judged at the end of the run only.
+    fn violation_so_far(&self) -> Option<&Finding>;
+    /// The verdict at the end of the run (the system quiescent, as a scenario checks its
+    /// invariants).
+    fn finish(&mut self) -> Verdict;
+}
+
+/// One monitor's verdict, with its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judgement {
+    /// The seed key.
+    pub seed: &'static str,
+    /// The property.
+    pub property: &'static str,
+    /// The verdict.
+    pub verdict: Verdict,
+}
+
+impl fmt::Display for Judgement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:<9}  {}: {}",
+            self.verdict.word(),
+            self.seed,
+            self.property
+        )?;
+        match &self.verdict {
+            Verdict::Ok { judged } => write!(f, " ({judged} judged)"),
+            Verdict::Violated(finding) => write!(f, " (step {})", finding.step),
+            Verdict::Undecided { missing } => write!(f, " (no {missing})"),
+        }
+    }
+}
+
+/// The steps of the latest events about each subject (a datanode, a block), bounded: the
+/// evidence a monitor shows with a violation.
+#[derive(Debug, Clone)]
+pub struct Trail<K> {
+    steps: BTreeMap<K, VecDeque<usize>>,
+}
+
+impl<K> Default for Trail<K> {
+    fn default() -> Self {
+        Self {
+            steps: BTreeMap::new(),
+        }
+    }
+}
+
+/// Steps kept per subject.
+const TRAIL_LEN: usize = 48;
+
+impl<K: Ord + Clone> Trail<K> {
+    /// Notes that the event at `step` concerns `subject`.
+    pub fn note(&mut self, subject: &K, step: usize) {
+        let steps = self.steps.entry(subject.clone()).or_default();
+        if steps.back() != Some(&step) {
+            if steps.len() == TRAIL_LEN {
+                steps.pop_front();
+            }
+            steps.push_back(step);
+        }
+    }
+
+    /// The steps noted for `subject` up to `step`, with `step` itself and `extra`, ascending.
+    pub fn evidence(&self, subject: &K, step: usize, extra: &[usize]) -> Vec<usize> {
+        let mut steps: Vec<usize> = self
+            .steps
+            .get(subject)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&s| s <= step)
+            .chain(std::iter::once(step))
+            .chain(extra.iter().copied())
+            .collect();
+        steps.sort_unstable();
+        steps.dedup();
+        steps
+    }
+
+    /// Forgets `subject`.
+    pub fn forget(&mut self, subject: &K) {
+        self.steps.remove(subject);
+    }
+}
