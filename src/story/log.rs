@@ -64,10 +64,10 @@ pub fn encode_line(event: &Event, time_ms: Option<u64>, out: &mut String) {
     out.push_str("}}");
 }
 
-/// Writes events as NDJSON to a writer: an [`EventSink`] for a [`Recorder`], and a
-/// subscriber of its own ([`EventLogWriter::recorder`]) that a production process
-/// installs (`tracing::subscriber::set_global_default`) to log its Datanodes, SCMs,
-/// NameNodes or a `MiniOzoneCluster`.
+/// Writes events as NDJSON to a writer: an [`EventSink`] for a [`Recorder`], a subscriber
+/// of its own ([`EventLogWriter::recorder`]) that a production process installs
+/// (`tracing::subscriber::set_global_default`) to log its Datanodes, SCMs, NameNodes or a
+/// `MiniOzoneCluster`, or a `tracing_subscriber::Layer` beside the process's other layers.
 ///
 /// Clones share the writer. A write error is kept (the first one) and reported by
 /// [`EventLogWriter::flush`]; later events are dropped.
@@ -140,20 +140,43 @@ impl EventLogWriter {
     }
 }
 
+impl WriterState {
+    fn write(&mut self, event: &Event) {
+        if self.error.is_some() {
+            return;
+        }
+        let time = self.time.as_ref().map(|now| now());
+        self.line.clear();
+        encode_line(event, time, &mut self.line);
+        self.line.push('\n');
+        match self.out.write_all(self.line.as_bytes()) {
+            Ok(()) => self.lines += 1,
+            Err(error) => self.error = Some(error),
+        }
+    }
+}
+
 impl EventSink for EventLogWriter {
     fn event(&mut self, event: &Event) {
+        self.inner.with(|state| state.write(event));
+    }
+}
+
+/// The log as a `tracing_subscriber` layer, beside the layers a process already has
+/// (`tracing_subscriber::registry().with(fmt::layer()).with(log.clone())`): it writes
+/// this crate's events and numbers them itself, in the order they reach it.
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for EventLogWriter {
+    fn on_event(
+        &self,
+        event: &tracing::Event<'_>,
+        _context: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        let Some(mut event) = super::recorder::event_of(event) else {
+            return;
+        };
         self.inner.with(|state| {
-            if state.error.is_some() {
-                return;
-            }
-            let time = state.time.as_ref().map(|now| now());
-            state.line.clear();
-            encode_line(event, time, &mut state.line);
-            state.line.push('\n');
-            match state.out.write_all(state.line.as_bytes()) {
-                Ok(()) => state.lines += 1,
-                Err(error) => state.error = Some(error),
-            }
+            event.step = usize::try_from(state.lines + 1).unwrap_or(usize::MAX);
+            state.write(&event);
         });
     }
 }

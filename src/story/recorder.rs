@@ -144,22 +144,33 @@ impl Subscriber for Recorder {
     fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
 
     fn event(&self, event: &TracingEvent<'_>) {
-        let metadata = event.metadata();
-        let mut fields = Fields::default();
-        event.record(&mut fields);
-        self.push(Event {
-            step: 0,
-            thread: thread::current_label(),
-            node: fields.node,
-            component: component_of(metadata.target()),
-            name: fields.message.unwrap_or_else(|| metadata.name().to_owned()),
-            fields: fields.rest,
-        });
+        if let Some(event) = event_of(event) {
+            self.push(event);
+        }
     }
 
     fn enter(&self, _span: &Id) {}
 
     fn exit(&self, _span: &Id) {}
+}
+
+/// A `tracing` event of this crate as a story's event (its step left 0), with the thread
+/// that emits it; `None` for another crate's event.
+pub(super) fn event_of(event: &TracingEvent<'_>) -> Option<Event> {
+    let metadata = event.metadata();
+    if !metadata.target().starts_with(TARGET_PREFIX) {
+        return None;
+    }
+    let mut fields = Fields::default();
+    event.record(&mut fields);
+    Some(Event {
+        step: 0,
+        thread: thread::current_label(),
+        node: fields.node,
+        component: component_of(metadata.target()),
+        name: fields.message.unwrap_or_else(|| metadata.name().to_owned()),
+        fields: fields.rest,
+    })
 }
 
 /// `hadoop_ref::datanode::state_context` → `datanode::state_context`.

@@ -229,3 +229,27 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_writer_is_a_layer_beside_another_subscriber() {
+    use tracing_subscriber::Layer;
+
+    let buffer = Shared::new(Vec::new());
+    let log = EventLogWriter::new(SharedBuffer(buffer.clone()));
+    let story = Recorder::default();
+    let layered = log.clone().with_subscriber(story.clone());
+    tracing::subscriber::with_default(layered, || {
+        tracing::debug!(target: "hadoop_ref::scm::container_manager::leadership", node = "scm1", term = 2, "became leader");
+        tracing::debug!(target: "another_crate", "not ours");
+        tracing::debug!(target: "hadoop_ref::sim::scm_endpoint", node = "scm2", term = 3, "became leader");
+    });
+    log.flush().unwrap();
+    let text = buffer.with(|b| String::from_utf8(b.clone()).unwrap());
+    let logged = read_all(&text).unwrap();
+    let kept = story.take().events;
+    assert_eq!(logged.len(), 2);
+    assert_eq!(
+        logged, kept,
+        "the layer logs what the subscriber under it records"
+    );
+}
