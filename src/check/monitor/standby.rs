@@ -8,7 +8,8 @@
 //!   (`replica marked corrupt`, not undone by `corrupt mark removed`, `location
 //!   removed`, `replica invalidated`, a DELETED report or `datanode removed`) whose
 //!   datanode's latest report of the block is healthy against the block's final state: a
-//!   FINALIZED replica with the genstamp of the COMPLETE block (`block completed`). The
+//!   FINALIZED replica with the genstamp of the COMPLETE block (`block completed`, not
+//!   followed by `block reopened`). The
 //!   latest report is the last one the NameNode received (`report queued`, `report
 //!   processed` or `replica marked corrupt` from an incremental or full report, not from
 //!   its queue); a full report queued whole counts from when it was queued. The events
@@ -214,6 +215,19 @@ impl NoFalseCorruption {
         let datanode = event.field("datanode").map(str::to_owned);
         match (event.name.as_str(), subject.1, datanode) {
             ("edit applied", block, _) => view.edit(event, block),
+            ("block reopened", Some(block), _) => {
+                if let Some(gs) = event.field("gs").and_then(number) {
+                    let at = event.step;
+                    view.blocks.insert(
+                        block,
+                        Stored {
+                            gs,
+                            complete: false,
+                            at,
+                        },
+                    );
+                }
+            }
             ("block completed", Some(block), _) => {
                 if let Some(gs) = event.field("gs").and_then(number) {
                     let at = event.step;

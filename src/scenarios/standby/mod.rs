@@ -48,8 +48,8 @@ pub use genstamp::{
 pub use invariants::{
     NO_FALSE_CORRUPTION, SAFE_MODE_RECOUNT, STANDBY_IS_PASSIVE, check_namenode,
     check_pair_namenodes, check_pair_quiescent, check_quiescent, generation_stamp_never_reused,
-    location_completeness, no_block_lost, no_false_corruption, no_stale_location,
-    queue_is_sound, safe_mode_matches_recount, standby_is_passive,
+    location_completeness, no_block_lost, no_false_corruption, no_stale_location, queue_is_sound,
+    safe_mode_matches_recount, standby_is_passive,
 };
 pub use rbw_race::rbw_report_races_completion;
 pub use scripted::{
