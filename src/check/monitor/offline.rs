@@ -1,8 +1,9 @@
 //! The monitors over a recorded event log (`docs/event-log.md`), as `cargo soak
 //! check-log` runs them: one pass feeds every line to a [`MonitorSet`] and keeps nothing
-//! but the monitors' own state, so a log of any length is checked in bounded memory; a
-//! second pass, only for a violation, reads back the events it names as evidence, to
-//! print them as a step table.
+//! but the monitors' own state (per datanode, replica block or NameNode block, with at
+//! most a few dozen steps of evidence each), so memory grows with what the run touched,
+//! not with the log's length; a second pass, only for a violation, reads back the events
+//! it names as evidence, to print them as a step table.
 
 use std::collections::BTreeSet;
 use std::io::BufRead;
