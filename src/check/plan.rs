@@ -31,22 +31,28 @@ pub enum SchedulerKind {
         /// Bug depth (number of priority change points + 1).
         depth: usize,
     },
+    /// Uniform random walk (shuttle's `UrwRandomScheduler`): each execution drawn
+    /// uniformly from the schedules, weighting every choice by the steps left to each
+    /// runnable task.
+    Urw,
 }
 
 impl SchedulerKind {
-    /// `random` or `pct3`.
+    /// `random`, `pct3` or `urw`.
     pub fn label(self) -> String {
         match self {
             SchedulerKind::Random => "random".into(),
             SchedulerKind::Pct { depth } => format!("pct{depth}"),
+            SchedulerKind::Urw => "urw".into(),
         }
     }
 
-    /// The scheduler a [`label`](Self::label) names (`random`, `pct<depth>` with a depth of
-    /// at least 1).
+    /// The scheduler a [`label`](Self::label) names (`random`, `urw`, `pct<depth>` with a
+    /// depth of at least 1).
     pub fn from_label(label: &str) -> Option<SchedulerKind> {
         match label {
             "random" => Some(SchedulerKind::Random),
+            "urw" => Some(SchedulerKind::Urw),
             _ => {
                 let depth = label.strip_prefix("pct")?.parse().ok()?;
                 (depth >= 1).then_some(SchedulerKind::Pct { depth })

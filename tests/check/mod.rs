@@ -1,5 +1,6 @@
-//! The checking layer without a checker: the event monitors, and the soak's plan and its
-//! shards.
+//! The checking layer without a checker: the defect table, the event monitors, and the
+//! soak's plan and its shards.
 
+mod defects;
 mod monitor;
 mod plan;

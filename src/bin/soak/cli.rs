@@ -57,6 +57,9 @@ pub enum Command {
     },
     /// List the scenarios, their variants and what each must do.
     List,
+    /// The scoreboard: every caught case under every shuttle engine from several seeds
+    /// (docs/scoreboard.md), or, with --check, whether a committed board's catches hold.
+    Board(BoardOptions),
     /// One run, in a child process of `run` (not for direct use).
     #[command(hide = true)]
     RunOne(RunOne),
@@ -183,4 +186,37 @@ pub struct RunOne {
     /// Run the event monitors inline.
     #[arg(long)]
     pub monitors: bool,
+}
+
+/// How the scoreboard runs.
+#[derive(Debug, Clone, Args)]
+pub struct BoardOptions {
+    /// Seeds per case and engine.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=100))]
+    pub seeds: u64,
+    /// Most schedules a run explores before the case counts as not caught from its seed.
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub iterations: u64,
+    /// Most seconds a run takes before the case counts as not caught from its seed.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    pub time_per_run: u64,
+    /// The board's seed: every run's seed derives from it and the run's place.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Runs at once, each in its own process (default: the number of cores).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
+    /// Only cases whose scenario/variant contains this text.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// Write the board as Markdown to this file.
+    #[arg(long)]
+    pub markdown: Option<PathBuf>,
+    /// Write the board as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Run again only what this committed board (JSON) says is caught, and exit 1 if an
+    /// engine no longer catches a case it caught.
+    #[arg(long)]
+    pub check: Option<PathBuf>,
 }

@@ -18,8 +18,10 @@
 //! cargo soak replay --events run.ndjson FILE    # its event log (docs/event-log.md)
 //! cargo soak check-log run.ndjson               # the seeds' properties over an event log
 //! cargo soak list
+//! cargo soak board --markdown docs/scoreboard.md --json docs/scoreboard.json
 //! ```
 
+mod board;
 mod check_log;
 mod child;
 mod cli;
@@ -55,6 +57,7 @@ fn main() -> ExitCode {
         Some(Command::CheckLog(options)) => check_log::check_logs(&options),
         Some(Command::Explain { file, html }) => replay::explain(&file, html.as_deref()),
         Some(Command::List) => list(),
+        Some(Command::Board(options)) => board::board(&options),
         Some(Command::RunOne(run)) => child::run_one(&run),
     }
 }

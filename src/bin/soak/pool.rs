@@ -112,9 +112,12 @@ pub fn soak(options: &RunOptions) -> ExitCode {
 /// runs not yet started. So the whole soak ends near its budget, and the time the catches
 /// did not need goes to the fixed runs.
 #[derive(Debug, Clone, Copy)]
-struct Budget {
+pub(crate) struct Budget {
     iterations: u64,
     total: Option<Duration>,
+    /// A cap on every run's wall time, catches included (the scoreboard's), when there is
+    /// no total.
+    per_run: Option<Duration>,
 }
 
 impl Budget {
@@ -132,7 +135,21 @@ impl Budget {
             (None, Some(_)) => u64::MAX,
             (None, None) => DEFAULT_ITERATIONS,
         };
-        Self { iterations, total }
+        Self {
+            iterations,
+            total,
+            per_run: None,
+        }
+    }
+
+    /// At most `iterations` schedules and `per_run` of wall time for every run, whatever
+    /// it must do: the scoreboard's budget.
+    pub(crate) fn per_run(iterations: u64, per_run: Duration) -> Self {
+        Self {
+            iterations,
+            total: None,
+            per_run: Some(per_run),
+        }
     }
 
     fn describe(&self) -> String {
@@ -156,14 +173,14 @@ impl Budget {
     }
 }
 
-struct Pool {
-    out: PathBuf,
-    work: PathBuf,
-    jobs: usize,
-    budget: Budget,
-    no_minimize: bool,
-    events: Option<(PathBuf, u64)>,
-    monitors: bool,
+pub(crate) struct Pool {
+    pub(crate) out: PathBuf,
+    pub(crate) work: PathBuf,
+    pub(crate) jobs: usize,
+    pub(crate) budget: Budget,
+    pub(crate) no_minimize: bool,
+    pub(crate) events: Option<(PathBuf, u64)>,
+    pub(crate) monitors: bool,
 }
 
 /// A run whose child process is working on it.
@@ -180,7 +197,7 @@ impl Pool {
     /// Runs every run, `jobs` at a time, and returns their rows in plan order. The longest
     /// runs start first, so that the short ones fill the cores at the end: a fixed variant
     /// runs every schedule, a legacy one stops at its catch, a sequential one has one.
-    fn run_all(&self, mut runs: Vec<PlannedRun>) -> Vec<Row> {
+    pub(crate) fn run_all(&self, mut runs: Vec<PlannedRun>) -> Vec<Row> {
         let mut progress = Progress::new(runs.len(), self.budget.iterations);
         if self.budget.total.is_some() {
             runs.sort_by_key(|run| (!Budget::stops_early(run), run.index));
@@ -245,6 +262,9 @@ impl Pool {
     /// `fixed_left` fixed runs not yet started (itself included): none for a run that
     /// stops early or a soak without a time budget, else an even share of what is left.
     fn time_for(&self, run: &PlannedRun, elapsed: Duration, fixed_left: usize) -> Option<Duration> {
+        if self.budget.per_run.is_some() {
+            return self.budget.per_run;
+        }
         let total = self.budget.total?;
         if Budget::stops_early(run) {
             return None;

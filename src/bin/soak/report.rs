@@ -74,7 +74,7 @@ impl Row {
     fn beyond_scheduler(&self) -> bool {
         match self.run.scheduler {
             SchedulerKind::Pct { .. } => !self.run.case.pct_reaches,
-            SchedulerKind::Random => !self.run.case.random_reaches,
+            SchedulerKind::Random | SchedulerKind::Urw => !self.run.case.random_reaches,
         }
     }
 

@@ -6,6 +6,7 @@ mod case;
 mod allocation;
 mod cluster;
 mod container;
+mod defects;
 mod standby;
 mod term_fencing;
 
@@ -13,6 +14,7 @@ pub use allocation::allocation;
 pub use case::{Case, Expectation};
 pub use cluster::cluster;
 pub use container::container;
+pub use defects::{Defect, defect_of};
 pub use standby::standby;
 pub use term_fencing::{STALE_LEADER_ROUNDS, term_fencing};
 

@@ -96,6 +96,12 @@ fn property_key(violation: &str) -> Option<(String, String)> {
     property_of(violation).map(|(seed, property)| (seed.to_owned(), property.to_owned()))
 }
 
+/// The context switches of `schedule`: what a shrink minimizes, and what the scoreboard
+/// reports of each committed failing schedule.
+pub fn context_switches(schedule: &Schedule) -> usize {
+    switches(schedule).len()
+}
+
 /// The indices (into the steps) of the context switches: task steps whose task differs
 /// from the previous task step's.
 fn switches(schedule: &Schedule) -> Vec<usize> {

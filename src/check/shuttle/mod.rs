@@ -11,14 +11,14 @@ pub mod schedule_file;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use shuttle::scheduler::{PctScheduler, RandomScheduler};
+use shuttle::scheduler::{PctScheduler, RandomScheduler, UrwRandomScheduler};
 
 use super::catalogue::Case;
 use super::plan::SchedulerKind;
 use crate::story::Story;
 use crate::unmodelled::Stopwatch;
 
-pub use minimize::{MinimizeError, Minimized, minimize};
+pub use minimize::{MinimizeError, Minimized, context_switches, minimize};
 pub use observe::{EventLogs, Observe, Observed};
 pub use replay::{ReplayOutcome, Replayed, property_of, replay, replay_schedule, replay_story};
 pub use runner::Listeners;
@@ -78,6 +78,12 @@ pub fn run_case(case: Case, spec: &RunSpec) -> RunResult {
         SchedulerKind::Pct { depth } => runner::explore(
             case,
             PctScheduler::new_from_seed(spec.seed, depth, spec.iterations),
+            spec.max_time,
+            spec.observe.clone(),
+        ),
+        SchedulerKind::Urw => runner::explore(
+            case,
+            UrwRandomScheduler::new_from_seed(spec.seed, spec.iterations),
             spec.max_time,
             spec.observe.clone(),
         ),

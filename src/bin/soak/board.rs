@@ -1,0 +1,403 @@
+//! `cargo soak board`: how strong each of shuttle's engines is on the catalogue's defects.
+//!
+//! Every caught case runs under every engine (uniform random, PCT at bug depths 2 and 3,
+//! the uniform random walk) from several seeds, each run until its first catch, its
+//! schedule bound or its time bound; the board is, per case and engine, how many seeds
+//! caught it and the median schedules and seconds to the first catch, with the context
+//! switches of the case's committed (shrunk) failing schedule. `--markdown` and `--json`
+//! write it (`docs/scoreboard.md`, `docs/scoreboard.json`); `--check FILE`, for CI, runs
+//! once more, from one seed, every engine that a committed board says caught its case from
+//! every seed, and fails on one that no longer catches it.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use hadoop_ref::check::catalogue::{self, Case, Expectation, defect_of};
+use hadoop_ref::check::plan::{PlannedRun, SchedulerKind};
+use hadoop_ref::check::shuttle::{context_switches, schedule_file};
+use hadoop_ref::scenarios::rng::SeededRng;
+use hadoop_ref::unmodelled::{Stopwatch, available_cores};
+use serde::{Deserialize, Serialize};
+
+use crate::cli::BoardOptions;
+use crate::pool::{Budget, Pool};
+use crate::report::Row;
+
+/// The engines of the board, in its column order.
+const ENGINES: [SchedulerKind; 4] = [
+    SchedulerKind::Random,
+    SchedulerKind::Pct { depth: 2 },
+    SchedulerKind::Pct { depth: 3 },
+    SchedulerKind::Urw,
+];
+
+/// Where the committed failing schedules are, for their context switches.
+const SCHEDULES: &str = "shuttle-tests/schedules";
+
+/// One case under one engine, over the board's seeds.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Cell {
+    /// The engine's label (`random`, `pct2`, `pct3`, `urw`).
+    pub engine: String,
+    /// Seeds run.
+    pub seeds: usize,
+    /// Seeds that caught the case within the bounds.
+    pub caught: usize,
+    /// Median schedules to the first catch, over the seeds that caught it.
+    pub median_schedules: Option<u64>,
+    /// Median seconds to the first catch, over the seeds that caught it.
+    pub median_seconds: Option<f64>,
+}
+
+/// One caught case of the catalogue on the board.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BoardRow {
+    /// The defect's key (`HDDS-17268`, `beyond HDDS-16811`, …).
+    pub defect: String,
+    /// What goes wrong.
+    pub what: String,
+    /// `scenario/variant`.
+    pub case: String,
+    /// Context switches of the committed shrunk schedule (random, else PCT depth 3).
+    pub shrunk_switches: Option<usize>,
+    /// One cell per engine.
+    pub cells: Vec<Cell>,
+}
+
+/// Runs the board `options` describe; the exit code is the check's verdict in `--check`
+/// mode, else whether the board could be run and written.
+pub fn board(options: &BoardOptions) -> ExitCode {
+    let committed = match options.check.as_deref().map(read_board).transpose() {
+        Ok(committed) => committed,
+        Err(error) => {
+            eprintln!("soak board: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let cases: Vec<Case> = catalogue::all()
+        .into_iter()
+        .filter(|c| c.expectation == Expectation::Caught)
+        .filter(|c| {
+            options
+                .filter
+                .as_ref()
+                .is_none_or(|f| c.id().contains(f.as_str()))
+        })
+        .collect();
+    let runs = plan_board(&cases, committed.as_deref(), options);
+    eprintln!(
+        "soak board: {} run(s) over {} case(s)",
+        runs.len(),
+        cases.len()
+    );
+    let stopwatch = Stopwatch::start();
+    let rows = match run(runs, options) {
+        Ok(rows) => rows,
+        Err(error) => {
+            eprintln!("soak board: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let board = tabulate(&cases, &rows);
+    eprintln!(
+        "soak board: done in {:.1} s",
+        stopwatch.elapsed().as_secs_f64()
+    );
+    match committed {
+        Some(committed) => check(&committed, &board, options.filter.is_none()),
+        None => write(&board, options),
+    }
+}
+
+/// The runs: each case under each engine from `options.seeds` seeds (a sequential case
+/// once, under the random scheduler); in `--check` mode one seed for each engine
+/// `committed` says caught the case from every seed, and nothing else.
+fn plan_board(
+    cases: &[Case],
+    committed: Option<&[BoardRow]>,
+    options: &BoardOptions,
+) -> Vec<PlannedRun> {
+    let mut runs = Vec::new();
+    for &case in cases {
+        for scheduler in ENGINES {
+            if case.sequential && scheduler != SchedulerKind::Random {
+                continue;
+            }
+            let seeds = match committed {
+                Some(rows) if !always_caught(rows, &case.id(), &scheduler.label()) => continue,
+                Some(_) => 1,
+                None if case.sequential => 1,
+                None => options.seeds,
+            };
+            for _ in 0..seeds {
+                let index = runs.len();
+                let seed = SeededRng::new(options.seed ^ (index as u64).wrapping_mul(0x9E37_79B9))
+                    .next_u64();
+                runs.push(PlannedRun {
+                    index,
+                    case,
+                    scheduler,
+                    seed,
+                });
+            }
+        }
+    }
+    runs
+}
+
+/// Whether the committed board says `engine` caught `case` from every seed it ran.
+fn always_caught(rows: &[BoardRow], case: &str, engine: &str) -> bool {
+    rows.iter()
+        .filter(|row| row.case == case)
+        .flat_map(|row| &row.cells)
+        .any(|cell| cell.engine == engine && cell.seeds > 0 && cell.caught == cell.seeds)
+}
+
+/// Runs them through the soak's pool of child processes, without shrinking.
+fn run(runs: Vec<PlannedRun>, options: &BoardOptions) -> Result<Vec<Row>, String> {
+    let work = std::env::temp_dir().join(format!("hadoop-ref-board-{}", std::process::id()));
+    fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+    let pool = Pool {
+        out: work.join("failures"),
+        work: work.clone(),
+        jobs: options.jobs.map_or_else(available_cores, |j| {
+            usize::try_from(j).unwrap_or(usize::MAX)
+        }),
+        budget: Budget::per_run(
+            options.iterations,
+            Duration::from_secs(options.time_per_run),
+        ),
+        no_minimize: true,
+        events: None,
+        monitors: false,
+    };
+    let rows = pool.run_all(runs);
+    // Best effort: a leftover directory in the temporary directory is harmless.
+    let _ = fs::remove_dir_all(&work);
+    Ok(rows)
+}
+
+/// The board of `cases` from the runs' rows.
+fn tabulate(cases: &[Case], rows: &[Row]) -> Vec<BoardRow> {
+    let mut by_cell: BTreeMap<(String, String), Vec<&Row>> = BTreeMap::new();
+    for row in rows {
+        let key = (row.run.case.id(), row.run.scheduler.label());
+        by_cell.entry(key).or_default().push(row);
+    }
+    let mut board = Vec::new();
+    for case in cases {
+        let Some(defect) = defect_of(case) else {
+            continue;
+        };
+        let cells = ENGINES
+            .iter()
+            .filter_map(|engine| by_cell.get(&(case.id(), engine.label())))
+            .map(|rows| cell(rows))
+            .collect();
+        board.push(BoardRow {
+            defect: defect.key.to_owned(),
+            what: defect.what.to_owned(),
+            case: case.id(),
+            shrunk_switches: shrunk_switches(case),
+            cells,
+        });
+    }
+    board.sort_by(|a, b| (&a.defect, &a.case).cmp(&(&b.defect, &b.case)));
+    board
+}
+
+fn cell(rows: &[&Row]) -> Cell {
+    let caught: Vec<&&Row> = rows.iter().filter(|r| r.status.failure.is_some()).collect();
+    let mut schedules: Vec<u64> = caught.iter().map(|r| r.status.schedules).collect();
+    let mut seconds: Vec<f64> = caught
+        .iter()
+        .map(|r| r.status.elapsed_ms as f64 / 1000.0)
+        .collect();
+    Cell {
+        engine: rows[0].run.scheduler.label(),
+        seeds: rows.len(),
+        caught: caught.len(),
+        median_schedules: median(&mut schedules),
+        median_seconds: median(&mut seconds),
+    }
+}
+
+fn median<T: Copy + PartialOrd>(values: &mut [T]) -> Option<T> {
+    values.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    values.get(values.len().checked_sub(1)? / 2).copied()
+}
+
+/// The context switches of `case`'s committed failing schedule (random, else PCT 3).
+fn shrunk_switches(case: &Case) -> Option<usize> {
+    ["random", "pct3"].iter().find_map(|label| {
+        let path = schedule_file::path_for(Path::new(SCHEDULES), case, label);
+        schedule_file::read(&path)
+            .ok()
+            .map(|file| context_switches(&file.schedule))
+    })
+}
+
+fn read_board(path: &Path) -> Result<Vec<BoardRow>, String> {
+    let text =
+        fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{} is not a board: {e}", path.display()))
+}
+
+/// Fails on every (case, engine) the committed board says always caught that caught
+/// nothing now, and, over the `whole` catalogue, on a committed case no longer caught.
+fn check(committed: &[BoardRow], now: &[BoardRow], whole: bool) -> ExitCode {
+    let mut lost = Vec::new();
+    let mut held = 0;
+    for row in now {
+        for cell in &row.cells {
+            if cell.caught == 0 {
+                lost.push(format!("{} [{}]", row.case, cell.engine));
+            } else {
+                held += 1;
+            }
+        }
+    }
+    // A filtered check leaves cases out on purpose.
+    let missing: Vec<&str> = committed
+        .iter()
+        .filter(|row| whole && !now.iter().any(|r| r.case == row.case))
+        .map(|row| row.case.as_str())
+        .collect();
+    if lost.is_empty() && missing.is_empty() {
+        println!(
+            "soak board: every engine the committed board says always catches its case still \
+             does ({held} case/engine pairs)"
+        );
+        return ExitCode::SUCCESS;
+    }
+    for case in missing {
+        println!("soak board: {case} is on the committed board but no longer a caught case");
+    }
+    for pair in &lost {
+        println!("soak board: {pair} no longer caught (the committed board says it always was)");
+    }
+    ExitCode::FAILURE
+}
+
+/// Prints the board and writes it where `options` say.
+fn write(board: &[BoardRow], options: &BoardOptions) -> ExitCode {
+    let markdown = markdown(board, options);
+    print!("{markdown}");
+    let outputs: [(Option<&PathBuf>, String); 2] = [
+        (options.markdown.as_ref(), markdown.clone()),
+        (
+            options.json.as_ref(),
+            serde_json::to_string_pretty(board).unwrap_or_default() + "\n",
+        ),
+    ];
+    for (path, text) in outputs {
+        if let Some(path) = path
+            && let Err(error) = fs::write(path, text)
+        {
+            eprintln!("soak board: cannot write {}: {error}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// The board as Markdown: a summary, then a row per caught case.
+fn markdown(board: &[BoardRow], options: &BoardOptions) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# Scoreboard: shuttle's engines on the catalogue's defects\n\n\
+         Regenerate with `cargo soak board --seeds {} --iterations {} --time-per-run {} \
+         --markdown docs/scoreboard.md --json docs/scoreboard.json` (seed {}); `ci/test` runs \
+         `cargo soak board --check docs/scoreboard.json`.\n",
+        options.seeds, options.iterations, options.time_per_run, options.seed
+    );
+    summary(&mut out, board);
+    let labels: Vec<String> = ENGINES.iter().map(|e| e.label()).collect();
+    let _ = writeln!(
+        out,
+        "\nEach cell: seeds that caught the case / seeds run, then the median schedules and \
+         seconds to the first catch over those seeds; `-` when none caught it within {} \
+         schedules or {} s. `shrunk` is the context switches of the committed failing \
+         schedule.\n",
+        options.iterations, options.time_per_run
+    );
+    let _ = writeln!(out, "| defect | case | {} | shrunk |", labels.join(" | "));
+    let _ = writeln!(out, "|---|---|{}---|", "---|".repeat(labels.len()));
+    for row in board {
+        let cells: Vec<String> = ENGINES
+            .iter()
+            .map(|e| {
+                row.cells
+                    .iter()
+                    .find(|c| c.engine == e.label())
+                    .map_or("n/a".to_owned(), cell_text)
+            })
+            .collect();
+        let shrunk = row
+            .shrunk_switches
+            .map_or("-".to_owned(), |s| s.to_string());
+        let _ = writeln!(
+            out,
+            "| {} | `{}` | {} | {shrunk} |",
+            row.defect,
+            row.case,
+            cells.join(" | ")
+        );
+    }
+    out
+}
+
+fn cell_text(cell: &Cell) -> String {
+    match (cell.median_schedules, cell.median_seconds) {
+        (Some(n), Some(s)) => format!("{}/{} · {n} · {s:.3} s", cell.caught, cell.seeds),
+        _ => format!("0/{} · -", cell.seeds),
+    }
+}
+
+/// The board's totals: defects, cases, how many engines catch each, the best engine's
+/// median time.
+fn summary(out: &mut String, board: &[BoardRow]) {
+    let mut defects: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for row in board {
+        let engines = row.cells.iter().filter(|c| c.caught > 0).count();
+        let entry = defects.entry(&row.defect).or_insert((0, 0));
+        entry.0 += 1;
+        entry.1 = entry.1.max(engines);
+    }
+    let best: Vec<f64> = board
+        .iter()
+        .filter_map(|row| {
+            row.cells
+                .iter()
+                .filter_map(|c| c.median_seconds)
+                .min_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal))
+        })
+        .collect();
+    let slowest_best = best.iter().copied().fold(0.0_f64, f64::max);
+    let _ = writeln!(
+        out,
+        "{} defects over {} caught cases; {} of them caught by at least two engines; the \
+         best engine's median time to a first catch is at most {slowest_best:.2} s over \
+         every case.\n",
+        defects.len(),
+        board.len(),
+        defects
+            .values()
+            .filter(|(_, engines)| *engines >= 2)
+            .count(),
+    );
+    let _ = writeln!(out, "| defect | what goes wrong | caught cases |");
+    let _ = writeln!(out, "|---|---|---|");
+    for (key, (cases, _)) in &defects {
+        let what = board
+            .iter()
+            .find(|r| r.defect == *key)
+            .map_or("", |r| r.what.as_str());
+        let _ = writeln!(out, "| {key} | {what} | {cases} |");
+    }
+}
