@@ -38,6 +38,118 @@ const ENGINES: [SchedulerKind; 4] = [
 /// Where the committed failing schedules are, for their context switches.
 const SCHEDULES: &str = "shuttle-tests/schedules";
 
+/// The loom models that catch a catalogue case's defect: the model's label as its test
+/// prints it (`loom <label>: N iteration(s) in T, caught: …`) and the case.
+const LOOM_MODELS: [(&str, &str); 19] = [
+    (
+        "stale-leader-believing/Legacy",
+        "heartbeat_term_fences_believing_old_leader/Legacy",
+    ),
+    (
+        "stale-leader-believing/LegacyIgnoreHeartbeatTermBeforeInit",
+        "heartbeat_term_fences_believing_old_leader/LegacyIgnoreHeartbeatTermBeforeInit",
+    ),
+    (
+        "concurrent-leader-heartbeats/Legacy",
+        "concurrent_leader_heartbeats_keep_the_highest_term/Legacy",
+    ),
+    (
+        "concurrent-leader-heartbeats/LegacyUnlockedTermUpdate",
+        "concurrent_leader_heartbeats_keep_the_highest_term/LegacyUnlockedTermUpdate",
+    ),
+    (
+        "deposed-leader-after-restart/SeedPatch",
+        "deposed_leader_command_after_restart/SeedPatch",
+    ),
+    (
+        "stale-force-delete-during-repair/LegacyIgnoreHeartbeatTermBeforeInit",
+        "stale_force_delete_during_repair/LegacyIgnoreHeartbeatTermBeforeInit",
+    ),
+    (
+        "mini-cluster/deposed-leaders-force-delete/LegacyIgnoreHeartbeatTermBeforeInit",
+        "deposed_leaders_force_delete_through_the_cluster/LegacyIgnoreHeartbeatTermBeforeInit",
+    ),
+    ("delete-during-repair/Legacy", "delete_during_repair/Legacy"),
+    (
+        "delete-during-partial-repair/Legacy",
+        "delete_during_partial_repair/Legacy",
+    ),
+    (
+        "concurrent-reconciliations/SeedPatch, around the handler",
+        "concurrent_reconciliations_unguarded/SeedPatch",
+    ),
+    (
+        "concurrent-reconciliations/Hardened, cleanup under the read lock",
+        "concurrent_reconciliations_unguarded/HardenedCleanupUnderReadLock",
+    ),
+    (
+        "data-checksum-follows-concurrent-tree-writes/SeedPatch",
+        "data_checksum_follows_concurrent_tree_writes/SeedPatch",
+    ),
+    (
+        "allocation-waits-for-rebuild/LegacyRebuildWithoutGate",
+        "allocation_waits_for_the_rebuild/LegacyRebuildWithoutGate",
+    ),
+    (
+        "rebuild-across-reelection/SeedPatch",
+        "rebuild_sees_allocation_committed_across_reelection/SeedPatch",
+    ),
+    (
+        "space-check-sees-created-container/SeedPatch",
+        "space_check_sees_created_container/SeedPatch",
+    ),
+    (
+        "reregistration-during-allocation/SeedPatch",
+        "reregistration_during_allocation_keeps_the_slot/SeedPatch",
+    ),
+    (
+        "rbw-race/LegacyWholeMessageQueue",
+        "rbw_report_races_completion/LegacyWholeMessageQueue",
+    ),
+    (
+        "rbw-race/LegacyNoStaleEntryPurge",
+        "rbw_report_races_completion/LegacyNoStaleEntryPurge",
+    ),
+    (
+        "split-batch/LegacyNoImpendingGenstamp",
+        "replica_reported_between_split_batches_is_recorded/LegacyNoImpendingGenstamp",
+    ),
+];
+
+/// The loom model whose bound is not exhaustive, and its bound (its module says why).
+const LOOM_BOUNDED: (&str, &str) = ("mini-cluster/", "bounded(2)");
+
+/// The loom column from a loom run's output (`ci/loom`'s): for each case with a model,
+/// the execution that caught it.
+fn loom_column(log: &str) -> BTreeMap<&'static str, String> {
+    let mut column = BTreeMap::new();
+    for line in log.lines() {
+        let Some(rest) = line.split("loom ").nth(1) else {
+            continue;
+        };
+        let Some((label, outcome)) = rest.split_once(": ") else {
+            continue;
+        };
+        let Some((&(_, case), iterations)) = LOOM_MODELS
+            .iter()
+            .find(|(model, _)| *model == label)
+            .zip(outcome.split(' ').next())
+        else {
+            continue;
+        };
+        if !outcome.contains("caught") {
+            continue;
+        }
+        let bound = if label.starts_with(LOOM_BOUNDED.0) {
+            LOOM_BOUNDED.1
+        } else {
+            "exhaustive"
+        };
+        column.insert(case, format!("caught at {iterations} · {bound}"));
+    }
+    column
+}
+
 /// One case under one engine, over the board's seeds.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Cell {
@@ -64,6 +176,10 @@ pub struct BoardRow {
     pub case: String,
     /// Context switches of the committed shrunk schedule (random, else PCT depth 3).
     pub shrunk_switches: Option<usize>,
+    /// The loom model of the same race, when there is one and a loom log was given: the
+    /// execution of its catch, and whether loom explored exhaustively or bounded.
+    #[serde(default)]
+    pub loom: Option<String>,
     /// One cell per engine.
     pub cells: Vec<Cell>,
 }
@@ -102,7 +218,21 @@ pub fn board(options: &BoardOptions) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let board = tabulate(&cases, &rows);
+    let mut board = tabulate(&cases, &rows);
+    if let Some(path) = &options.loom_log {
+        match fs::read_to_string(path) {
+            Ok(log) => {
+                let column = loom_column(&log);
+                for row in &mut board {
+                    row.loom = column.get(row.case.as_str()).cloned();
+                }
+            }
+            Err(error) => {
+                eprintln!("soak board: cannot read {}: {error}", path.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
     eprintln!(
         "soak board: done in {:.1} s",
         stopwatch.elapsed().as_secs_f64()
@@ -203,6 +333,7 @@ fn tabulate(cases: &[Case], rows: &[Row]) -> Vec<BoardRow> {
             what: defect.what.to_owned(),
             case: case.id(),
             shrunk_switches: shrunk_switches(case),
+            loom: None,
             cells,
         });
     }
@@ -311,9 +442,10 @@ fn markdown(board: &[BoardRow], options: &BoardOptions) -> String {
     let _ = writeln!(
         out,
         "# Scoreboard: shuttle's engines on the catalogue's defects\n\n\
-         Regenerate with `cargo soak board --seeds {} --iterations {} --time-per-run {} \
-         --markdown docs/scoreboard.md --json docs/scoreboard.json` (seed {}); `ci/test` runs \
-         `cargo soak board --check docs/scoreboard.json`.\n",
+         Regenerate with `ci/loom > loom.log; cargo soak board --seeds {} --iterations {} \
+         --time-per-run {} --loom-log loom.log --markdown docs/scoreboard.md --json \
+         docs/scoreboard.json` (seed {}); `ci/test` runs `cargo soak board --check \
+         docs/scoreboard.json`.\n",
         options.seeds, options.iterations, options.time_per_run, options.seed
     );
     summary(&mut out, board);
@@ -322,12 +454,18 @@ fn markdown(board: &[BoardRow], options: &BoardOptions) -> String {
         out,
         "\nEach cell: seeds that caught the case / seeds run, then the median schedules and \
          seconds to the first catch over those seeds; `-` when none caught it within {} \
-         schedules or {} s. `shrunk` is the context switches of the committed failing \
-         schedule.\n",
+         schedules or {} s. `loom`: the execution at which the case's loom model (where \
+         the race is small enough for one) caught it, and whether loom explored every \
+         interleaving or those within a preemption bound. `shrunk` is the context switches \
+         of the committed failing schedule.\n",
         options.iterations, options.time_per_run
     );
-    let _ = writeln!(out, "| defect | case | {} | shrunk |", labels.join(" | "));
-    let _ = writeln!(out, "|---|---|{}---|", "---|".repeat(labels.len()));
+    let _ = writeln!(
+        out,
+        "| defect | case | {} | loom | shrunk |",
+        labels.join(" | ")
+    );
+    let _ = writeln!(out, "|---|---|{}---|---|", "---|".repeat(labels.len()));
     for row in board {
         let cells: Vec<String> = ENGINES
             .iter()
@@ -341,9 +479,10 @@ fn markdown(board: &[BoardRow], options: &BoardOptions) -> String {
         let shrunk = row
             .shrunk_switches
             .map_or("-".to_owned(), |s| s.to_string());
+        let loom = row.loom.as_deref().unwrap_or("-");
         let _ = writeln!(
             out,
-            "| {} | `{}` | {} | {shrunk} |",
+            "| {} | `{}` | {} | {loom} | {shrunk} |",
             row.defect,
             row.case,
             cells.join(" | ")

@@ -215,8 +215,12 @@ pub struct BoardOptions {
     /// Write the board as JSON to this file.
     #[arg(long)]
     pub json: Option<PathBuf>,
-    /// Run again only what this committed board (JSON) says is caught, and exit 1 if an
-    /// engine no longer catches a case it caught.
+    /// Run again, from one seed, every engine this committed board (JSON) says catches a
+    /// case from every seed, and exit 1 if one no longer catches it.
     #[arg(long)]
     pub check: Option<PathBuf>,
+    /// The output of a loom run (`ci/loom`), for the board's loom column: the execution
+    /// at which each case's loom model caught it.
+    #[arg(long)]
+    pub loom_log: Option<PathBuf>,
 }
