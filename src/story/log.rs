@@ -18,11 +18,12 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
 use super::event::Event;
 use super::json::{self, Value};
+use super::lines::{BoundedLines, LineError};
 use super::recorder::{EventSink, Recorder};
 use crate::unmodelled::Shared;
 
@@ -257,6 +258,15 @@ pub enum LogError {
     },
 }
 
+impl From<LineError> for LogError {
+    fn from(error: LineError) -> Self {
+        match error {
+            LineError::Io { line, source } => LogError::Io { line, source },
+            LineError::TooLong { line, limit } => LogError::LineTooLong { line, limit },
+        }
+    }
+}
+
 impl LogError {
     /// The number of the line where reading went wrong.
     pub fn line(&self) -> usize {
@@ -276,10 +286,8 @@ impl LogError {
 /// it yields). Blank lines are skipped.
 #[derive(Debug)]
 pub struct EventLogReader<R> {
-    reader: R,
-    line: usize,
+    lines: BoundedLines<R>,
     previous_seq: u64,
-    buf: Vec<u8>,
     failed: bool,
 }
 
@@ -294,64 +302,26 @@ impl<R: BufRead> EventLogReader<R> {
     /// A reader of the log `reader` yields.
     pub fn new(reader: R) -> Self {
         Self {
-            reader,
-            line: 0,
+            lines: BoundedLines::new(reader, MAX_LINE_BYTES),
             previous_seq: 0,
-            buf: Vec::new(),
             failed: false,
         }
     }
 
-    /// The next line's bytes, without its newline; `None` at the end.
-    fn next_line(&mut self) -> Result<Option<()>, LogError> {
-        self.buf.clear();
-        self.line += 1;
-        let limit = u64::try_from(MAX_LINE_BYTES + 1).unwrap_or(u64::MAX);
-        let read = (&mut self.reader)
-            .take(limit)
-            .read_until(b'\n', &mut self.buf)
-            .map_err(|source| LogError::Io {
-                line: self.line,
-                source,
-            })?;
-        if read == 0 {
-            return Ok(None);
-        }
-        if self.buf.last() == Some(&b'\n') {
-            self.buf.pop();
-        } else if self.buf.len() > MAX_LINE_BYTES {
-            return Err(LogError::LineTooLong {
-                line: self.line,
-                limit: MAX_LINE_BYTES,
-            });
-        }
-        if self.buf.last() == Some(&b'\r') {
-            self.buf.pop();
-        }
-        if self.buf.len() > MAX_LINE_BYTES {
-            return Err(LogError::LineTooLong {
-                line: self.line,
-                limit: MAX_LINE_BYTES,
-            });
-        }
-        Ok(Some(()))
-    }
-
     fn next_record(&mut self) -> Result<Option<LogRecord>, LogError> {
         loop {
-            if self.next_line()?.is_none() {
+            let Some((line, bytes)) = self.lines.next_line()? else {
                 return Ok(None);
-            }
-            let text = std::str::from_utf8(&self.buf)
-                .map_err(|_| LogError::NotUtf8 { line: self.line })?;
+            };
+            let text = std::str::from_utf8(bytes).map_err(|_| LogError::NotUtf8 { line })?;
             if text.trim().is_empty() {
                 continue;
             }
-            let record = parse_line(text, self.line)?;
+            let record = parse_line(text, line)?;
             let seq = u64::try_from(record.event.step).unwrap_or(u64::MAX);
             if seq <= self.previous_seq {
                 return Err(LogError::SeqNotIncreasing {
-                    line: self.line,
+                    line,
                     seq,
                     previous: self.previous_seq,
                 });

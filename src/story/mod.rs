@@ -52,6 +52,7 @@
 mod event;
 mod html;
 mod json;
+mod lines;
 pub mod log;
 mod recorder;
 mod table;
