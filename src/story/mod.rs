@@ -18,6 +18,9 @@
 //! monitors of the checking layer. [`Recorder::streaming`] keeps nothing in memory and
 //! only feeds its sink: what a production process installs to write its event log.
 //!
+//! The same events can be read from upstream's own logs: [`upstream`] maps the Ozone
+//! datanode's and SCM's and the HDFS NameNode's log lines onto them ([`LogFormat`]).
+//!
 //! The recorder lives outside the checkers' model (its lock is `std`'s, through
 //! [`crate::unmodelled::Shared`]), so recording adds no scheduling point: an execution
 //! explores the same interleavings with and without it.
@@ -50,14 +53,17 @@
 //! ```
 
 mod event;
+mod format;
 mod html;
 mod json;
 mod lines;
 pub mod log;
 mod recorder;
 mod table;
+pub mod upstream;
 
 pub use event::{Event, Story};
+pub use format::{AnyLogReader, LogFormat};
 pub use html::timeline;
 pub use log::{EventLogReader, EventLogWriter, LogError, LogRecord, SCHEMA_VERSION};
 pub use recorder::{EventSink, MAX_EVENTS, Recorder};

@@ -6,3 +6,4 @@ mod event_catalogue;
 mod event_log;
 mod recorder;
 mod timeline;
+mod upstream_logs;

@@ -10,6 +10,29 @@ pub mod datanode;
 pub mod standby;
 pub mod term_fencing;
 
+/// The (component, event) rows of the event catalogue in `docs/event-log.md`.
+pub fn catalogue_events() -> std::collections::BTreeSet<(String, String)> {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/event-log.md"))
+        .expect("docs/event-log.md exists");
+    doc.lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let unquote = |c: &str| c.strip_prefix('`')?.strip_suffix('`').map(str::to_owned);
+            Some((unquote(cells.get(1)?)?, unquote(cells.get(2)?)?))
+        })
+        .collect()
+}
+
+/// Whether the catalogue has an event `event` of a component starting with `component`.
+pub fn in_catalogue(
+    rows: &std::collections::BTreeSet<(String, String)>,
+    component: &str,
+    event: &str,
+) -> bool {
+    rows.iter()
+        .any(|(c, e)| c.starts_with(component) && e == event)
+}
+
 /// `bytes` damaged at `at` (taken modulo their length): overwritten by `with` there, or
 /// truncated there. What the fuzz targets feed to a decoder.
 pub fn damaged(mut bytes: Vec<u8>, at: usize, with: &[u8], truncate: bool) -> Vec<u8> {
