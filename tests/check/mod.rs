@@ -4,3 +4,4 @@
 mod defects;
 mod monitor;
 mod plan;
+mod real_logs;

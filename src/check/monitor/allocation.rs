@@ -5,7 +5,7 @@
 //! (`container created` or `create refused` with `slots` and `holds`); a log whose
 //! datanodes never do is undecided.
 
-use super::judgement::{Finding, Monitor, Trail, Verdict};
+use super::judgement::{Finding, Monitor, Needed, Reads, Trail, Verdict};
 use crate::scenarios::Violation;
 use crate::scenarios::allocation::SEED_KEY;
 use crate::scenarios::allocation::invariants::NO_OVER_GRANT;
@@ -99,5 +99,16 @@ impl Monitor for NoDatanodeOverGranted {
                 "container creation on a datanode that states its room",
             ),
         }
+    }
+
+    fn reads(&self) -> Reads {
+        const READS: Reads = Reads {
+            to_hold: &[
+                Needed::of("", "create refused"),
+                Needed::of("", "container created"),
+            ],
+            to_break: &[],
+        };
+        READS
     }
 }

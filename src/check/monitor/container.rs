@@ -15,12 +15,18 @@
 
 use std::collections::BTreeMap;
 
-use super::judgement::{Finding, Monitor, Trail, Verdict};
-use super::values::{command_container, parse_id};
+use super::judgement::{Finding, Monitor, Needed, Reads, Trail, Verdict};
+use super::values::{command_container, is_delete_container, parse_id};
 use crate::scenarios::Violation;
 use crate::scenarios::container::SEED_KEY;
 use crate::scenarios::container::invariants::{DELETED_BLOCK_NOT_LIVE, METADATA_WITH_FILE};
 use crate::story::Event;
+
+const DELETED: Needed = Needed::of("datanode::container", "block deleted");
+const PEER_DELETED: Needed = Needed::of("datanode::container", "peer deletion applied");
+const COMMITTED: Needed = Needed::of("datanode::container", "commit decided");
+const REPLICA_DELETED: Needed =
+    Needed::only("datanode::dispatcher", "command run", "DeleteContainer");
 
 /// The container monitors.
 pub fn monitors() -> Vec<Box<dyn Monitor>> {
@@ -83,7 +89,7 @@ fn replica_deleted(event: &Event) -> Option<(String, u64)> {
     }
     let command = event.field("command")?;
     let ran = event.field("outcome")? == "Executed";
-    (ran && command.starts_with("DeleteContainer"))
+    (ran && is_delete_container(command))
         .then(|| Some((event.node.clone()?, command_container(command)?)))
         .flatten()
 }
@@ -166,6 +172,14 @@ impl Monitor for DeletedBlockNotLive {
             }
             None => Verdict::held(self.deleted.len(), "block deletion executed on a replica"),
         }
+    }
+
+    fn reads(&self) -> Reads {
+        const READS: Reads = Reads {
+            to_hold: &[DELETED, PEER_DELETED, COMMITTED],
+            to_break: &[DELETED, PEER_DELETED, REPLICA_DELETED],
+        };
+        READS
     }
 }
 
@@ -256,5 +270,24 @@ impl Monitor for MetadataOnlyWithFile {
             }),
             None => Verdict::held(self.judged, "repair commit of a block"),
         }
+    }
+
+    fn reads(&self) -> Reads {
+        const READS: Reads = Reads {
+            to_hold: &[
+                COMMITTED,
+                Needed::of("datanode::container", "block file not found"),
+                Needed::of("datanode::container", "pulled chunks removed"),
+                DELETED,
+                PEER_DELETED,
+            ],
+            to_break: &[
+                Needed::of("datanode::container", "chunk pulled"),
+                DELETED,
+                PEER_DELETED,
+                REPLICA_DELETED,
+            ],
+        };
+        READS
     }
 }

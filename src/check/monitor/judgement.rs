@@ -1,7 +1,8 @@
 //! What a monitor is and what it concludes: the [`Monitor`] trait, its [`Verdict`] (with
-//! the [`Finding`] of a violation), and the [`Trail`] of steps a monitor keeps as the
-//! evidence it shows with a violation.
+//! the [`Finding`] of a violation), the events it [reads](Reads), and the [`Trail`] of
+//! steps a monitor keeps as the evidence it shows with a violation.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
@@ -21,7 +22,7 @@ pub enum Verdict {
     /// The log lacks the events the property is judged by.
     Undecided {
         /// What was missing.
-        missing: &'static str,
+        missing: Cow<'static, str>,
     },
 }
 
@@ -40,7 +41,9 @@ impl Verdict {
         if judged > 0 {
             Verdict::Ok { judged }
         } else {
-            Verdict::Undecided { missing }
+            Verdict::Undecided {
+                missing: Cow::Borrowed(missing),
+            }
         }
     }
 }
@@ -54,6 +57,53 @@ pub struct Finding {
     pub step: usize,
     /// The steps of the events that led to it, ascending, `step` included.
     pub evidence: Vec<usize>,
+}
+
+/// An event a monitor reads: its component (a prefix: `scm` stands for every SCM
+/// component) and its name, and, for `command run`, the command kind when only that kind
+/// matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Needed {
+    /// The component, or the start of it.
+    pub component: &'static str,
+    /// The event.
+    pub event: &'static str,
+    /// Only the occurrences whose `command` names this kind, when set.
+    pub only: Option<&'static str>,
+}
+
+impl Needed {
+    /// Every occurrence of `event` of a component starting with `component`.
+    pub const fn of(component: &'static str, event: &'static str) -> Self {
+        Self {
+            component,
+            event,
+            only: None,
+        }
+    }
+
+    /// The occurrences of `event` whose command is of kind `only`.
+    pub const fn only(component: &'static str, event: &'static str, only: &'static str) -> Self {
+        Self {
+            component,
+            event,
+            only: Some(only),
+        }
+    }
+}
+
+/// The events a monitor's verdict rests on, by what a missing one would do: a log that
+/// does not show every occurrence of an event `to_hold` names cannot be judged ok (a case
+/// that breaks the property could be among those unseen); one that does not show every
+/// occurrence of an event `to_break` names cannot be judged violated (what would clear
+/// the case could be unseen). A log of this crate shows every event; a log of an upstream
+/// process does not (`story::upstream::Coverage`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reads {
+    /// Events without which an ok could be wrong.
+    pub to_hold: &'static [Needed],
+    /// Events without which a violation could be wrong.
+    pub to_break: &'static [Needed],
 }
 
 /// One named property judged over events.
@@ -70,6 +120,8 @@ pub trait Monitor: Send {
     /// The verdict at the end of the run (the system quiescent, as a scenario checks its
     /// invariants).
     fn finish(&mut self) -> Verdict;
+    /// The events the verdict rests on.
+    fn reads(&self) -> Reads;
 }
 
 /// One monitor's verdict, with its name.

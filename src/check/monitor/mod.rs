@@ -11,6 +11,10 @@
 //! steps of the events that led to it, or **undecided** when the log lacks the events
 //! the property is judged by. Never ok for want of evidence.
 //!
+//! Each monitor also says which events its verdict rests on ([`Reads`]): over a log of an
+//! upstream process, which shows only some events ([`coverage`]), an ok or a violation
+//! the log cannot support becomes undecided.
+//!
 //! The monitors, by seed (each module says what exactly it reads):
 //!
 //! | seed | property | module |
@@ -26,6 +30,7 @@
 
 pub mod allocation;
 pub mod container;
+pub mod coverage;
 mod judgement;
 pub mod offline;
 pub mod standby;
@@ -36,7 +41,7 @@ use std::fmt;
 
 use crate::story::{Event, EventSink, Story};
 
-pub use judgement::{Finding, Judgement, Monitor, Trail, Verdict};
+pub use judgement::{Finding, Judgement, Monitor, Needed, Reads, Trail, Verdict};
 pub use values::{command_container, items, number, parse_id, term_value};
 
 /// Every monitor, fed the same events: an [`EventSink`] to install on a recorder.
@@ -93,6 +98,11 @@ impl MonitorSet {
             .iter()
             .filter_map(|m| m.violation_so_far())
             .min_by_key(|f| f.step)
+    }
+
+    /// The events each monitor's verdict rests on, in the set's order.
+    pub fn reads(&self) -> Vec<Reads> {
+        self.monitors.iter().map(|m| m.reads()).collect()
     }
 
     /// Every monitor's verdict at the end of the run, in the set's order.

@@ -14,16 +14,21 @@
 //!   processed` or `replica marked corrupt` from an incremental or full report, not from
 //!   its queue); a full report queued whole counts from when it was queued. The events
 //!   carry no lengths, so a report with the block's final genstamp is taken to have its
-//!   length; a block whose file was appended to or deleted after its completion (the
-//!   edits name the file only) is not judged.
+//!   length; a block whose file was appended to, truncated, concatenated or deleted after
+//!   its completion (the edits name the file only) is not judged.
 
 use std::collections::BTreeMap;
 
-use super::judgement::{Finding, Monitor, Trail, Verdict};
+use super::judgement::{Finding, Monitor, Needed, Reads, Trail, Verdict};
 use super::values::{number, parse_id};
 use crate::scenarios::Violation;
 use crate::scenarios::standby::{NO_FALSE_CORRUPTION, SEED_KEY, STANDBY_IS_PASSIVE};
 use crate::story::Event;
+
+const MARKED: Needed = Needed::of("namenode::", "replica marked corrupt");
+const PROCESSED: Needed = Needed::of("namenode::", "report processed");
+const QUEUED: Needed = Needed::of("namenode::", "report queued");
+const EDIT: Needed = Needed::of("namenode::", "edit applied");
 
 /// The standby monitors.
 pub fn monitors() -> Vec<Box<dyn Monitor>> {
@@ -123,6 +128,14 @@ impl Monitor for StandbyIsPassive {
             None => Verdict::held(self.judged, "replica report judged by a NameNode"),
         }
     }
+
+    fn reads(&self) -> Reads {
+        const READS: Reads = Reads {
+            to_hold: &[MARKED],
+            to_break: &[],
+        };
+        READS
+    }
 }
 
 /// A replica report as received: genstamp, state, and the step it was received at.
@@ -169,7 +182,9 @@ impl NameNodeView {
                     },
                 );
             }
-            (Some("OP_APPEND" | "OP_DELETE"), _, _) => self.last_file_edit = event.step,
+            (Some("OP_APPEND" | "OP_DELETE" | "OP_TRUNCATE" | "OP_CONCAT_DELETE"), _, _) => {
+                self.last_file_edit = event.step;
+            }
             _ => {}
         }
     }
@@ -343,5 +358,28 @@ impl Monitor for NoFalseCorruption {
                 &[flagged_at, latest.at, stored.at],
             ),
         })
+    }
+
+    fn reads(&self) -> Reads {
+        const READS: Reads = Reads {
+            to_hold: &[
+                MARKED,
+                PROCESSED,
+                QUEUED,
+                Needed::of("namenode::", "block completed"),
+                EDIT,
+            ],
+            to_break: &[
+                Needed::of("namenode::", "corrupt mark removed"),
+                Needed::of("namenode::", "location removed"),
+                Needed::of("namenode::", "replica invalidated"),
+                Needed::of("namenode::", "datanode removed"),
+                PROCESSED,
+                QUEUED,
+                EDIT,
+                Needed::of("namenode::", "block reopened"),
+            ],
+        };
+        READS
     }
 }

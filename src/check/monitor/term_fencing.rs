@@ -21,7 +21,7 @@
 
 use std::collections::BTreeMap;
 
-use super::judgement::{Finding, Monitor, Trail, Verdict};
+use super::judgement::{Finding, Monitor, Needed, Reads, Trail, Verdict};
 use super::values::{number, term_value};
 use crate::scenarios::Violation;
 use crate::scenarios::term_fencing::{
@@ -34,6 +34,18 @@ const DISPATCHER: &str = "datanode::dispatcher";
 const HEARTBEAT: &str = "datanode::heartbeat";
 /// The datanode of a context that was not told its id.
 const UNNAMED: &str = "(unnamed datanode)";
+
+const RESTARTED: Needed = Needed::of(STATE_CONTEXT, "restarted: term and queue lost");
+const TERM_SET: Needed = Needed::of(STATE_CONTEXT, "term set");
+const TERM_SET_UNLOCKED: Needed = Needed::of(STATE_CONTEXT, "term set without the lock");
+/// The events by which a datanode takes a term.
+const TAKES: [Needed; 5] = [
+    TERM_SET,
+    TERM_SET_UNLOCKED,
+    Needed::of(STATE_CONTEXT, "heartbeat term recorded for init"),
+    Needed::of(STATE_CONTEXT, "heartbeat term ignored before init"),
+    Needed::of(STATE_CONTEXT, "command queued"),
+];
 
 /// The term-fencing monitors.
 pub fn monitors() -> Vec<Box<dyn Monitor>> {
@@ -178,6 +190,22 @@ impl Monitor for NoCommandBelowTakenTerm {
             None => Verdict::held(self.judged, "command dispatched by a datanode"),
         }
     }
+
+    fn reads(&self) -> Reads {
+        const HOLD: [Needed; 6] = [
+            Needed::of(STATE_CONTEXT, "command dispatched"),
+            TAKES[0],
+            TAKES[1],
+            TAKES[2],
+            TAKES[3],
+            TAKES[4],
+        ];
+        const READS: Reads = Reads {
+            to_hold: &HOLD,
+            to_break: &[RESTARTED],
+        };
+        READS
+    }
 }
 
 /// At the end of the run, each datanode's term covers every term it took.
@@ -224,6 +252,14 @@ impl Monitor for TermCoversTakenTerms {
             }
         }
         Verdict::held(judged, "datanode term set")
+    }
+
+    fn reads(&self) -> Reads {
+        const READS: Reads = Reads {
+            to_hold: &TAKES,
+            to_break: &[TERM_SET, TERM_SET_UNLOCKED, RESTARTED],
+        };
+        READS
     }
 }
 
@@ -356,5 +392,18 @@ impl Monitor for NoCommandOfDeposedLeader {
                 "command run after a datanode restart while an SCM believed it led",
             ),
         }
+    }
+
+    fn reads(&self) -> Reads {
+        const READS: Reads = Reads {
+            to_hold: &[
+                Needed::of(DISPATCHER, "command run"),
+                Needed::of("scm", "stepped down"),
+                Needed::of("scm", "started"),
+                RESTARTED,
+            ],
+            to_break: &[Needed::of("scm", "became leader"), RESTARTED],
+        };
+        READS
     }
 }

@@ -45,10 +45,24 @@ fn unwrap_some(text: &str) -> &str {
         .unwrap_or(text)
 }
 
-/// The container a command's `Debug` text names (`DeleteContainer { container:
-/// ContainerId(3), force: true }` → 3).
+/// The container a command's text names: this crate's `Debug` text (`DeleteContainer {
+/// container: ContainerId(3), force: true }` → 3) or upstream's (`deleteContainerCommand:
+/// containerID: 3`, `... containerId=3, ...` → 3).
 pub fn command_container(command: &str) -> Option<u64> {
-    let (_, rest) = command.split_once("container: ")?;
-    let end = rest.find(')').map_or(rest.len(), |i| i + 1);
-    parse_id(&rest[..end])
+    if let Some((_, rest)) = command.split_once("container: ") {
+        let end = rest.find(')').map_or(rest.len(), |i| i + 1);
+        return parse_id(&rest[..end]);
+    }
+    let (_, rest) = command
+        .split_once("containerID: ")
+        .or_else(|| command.split_once("containerId="))?;
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    rest[..end].parse().ok()
+}
+
+/// Whether a command's text is a delete-container command's (this crate's or upstream's).
+pub fn is_delete_container(command: &str) -> bool {
+    command.starts_with("DeleteContainer") || command.starts_with("deleteContainerCommand")
 }
