@@ -1,13 +1,15 @@
-//! `check-log`: the event monitors over recorded event logs (`docs/event-log.md`). Per
-//! log, each monitor's verdict and, for a violation, the step table of the events that
-//! led to it; with several logs, a tally per monitor.
+//! `check-log`: the event monitors over recorded logs, this crate's event logs
+//! (`docs/event-log.md`) or upstream's own logs (`--format`). Per log (or per merged run),
+//! each monitor's verdict and, for a violation, the step table of the events that led to
+//! it; with several logs, a tally per monitor.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use hadoop_ref::check::monitor::offline::{LogCheck, check_log, evidence_story};
+use hadoop_ref::check::monitor::offline::{LogCheck, LogSource, check_run, evidence_of_run};
 use hadoop_ref::check::monitor::{Judgement, Verdict};
+use hadoop_ref::story::LogFormat;
 use hadoop_ref::unmodelled::Stopwatch;
 
 use crate::cli::CheckLogOptions;
@@ -15,22 +17,27 @@ use crate::cli::CheckLogOptions;
 /// Checks every log `options` names; exit 2 if one cannot be read, else 1 if one breaks a
 /// property, else 0.
 pub fn check_logs(options: &CheckLogOptions) -> ExitCode {
-    let files = match expand(&options.files) {
-        Ok(files) => files,
+    let sources = match sources(options) {
+        Ok(sources) => sources,
         Err(error) => {
             eprintln!("soak check-log: {error}");
             return ExitCode::from(2);
         }
     };
+    let runs: Vec<Vec<LogSource>> = if options.merge {
+        vec![sources]
+    } else {
+        sources.into_iter().map(|s| vec![s]).collect()
+    };
     let stopwatch = Stopwatch::start();
     let mut tally = Tally::default();
-    for file in &files {
-        match check_log(file) {
+    for run in &runs {
+        match check_run(run) {
             Ok(check) => {
                 let violated = if options.summary {
-                    print_summary(file, &check)
+                    print_summary(run, &check)
                 } else {
-                    print_check(file, &check)
+                    print_check(run, &check)
                 };
                 tally.add(&check, violated);
             }
@@ -40,7 +47,7 @@ pub fn check_logs(options: &CheckLogOptions) -> ExitCode {
             }
         }
     }
-    if files.len() > 1 || options.summary {
+    if runs.len() > 1 || options.summary {
         tally.print(stopwatch.elapsed().as_secs_f64());
     }
     match (tally.unreadable, tally.violated) {
@@ -50,28 +57,88 @@ pub fn check_logs(options: &CheckLogOptions) -> ExitCode {
     }
 }
 
-/// The files named, a directory standing for its `.ndjson` files (sorted).
-fn expand(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            let mut inside: Vec<PathBuf> = std::fs::read_dir(path)?
-                .map(|entry| entry.map(|e| e.path()))
-                .collect::<Result<_, _>>()?;
-            inside.retain(|p| p.extension().is_some_and(|e| e == "ndjson"));
-            inside.sort();
-            files.extend(inside);
-        } else {
-            files.push(path.clone());
+/// The logs named, each with its format and process.
+fn sources(options: &CheckLogOptions) -> Result<Vec<LogSource>, String> {
+    let default = LogFormat::from_name(&options.format)
+        .ok_or_else(|| format!("unknown format {}", options.format))?;
+    let mut sources = Vec::new();
+    for arg in &options.files {
+        let (format, path) = with_format(arg, default);
+        for file in expand(&path, format).map_err(|e| format!("{}: {e}", path.display()))? {
+            sources.push(LogSource::new(format, &file));
         }
     }
-    Ok(files)
+    if let Some(node) = &options.node {
+        if sources.len() != 1 {
+            return Err("--node names the process of one file".to_owned());
+        }
+        sources = sources.into_iter().map(|s| s.with_node(node)).collect();
+    }
+    if options.merge && sources.iter().any(|s| s.format == LogFormat::Ndjson) {
+        return Err("--merge reads upstream logs (an event log is a whole run)".to_owned());
+    }
+    Ok(sources)
+}
+
+/// `FORMAT:PATH` → that format and path; anything else → `default` and the argument.
+fn with_format(arg: &Path, default: LogFormat) -> (LogFormat, PathBuf) {
+    if let Some((name, path)) = arg.to_str().and_then(|a| a.split_once(':')) {
+        if let Some(format) = LogFormat::from_name(name) {
+            return (format, PathBuf::from(path));
+        }
+    }
+    (default, arg.to_owned())
+}
+
+/// The file named, or a directory's logs of `format` (sorted).
+fn expand(path: &Path, format: LogFormat) -> std::io::Result<Vec<PathBuf>> {
+    if !path.is_dir() {
+        return Ok(vec![path.to_owned()]);
+    }
+    let mut inside: Vec<PathBuf> = std::fs::read_dir(path)?
+        .map(|entry| entry.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    inside.retain(|p| {
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+        match format {
+            LogFormat::Ndjson => p.extension().is_some_and(|e| e == "ndjson"),
+            LogFormat::Upstream(_) => name.is_some_and(|n| n.contains(".log")),
+        }
+    });
+    inside.sort();
+    Ok(inside)
+}
+
+/// The run's name: its file, or its files.
+fn title(run: &[LogSource]) -> String {
+    let names: Vec<String> = run
+        .iter()
+        .map(|s| match s.format {
+            LogFormat::Ndjson => s.path.display().to_string(),
+            format => format!("{} ({format}, {})", s.path.display(), s.node),
+        })
+        .collect();
+    names.join(" + ")
+}
+
+/// What was read: events, and for upstream logs the lines behind them.
+fn read_line(check: &LogCheck) -> String {
+    match check.lines {
+        None => format!("{} events", check.events),
+        Some(lines) => format!(
+            "{} events from {} lines ({} of a statement mapped, {} skipped)",
+            check.events,
+            lines.lines,
+            lines.matched,
+            lines.skipped()
+        ),
+    }
 }
 
 /// Prints every verdict of `check`, then each violation's step table; whether a property
 /// was violated.
-fn print_check(file: &Path, check: &LogCheck) -> bool {
-    println!("{}: {} events", file.display(), check.events);
+fn print_check(run: &[LogSource], check: &LogCheck) -> bool {
+    println!("{}: {}", title(run), read_line(check));
     for judgement in &check.judgements {
         println!("  {judgement}");
     }
@@ -82,7 +149,7 @@ fn print_check(file: &Path, check: &LogCheck) -> bool {
         };
         violated = true;
         println!();
-        match evidence_story(file, finding) {
+        match evidence_of_run(run, finding) {
             Ok(story) => print!("{}", story.ending_at(&finding.violation.to_string())),
             Err(error) => println!("(its events cannot be read again: {error})"),
         }
@@ -92,7 +159,7 @@ fn print_check(file: &Path, check: &LogCheck) -> bool {
 
 /// Prints one line for `check`: the violated properties, and how many held or were
 /// undecided; whether a property was violated.
-fn print_summary(file: &Path, check: &LogCheck) -> bool {
+fn print_summary(run: &[LogSource], check: &LogCheck) -> bool {
     let violated: Vec<String> = check
         .judgements
         .iter()
@@ -107,9 +174,9 @@ fn print_summary(file: &Path, check: &LogCheck) -> bool {
             .count()
     };
     println!(
-        "{}: {} events, {} ok, {} undecided, VIOLATED [{}]",
-        file.display(),
-        check.events,
+        "{}: {}, {} ok, {} undecided, VIOLATED [{}]",
+        title(run),
+        read_line(check),
         count("ok"),
         count("undecided"),
         violated.join("; ")

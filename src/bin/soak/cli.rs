@@ -41,10 +41,10 @@ pub enum Command {
         #[arg(long, conflicts_with = "minimize")]
         monitors: bool,
     },
-    /// Check recorded event logs (NDJSON, `docs/event-log.md`) against the seeds'
-    /// properties: each monitor's verdict (ok, VIOLATED, undecided) and, for a violation,
-    /// the events that led to it. Exit 1 if a property is violated, 2 if a log cannot be
-    /// read (its line is named).
+    /// Check recorded event logs (NDJSON, `docs/event-log.md`), or upstream's own logs
+    /// (`--format`), against the seeds' properties: each monitor's verdict (ok, VIOLATED,
+    /// undecided) and, for a violation, the events that led to it. Exit 1 if a property is
+    /// violated, 2 if a log cannot be read (its line is named).
     CheckLog(CheckLogOptions),
     /// Replay a saved failing schedule and explain it: print its step table and write an
     /// HTML swimlane timeline of it (exit codes as `replay`).
@@ -124,12 +124,24 @@ pub struct RunOptions {
 /// How `check-log` reads and reports.
 #[derive(Debug, Clone, Args)]
 pub struct CheckLogOptions {
-    /// The logs; a directory stands for every `.ndjson` file in it.
+    /// The logs; a directory stands for every `.ndjson` file in it (every `.log` file for
+    /// an upstream format). `FORMAT:PATH` reads one file in another format than
+    /// `--format` (to merge an SCM's log with a datanode's).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// The logs' format.
-    #[arg(long, default_value = "ndjson", value_parser = ["ndjson"])]
+    /// The logs' format: this crate's event log, or an upstream process's own log (an
+    /// Ozone datanode's or SCM's, an HDFS NameNode's; docs/event-log.md lists the lines
+    /// each maps and the log levels to enable).
+    #[arg(long, default_value = "ndjson", value_parser = ["ndjson", "ozone-datanode", "ozone-scm", "hdfs-namenode"])]
     pub format: String,
+    /// The process an upstream log is of (its events' node); default: from the file's
+    /// name (`ozone-hadoop-datanode-dn1.log` → `dn1`). Only with one file.
+    #[arg(long)]
+    pub node: Option<String>,
+    /// Judge the given upstream logs as one run, merged by their timestamps (the
+    /// processes' clocks must agree): what one process's log cannot show, another's may.
+    #[arg(long)]
+    pub merge: bool,
     /// One line per log (its verdicts in short), no step tables: for many logs.
     #[arg(long)]
     pub summary: bool,
