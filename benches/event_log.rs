@@ -4,15 +4,23 @@
 //! and judged by every monitor (`check`: what `cargo soak check-log` does in its one
 //! pass). Throughput in events per second; the log is held in memory, so disk speed is
 //! not measured.
+//!
+//! And what reading upstream's own logs costs (`upstream_logs`): a NameNode's and a
+//! datanode's log written as upstream writes them, mostly lines of no statement the
+//! parsers map (RPC, audit, heartbeats) with the ones they map mixed in (a standby's
+//! replica reports and their outcomes, replayed edits at TRACE; deleting tasks, repairs,
+//! replication tasks), read by the format's reader alone (`parse`) and judged
+//! (`check`). Throughput in lines per second.
 
 use std::io::Cursor;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
-use hadoop_ref::check::monitor::offline::check_reader;
+use hadoop_ref::check::monitor::offline::{check_reader, check_reader_as};
 use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
-use hadoop_ref::story::{EventLogReader, EventLogWriter};
+use hadoop_ref::story::upstream::{UpstreamFormat, UpstreamReader};
+use hadoop_ref::story::{EventLogReader, EventLogWriter, LogFormat};
 use hadoop_ref::unmodelled::Shared;
 
 /// A writer into a shared buffer.
@@ -93,5 +101,169 @@ fn event_log(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, event_log);
+/// A line of Hadoop's layout at `n` milliseconds past 10:00.
+fn hadoop_line(out: &mut String, n: usize, level: &str, logger: &str, message: &str) {
+    use std::fmt::Write as _;
+    let (s, ms) = ((n / 1000) % 60, n % 1000);
+    let _ = writeln!(
+        out,
+        "2025-03-01 10:00:{s:02},{ms:03} {level} {logger}: {message}"
+    );
+}
+
+/// A standby NameNode's log of `blocks` blocks: each replayed (TRACE), reported twice
+/// by three datanodes (DEBUG), stored, with nine unmapped lines for each mapped one.
+fn namenode_log(blocks: usize) -> (Vec<u8>, u64) {
+    const BM: &str = "org.apache.hadoop.hdfs.server.blockmanagement.BlockManager";
+    const LOADER: &str = "org.apache.hadoop.hdfs.server.namenode.FSEditLogLoader";
+    let mut out = String::new();
+    let mut n = 0;
+    let mut line = |out: &mut String, level: &str, logger: &str, message: &str| {
+        n += 1;
+        hadoop_line(out, n, level, logger, message);
+    };
+    line(
+        &mut out,
+        "INFO",
+        "org.apache.hadoop.hdfs.server.namenode.FSNamesystem",
+        "Starting services required for standby state",
+    );
+    for b in 0..blocks {
+        let id = 1_073_741_825 + b;
+        let op = format!(
+            "CloseOp [length=0, inodeId={b}, path=/data/part-{b}, replication=3, mtime=1, atime=1, blockSize=134217728, blocks=[blk_{id}_1001], permissions=hdfs:supergroup:rw-r--r--, aclEntries=null, clientName=, clientMachine=, overwrite=false, storagePolicyId=0, erasureCodingPolicyId=0, opCode=OP_CLOSE, txid={b}]"
+        );
+        line(
+            &mut out,
+            "TRACE",
+            LOADER,
+            &format!("replaying edit log: {op}"),
+        );
+        for dn in 1..=3 {
+            let report = format!(
+                "Reported block blk_{id}_1001 on 10.0.0.{dn}:9866 size 1024 replicaState = FINALIZED"
+            );
+            line(&mut out, "DEBUG", BM, &report);
+            line(&mut out, "DEBUG", BM, &report);
+            let stored = format!(
+                "BLOCK* addStoredBlock: blockMap updated: 10.0.0.{dn}:9866 is added to blk_{id}_1001 size 1024"
+            );
+            line(&mut out, "DEBUG", "BlockStateChange", &stored);
+        }
+        for i in 0..90 {
+            let other = format!(
+                "IPC Server handler {} on default port 8020, call Call#{b} Retry#0 org.apache.hadoop.hdfs.protocol.ClientProtocol.getFileInfo from 10.0.1.{i}:4{i:04}",
+                i % 10
+            );
+            line(&mut out, "INFO", "org.apache.hadoop.ipc.Server", &other);
+        }
+    }
+    let lines = out.lines().count() as u64;
+    (out.into_bytes(), lines)
+}
+
+/// An Ozone line (`%d{ISO8601} [%t] %-5p %c{2}: %m`) at `n` milliseconds past 10:00.
+fn ozone_line(out: &mut String, n: usize, thread: &str, level: &str, logger: &str, message: &str) {
+    use std::fmt::Write as _;
+    let (s, ms) = ((n / 1000) % 60, n % 1000);
+    let _ = writeln!(
+        out,
+        "2025-03-01 10:00:{s:02},{ms:03} [{thread}] {level:<5} {logger}: {message}"
+    );
+}
+
+/// A datanode's log of `containers` containers: a deleting task over four blocks and a
+/// replication of each, with nine unmapped lines for each mapped one.
+fn datanode_log(containers: usize) -> (Vec<u8>, u64) {
+    let mut out = String::new();
+    let mut n = 0;
+    let mut line = |out: &mut String, thread: &str, level: &str, logger: &str, message: &str| {
+        n += 1;
+        ozone_line(out, n, thread, level, logger, message);
+    };
+    for c in 0..containers {
+        let data = format!(
+            "KeyValueContainerData #{c} (CLOSED, non-empty, ri=0, origin=[dn_a, pipeline_b]), delBlocks: 4"
+        );
+        line(
+            &mut out,
+            "BlockDeletingService#0",
+            "DEBUG",
+            "background.BlockDeletingTask",
+            &data,
+        );
+        for b in 0..4 {
+            line(
+                &mut out,
+                "BlockDeletingService#0",
+                "DEBUG",
+                "background.BlockDeletingTask",
+                &format!("Deleting block {}", c * 4 + b),
+            );
+        }
+        let task = format!(
+            "Successful DONE replicateContainerCommand: cmdID: {c}, encodedToken: \"\", term: 2, deadlineMsSinceEpoch: 0, containerId={c}, replicaIndex=0, targetNode=dn2, priority=NORMAL"
+        );
+        line(
+            &mut out,
+            "ContainerReplicationThread-0",
+            "INFO",
+            "replication.ReplicationSupervisor",
+            &task,
+        );
+        for i in 0..54 {
+            let other = format!("Executing cycle Number : {}", c * 54 + i);
+            line(
+                &mut out,
+                "Datanode State Machine Daemon Thread",
+                "DEBUG",
+                "statemachine.DatanodeStateMachine",
+                &other,
+            );
+        }
+    }
+    let lines = out.lines().count() as u64;
+    (out.into_bytes(), lines)
+}
+
+fn upstream_logs(c: &mut Criterion) {
+    let logs = [
+        (
+            "namenode",
+            UpstreamFormat::HdfsNamenode,
+            namenode_log(2_000),
+        ),
+        (
+            "datanode",
+            UpstreamFormat::OzoneDatanode,
+            datanode_log(3_000),
+        ),
+    ];
+    let mut group = c.benchmark_group("upstream_logs");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(5));
+    for (name, format, (bytes, lines)) in &logs {
+        group.throughput(Throughput::Elements(*lines));
+        group.bench_function(format!("{name}/parse"), |b| {
+            b.iter(|| {
+                let mut reader = UpstreamReader::new(*format, "p", Cursor::new(bytes));
+                let events = reader.by_ref().filter(Result::is_ok).count();
+                assert!(events > 0);
+                assert_eq!(u64::try_from(reader.stats().lines).ok(), Some(*lines));
+            });
+        });
+        group.bench_function(format!("{name}/check"), |b| {
+            b.iter(|| {
+                let check = check_reader_as(LogFormat::Upstream(*format), "p", Cursor::new(bytes))
+                    .expect("a readable log");
+                assert!(check.events > 0);
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, event_log, upstream_logs);
 criterion_main!(benches);
