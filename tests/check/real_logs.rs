@@ -20,6 +20,7 @@ const BELOW: &str = "no command below a term already taken";
 const COVERS: &str = "term covers every term heard";
 const DEPOSED: &str = "no command of a leader deposed before the restart";
 const NOT_LIVE: &str = "a block whose deletion was executed is not live";
+const WITH_FILE: &str = "block metadata only with its file";
 const PASSIVE: &str = "standby is passive";
 const FALSE_CORRUPTION: &str = "no false corruption";
 
@@ -391,6 +392,37 @@ fn a_deleted_block_repaired_back_is_caught_with_the_container_log() {
 fn a_repair_that_leaves_the_deleted_block_alone_holds() {
     let judgements = judge(DATANODE, "dn1", &repair_log(8));
     assert_eq!(verdict(&judgements, NOT_LIVE), Verdict::Ok { judged: 1 });
+}
+
+#[test]
+fn a_block_deleted_during_its_repair_is_caught_with_the_container_log() {
+    let service = "BlockDeletingService#0";
+    let log = [
+        oz(2, "Reconcile-0", "INFO", HANDLER, "Beginning reconciliation for container 5 with peer dn2. Current data checksum is 1a2b"),
+        oz(2, "Reconcile-0", "DEBUG", HANDLER, "Successfully ingested chunk at offset 0 into block 7 of container 5 from peer dn2"),
+        oz(2, service, "DEBUG", DELETING, "KeyValueContainerData #5 (CLOSED, non-empty, ri=0, origin=[dn_a, pipeline_b]), delBlocks: 1"),
+        oz(2, service, "DEBUG", DELETING, "Deleting block 7"),
+        oz(3, "Reconcile-0", "DEBUG", HANDLER, "Reconciled all 1 chunks in block 7 in container 5 from peer dn2"),
+    ]
+    .concat();
+    let alone = judge(DATANODE, "dn1", &log);
+    assert!(
+        undecided_for(&verdict(&alone, WITH_FILE), "is not confirmed"),
+        "{alone:?}"
+    );
+    let judgements = judge_merged(&[
+        (DATANODE, "ozone-hadoop-datanode-dn1.log", log),
+        (DATANODE, "dn-container-dn1.log", container_log()),
+    ]);
+    let Verdict::Violated(finding) = verdict(&judgements, WITH_FILE) else {
+        panic!("{judgements:?}");
+    };
+    assert!(
+        finding
+            .violation
+            .detail
+            .contains("metadata committed without its file")
+    );
 }
 
 #[test]

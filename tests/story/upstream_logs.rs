@@ -1,6 +1,6 @@
 //! The readers of upstream's own logs: every statement a format claims, written as
 //! upstream writes it (its format string with values in), yields the events the format
-//! says; the accepted layouts are taken apart; a line of no statement is skipped and
+//! says, with fields of the glossary; the accepted layouts are taken apart; a line of no statement is skipped and
 //! counted; an over-long or non-UTF-8 line is an error naming its line, and no input
 //! makes a reader panic.
 
@@ -59,6 +59,7 @@ fn each_statement_yields_what_it_claims<I: std::fmt::Debug>(
         samples.len(),
         "a sample for every statement"
     );
+    let glossary = crate::test_util::glossary_fields();
     for (statement, values) in statements.iter().zip(samples) {
         let class = if statement.class.is_empty() {
             "Main"
@@ -78,6 +79,9 @@ fn each_statement_yields_what_it_claims<I: std::fmt::Debug>(
             let key = (event.component.as_str(), event.name.as_str());
             assert!(claimed.contains(&key), "{:?} yielded {key:?}", statement.id);
             assert_eq!(event.node.as_deref(), Some("p1"));
+            for (field, _) in &event.fields {
+                assert!(glossary.contains(field), "{key:?}: field {field}");
+            }
         }
         let quiet = context_only.contains(&statement.template);
         assert_eq!(events.is_empty(), quiet, "{:?}: {events:?}", statement.id);

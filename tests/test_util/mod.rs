@@ -14,11 +14,37 @@ pub mod term_fencing;
 pub fn catalogue_events() -> std::collections::BTreeSet<(String, String)> {
     let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/event-log.md"))
         .expect("docs/event-log.md exists");
-    doc.lines()
+    let begin = doc
+        .find("<!-- events: begin -->")
+        .expect("the catalogue's start");
+    let end = doc
+        .find("<!-- events: end -->")
+        .expect("the catalogue's end");
+    doc[begin..end]
+        .lines()
         .filter_map(|l| {
             let cells: Vec<&str> = l.split('|').map(str::trim).collect();
             let unquote = |c: &str| c.strip_prefix('`')?.strip_suffix('`').map(str::to_owned);
             Some((unquote(cells.get(1)?)?, unquote(cells.get(2)?)?))
+        })
+        .collect()
+}
+
+/// The fields of the field glossary in `docs/event-log.md`.
+pub fn glossary_fields() -> std::collections::BTreeSet<String> {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/event-log.md"))
+        .expect("docs/event-log.md exists");
+    let begin = doc
+        .find("<!-- fields: begin -->")
+        .expect("the glossary's start");
+    let end = doc
+        .find("<!-- fields: end -->")
+        .expect("the glossary's end");
+    doc[begin..end]
+        .lines()
+        .filter_map(|l| {
+            let cell = l.split('|').nth(1)?.trim();
+            Some(cell.strip_prefix('`')?.strip_suffix('`')?.to_owned())
         })
         .collect()
 }
