@@ -155,8 +155,7 @@ impl Parser {
             _ => {
                 let postponing = self.postponing();
                 self.note_state(matches!(id, Id::CorruptAdded | Id::CorruptAgain));
-                self.reports
-                    .apply(id, v, at, postponing && self.ha != Ha::Unknown, out);
+                self.reports.apply(id, v, at, postponing, out);
             }
         }
     }
