@@ -83,8 +83,9 @@ impl State {
     /// Replays `ops` on this (shadow) state with no events, stopping at the first edit
     /// that does not fit.
     fn dry_run(mut self, ops: &[EditOp]) -> Result<(), (usize, ReplayError)> {
-        let quiet = tracing::subscriber::NoSubscriber::default();
-        tracing::subscriber::with_default(quiet, || {
+        // `Dispatch::none` is registered with no callsite: a new subscriber here would make
+        // `tracing` rebuild every callsite's interest on each dry run.
+        tracing::dispatcher::with_default(&tracing::Dispatch::none(), || {
             for (index, op) in ops.iter().enumerate() {
                 self.apply(op).map_err(|error| (index, error))?;
             }
