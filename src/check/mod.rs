@@ -7,6 +7,9 @@
 //! shuttle tests and the soak tool use both.
 
 pub mod catalogue;
+pub mod conformance;
+#[cfg(loom)]
+pub mod loom;
 pub mod monitor;
 pub mod plan;
 #[cfg(feature = "shuttle")]

@@ -12,7 +12,7 @@
 
 use super::container::controller::ContainerController;
 use super::error::DatanodeError;
-use super::state_context::{DispatchedCommand, StateContext};
+use super::state_context::{DispatchedCommand, StateContext, StateContextApi};
 use crate::clock::Clock;
 use crate::hdds::command::{CommandKind, DeleteBlockTransactionResult, ScmCommand};
 use crate::hdds::heartbeat::{CommandState, CommandStatus};
@@ -82,20 +82,20 @@ impl CommandReport {
     }
 }
 
-/// Takes commands from the [`StateContext`] and runs them on the replicas of a
-/// [`ContainerController`] (`CommandDispatcher` and the handlers). The command-processor
-/// thread calls [`CommandDispatcher::process_next`] in a loop.
+/// Takes commands from the [`StateContext`] (or any [`StateContextApi`]) and runs them on
+/// the replicas of a [`ContainerController`] (`CommandDispatcher` and the handlers). The
+/// command-processor thread calls [`CommandDispatcher::process_next`] in a loop.
 #[derive(Debug)]
-pub struct CommandDispatcher {
-    context: Arc<StateContext>,
+pub struct CommandDispatcher<C: StateContextApi = StateContext> {
+    context: Arc<C>,
     controller: Arc<dyn ContainerController>,
     clock: Arc<dyn Clock>,
 }
 
-impl CommandDispatcher {
+impl<C: StateContextApi> CommandDispatcher<C> {
     /// A dispatcher over `context` acting on the replicas of `controller`.
     pub fn new(
-        context: Arc<StateContext>,
+        context: Arc<C>,
         controller: Arc<dyn ContainerController>,
         clock: Arc<dyn Clock>,
     ) -> Self {
@@ -107,7 +107,7 @@ impl CommandDispatcher {
     }
 
     /// The context commands come from.
-    pub fn context(&self) -> &Arc<StateContext> {
+    pub fn context(&self) -> &Arc<C> {
         &self.context
     }
 

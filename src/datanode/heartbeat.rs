@@ -11,7 +11,7 @@
 
 use super::error::DatanodeError;
 use super::reports::ReportPublisher;
-use super::state_context::{EndpointState, EndpointStateMachine, StateContext};
+use super::state_context::{EndpointState, EndpointStateMachine, StateContext, StateContextApi};
 use crate::hdds::command::CommandKind;
 use crate::hdds::heartbeat::{EndpointError, HeartbeatRequest, HeartbeatResponse, ScmEndpoint};
 use crate::hdds::ids::DatanodeId;
@@ -46,24 +46,25 @@ pub struct HeartbeatSummary {
 }
 
 /// The task one endpoint thread runs each cycle (`HeartbeatEndpointTask`, together with
-/// the version and register tasks of the other endpoint states).
+/// the version and register tasks of the other endpoint states), over any implementation of
+/// the term-fencing boundary ([`StateContextApi`]; the crate's [`StateContext`] by default).
 #[derive(Debug)]
-pub struct HeartbeatEndpointTask {
+pub struct HeartbeatEndpointTask<C: StateContextApi = StateContext> {
     datanode: DatanodeId,
     endpoint: Arc<EndpointStateMachine>,
     scm: Arc<dyn ScmEndpoint>,
-    context: Arc<StateContext>,
+    context: Arc<C>,
     /// What heartbeats carry; none: heartbeats carry no report.
     reports: Option<Arc<ReportPublisher>>,
 }
 
-impl HeartbeatEndpointTask {
+impl<C: StateContextApi> HeartbeatEndpointTask<C> {
     /// The task for `scm`, whose state is `endpoint` (one of `context.endpoints()`).
     pub fn new(
         datanode: DatanodeId,
         endpoint: Arc<EndpointStateMachine>,
         scm: Arc<dyn ScmEndpoint>,
-        context: Arc<StateContext>,
+        context: Arc<C>,
     ) -> Self {
         Self {
             datanode,
@@ -85,9 +86,9 @@ impl HeartbeatEndpointTask {
     /// An endpoint without an SCM in `scms` is [`DatanodeError::ScmUnreachable`].
     pub fn for_all_endpoints(
         datanode: DatanodeId,
-        context: &Arc<StateContext>,
+        context: &Arc<C>,
         scms: &[Arc<dyn ScmEndpoint>],
-    ) -> Result<Vec<HeartbeatEndpointTask>, DatanodeError> {
+    ) -> Result<Vec<HeartbeatEndpointTask<C>>, DatanodeError> {
         context
             .endpoints()
             .iter()
@@ -193,7 +194,7 @@ impl HeartbeatEndpointTask {
             max_queued_term: None,
             reregister: false,
         };
-        let mut refused = 0;
+        let (mut refused, mut limit) = (0, 0);
         for command in response.commands {
             if matches!(&command.kind, CommandKind::DeleteBlocks { transactions } if transactions.is_empty())
             {
@@ -213,13 +214,16 @@ impl HeartbeatEndpointTask {
                     summary.queued += 1;
                     summary.max_queued_term = summary.max_queued_term.max(Some(term));
                 }
-                Err(DatanodeError::CommandQueueFull { .. }) => refused += 1,
+                Err(DatanodeError::CommandQueueFull { limit: at, .. }) => {
+                    refused += 1;
+                    limit = at;
+                }
                 Err(other) => return Err(other),
             }
         }
         if refused > 0 {
             return Err(DatanodeError::CommandQueueFull {
-                limit: self.context.config().command_queue_limit,
+                limit,
                 dropped: refused,
             });
         }

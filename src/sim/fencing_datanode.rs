@@ -15,7 +15,7 @@ use crate::datanode::container::controller::shared_controller;
 use crate::datanode::container::handler::KeyValueHandler;
 use crate::datanode::dispatcher::{CommandDispatcher, CommandReport};
 use crate::datanode::heartbeat::{HeartbeatEndpointTask, TaskOutcome};
-use crate::datanode::state_context::{StateContext, StateContextBehavior, StateContextConfig};
+use crate::datanode::state_context::{StateContext, StateContextApi, StateContextFactory};
 use crate::hdds::container::ContainerState;
 use crate::hdds::heartbeat::ScmEndpoint;
 use crate::hdds::ids::{ContainerId, DatanodeId, ScmId};
@@ -38,70 +38,64 @@ pub struct Observed {
     pub heard_before: Option<Term>,
 }
 
-/// A datanode's control plane wired to in-process SCMs, driven step by step.
+/// A datanode's control plane wired to in-process SCMs, driven step by step, over any
+/// implementation of the term-fencing boundary ([`StateContextApi`]).
 #[derive(Debug)]
-pub struct FencingDatanode {
+pub struct FencingDatanode<C: StateContextApi = StateContext> {
     /// Its id.
     pub id: DatanodeId,
     /// The state context.
-    pub context: Arc<StateContext>,
+    pub context: Arc<C>,
     /// The replicas the commands act on.
     pub replicas: Arc<KeyValueHandler>,
     /// The containers it held a replica of when it was created.
     pub initial_containers: Vec<ContainerId>,
     /// The command processor.
-    pub dispatcher: CommandDispatcher,
+    pub dispatcher: CommandDispatcher<C>,
     /// One heartbeat task per SCM, in the order of the SCMs given.
-    pub tasks: Vec<HeartbeatEndpointTask>,
+    pub tasks: Vec<HeartbeatEndpointTask<C>>,
     /// The harness's own record: the highest term the datanode took from a heartbeat
     /// response or its commands since the last restart. A ghost variable, invisible to
     /// the checkers, so it adds no interleaving of its own.
     heard: HighWater,
 }
 
-impl FencingDatanode {
-    /// A started datanode holding `containers` (closed, empty), with one endpoint per SCM.
-    pub fn new(
+impl<C: StateContextApi> FencingDatanode<C> {
+    /// A started datanode holding `containers` (closed, empty), with one endpoint per SCM,
+    /// its context built by `factory` (a `StateContextBehavior` builds the crate's own).
+    pub fn new<F: StateContextFactory<Context = C>>(
         id: DatanodeId,
-        behavior: StateContextBehavior,
+        factory: F,
         scms: &[InProcessScm],
         containers: &[ContainerId],
         clock: Arc<dyn Clock>,
     ) -> Result<Self, DatanodeError> {
         let replicas = replicas_in_state(id, containers, ContainerState::Closed)?;
-        Self::assemble(id, behavior, scms, (replicas, containers.to_vec()), clock)
+        Self::assemble(id, factory, scms, (replicas, containers.to_vec()), clock)
     }
 
     /// A started datanode over `replicas` (a handler set up elsewhere, with blocks), with
     /// one endpoint per SCM.
-    pub fn over(
+    pub fn over<F: StateContextFactory<Context = C>>(
         id: DatanodeId,
-        behavior: StateContextBehavior,
+        factory: F,
         scms: &[InProcessScm],
         replicas: Arc<KeyValueHandler>,
         clock: Arc<dyn Clock>,
     ) -> Result<Self, DatanodeError> {
         let containers = replicas.container_ids();
-        Self::assemble(id, behavior, scms, (replicas, containers), clock)
+        Self::assemble(id, factory, scms, (replicas, containers), clock)
     }
 
-    fn assemble(
+    fn assemble<F: StateContextFactory<Context = C>>(
         id: DatanodeId,
-        behavior: StateContextBehavior,
+        factory: F,
         scms: &[InProcessScm],
         (replicas, initial_containers): (Arc<KeyValueHandler>, Vec<ContainerId>),
         clock: Arc<dyn Clock>,
     ) -> Result<Self, DatanodeError> {
         let endpoints: Vec<(ScmId, bool)> = scms.iter().map(|s| (s.scm_id(), false)).collect();
-        let context = Arc::new(
-            StateContext::new(
-                behavior,
-                StateContextConfig::default(),
-                &endpoints,
-                Arc::clone(&clock),
-            )?
-            .for_datanode(id),
-        );
+        let context = Arc::new(factory.create(id, &endpoints, Arc::clone(&clock))?);
         let controller = shared_controller(&replicas);
         let scm_endpoints: Vec<Arc<dyn ScmEndpoint>> =
             scms.iter().map(InProcessScm::endpoint).collect();
@@ -152,7 +146,7 @@ impl FencingDatanode {
         self.heard.get()
     }
 
-    /// Restarts the process ([`StateContext::restart`]); the caller makes sure no step of
+    /// Restarts the process ([`StateContextApi::restart`]); the caller makes sure no step of
     /// the old process is in flight.
     pub fn restart(&self) {
         self.context.restart();

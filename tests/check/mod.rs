@@ -1,6 +1,7 @@
 //! The checking layer without a checker: the defect table, the event monitors, and the
 //! soak's plan and its shards.
 
+mod conformance;
 mod defects;
 mod monitor;
 mod plan;

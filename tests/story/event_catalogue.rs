@@ -75,7 +75,7 @@ fn events_in_code(src: &Path) -> Catalogue {
     let mut catalogue = Catalogue::new();
     for file in rust_files(src) {
         let text = fs::read_to_string(&file).expect("source is UTF-8");
-        let component = component_of(src, &file);
+        let component = declared_target(&text).unwrap_or_else(|| component_of(src, &file));
         for args in macro_calls(&text) {
             let Some((event, fields)) = event_of(&args) else {
                 continue;
@@ -119,6 +119,14 @@ fn component_of(src: &Path, file: &Path) -> String {
         *last = last.trim_end_matches(".rs").to_owned();
     }
     parts.join("::")
+}
+
+/// The component a file names for its events with `target: EVENTS`, when it declares
+/// `const EVENTS: &str = "hadoop_ref::…";` (a module split into files whose events keep
+/// the module's name).
+fn declared_target(text: &str) -> Option<String> {
+    let (_, rest) = text.split_once("const EVENTS: &str = \"hadoop_ref::")?;
+    Some(rest.split_once('"')?.0.to_owned())
 }
 
 /// The argument text of every `tracing` event macro call in `text`, outside comments.
@@ -176,7 +184,8 @@ fn string_end(bytes: &[u8], open: usize) -> usize {
 
 /// The message (the last argument, a string literal) and field names of one call.
 fn event_of(args: &str) -> Option<(String, BTreeSet<String>)> {
-    let items = split_top_level(args);
+    let mut items = split_top_level(args);
+    items.retain(|item| !item.trim_start().starts_with("target:"));
     let (last, fields) = items.split_last()?;
     let message = last.trim().strip_prefix('"')?.strip_suffix('"')?.to_owned();
     let names = fields

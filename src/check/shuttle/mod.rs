@@ -15,6 +15,7 @@ use shuttle::scheduler::{PctScheduler, RandomScheduler, UrwRandomScheduler};
 
 use super::catalogue::Case;
 use super::plan::SchedulerKind;
+use crate::scenarios::Violation;
 use crate::story::Story;
 use crate::unmodelled::Stopwatch;
 
@@ -105,6 +106,53 @@ pub fn run_case(case: Case, spec: &RunSpec) -> RunResult {
         schedule_file,
         observed: explored.observed,
     }
+}
+
+/// Runs the scenario `run` (given the scenario seed) under `spec`, as [`run_case`] runs a
+/// catalogue case: what a conformance suite runs against another implementation. The
+/// failing schedule is kept in memory ([`RunResult::schedule`]), never written to a file:
+/// the soak tool could not replay it without the implementation.
+pub fn run_scenario(
+    run: impl Fn(u64) -> Result<(), Violation> + Send + Sync + 'static,
+    spec: &RunSpec,
+) -> RunResult {
+    let stopwatch = Stopwatch::start();
+    let explored = match spec.scheduler {
+        SchedulerKind::Random => runner::explore_run(
+            run,
+            RandomScheduler::new_from_seed(spec.seed, spec.iterations),
+            spec.max_time,
+            spec.observe.clone(),
+        ),
+        SchedulerKind::Pct { depth } => runner::explore_run(
+            run,
+            PctScheduler::new_from_seed(spec.seed, depth, spec.iterations),
+            spec.max_time,
+            spec.observe.clone(),
+        ),
+    };
+    RunResult {
+        iterations: explored.executions,
+        elapsed: stopwatch.elapsed(),
+        failure: explored.failure,
+        schedule: explored.schedule,
+        schedule_file: None,
+        observed: explored.observed,
+    }
+}
+
+/// Replays `schedule` (as [`RunResult::schedule`] encodes it) of the scenario `run`,
+/// recording the story of its execution; `None` when the text is no schedule.
+pub fn replay_scenario_story(
+    run: impl Fn(u64) -> Result<(), Violation> + Send + Sync + 'static,
+    schedule: &str,
+) -> Option<(ReplayOutcome, Story)> {
+    let schedule = schedule_file::decode(schedule)?;
+    let listeners = Listeners {
+        story: true,
+        ..Listeners::default()
+    };
+    Some(replay::replay_with(run, schedule, listeners))
 }
 
 /// Replays a schedule file written by [`run_case`].

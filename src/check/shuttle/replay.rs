@@ -7,6 +7,7 @@ use shuttle_engine::scheduler::Schedule;
 use super::runner::{self, Listeners};
 use crate::check::catalogue::Case;
 use crate::check::monitor::Judgement;
+use crate::scenarios::Violation;
 use crate::story::Story;
 
 /// What replaying a schedule did.
@@ -79,7 +80,23 @@ pub fn replay(case: Case, schedule: Schedule, listeners: Listeners) -> Replayed 
     // The schedule ends where the violation was found; the execution's own teardown
     // after that point is not part of it.
     replay.set_allow_incomplete();
-    match runner::run_quietly(case, replay, listeners) {
+    replayed(runner::run_quietly(case, replay, listeners))
+}
+
+/// [`replay`] for any scenario run `run`; its outcome and story.
+pub(super) fn replay_with(
+    run: impl Fn(u64) -> Result<(), Violation> + Send + Sync + 'static,
+    schedule: Schedule,
+    listeners: Listeners,
+) -> (ReplayOutcome, Story) {
+    let mut replay = ReplayScheduler::new_from_schedule(schedule);
+    replay.set_allow_incomplete();
+    let replayed = replayed(runner::run_quietly_with(run, replay, listeners));
+    (replayed.outcome, replayed.story)
+}
+
+fn replayed(quiet: Result<runner::Quiet, String>) -> Replayed {
+    match quiet {
         Ok(quiet) => Replayed {
             outcome: ReplayOutcome::of(quiet.violation),
             story: quiet.story,

@@ -17,6 +17,7 @@ use super::observe::{ExecutionSinks, Observe, Observed};
 use super::schedule_file;
 use crate::check::catalogue::Case;
 use crate::check::monitor::{Judgement, MonitorSet};
+use crate::scenarios::Violation;
 use crate::story::{EventSink, Recorder, Story};
 use crate::unmodelled::{Counter, Shared, on_new_os_thread};
 
@@ -37,6 +38,17 @@ pub struct Explored {
 /// its executions as `observe` says.
 pub fn explore<S: Scheduler + Send + 'static>(
     case: Case,
+    scheduler: S,
+    max_time: Option<Duration>,
+    observe: Observe,
+) -> Explored {
+    explore_run(move |seed| case.run(seed), scheduler, max_time, observe)
+}
+
+/// [`explore`] for any scenario run `run` (given the scenario seed), not only a catalogue
+/// case: what a conformance suite runs against another implementation.
+pub fn explore_run<S: Scheduler + Send + 'static>(
+    run: impl Fn(u64) -> Result<(), Violation> + Send + Sync + 'static,
     scheduler: S,
     max_time: Option<Duration>,
     observe: Observe,
@@ -65,7 +77,7 @@ pub fn explore<S: Scheduler + Send + 'static>(
                 recorder.take();
                 sinks.start();
             }
-            let result = case.run(seed);
+            let result = run(seed);
             if let Some((_, sinks)) = &in_body {
                 sinks.end();
             }
@@ -215,6 +227,15 @@ pub fn run_quietly<S: Scheduler + Send + 'static>(
     scheduler: S,
     listeners: Listeners,
 ) -> Result<Quiet, String> {
+    run_quietly_with(move |seed| case.run(seed), scheduler, listeners)
+}
+
+/// [`run_quietly`] for any scenario run `run` (given the scenario seed).
+pub fn run_quietly_with<S: Scheduler + Send + 'static>(
+    run: impl Fn(u64) -> Result<(), Violation> + Send + Sync + 'static,
+    scheduler: S,
+    listeners: Listeners,
+) -> Result<Quiet, String> {
     let found = Shared::new(None);
     let last = Shared::new(Vec::new());
     let inbox = found.clone();
@@ -233,7 +254,7 @@ pub fn run_quietly<S: Scheduler + Send + 'static>(
             if let Some(monitors) = &monitors {
                 monitors.with(|set| *set = MonitorSet::all());
             }
-            let result = case.run(seed);
+            let result = run(seed);
             let judgements = monitors
                 .as_ref()
                 .map(|m| m.with(MonitorSet::finish))

@@ -13,7 +13,7 @@ use super::invariants::{
 };
 use super::setup::{SCENARIO_START_MS, in_process_scms, setup_error};
 use crate::clock::{Clock, ManualClock};
-use crate::datanode::state_context::StateContextBehavior;
+use crate::datanode::state_context::{StateContextApi, StateContextFactory};
 use crate::hdds::command::CommandKind;
 use crate::hdds::ids::{ContainerId, DatanodeId, PipelineId};
 use crate::hdds::term::Term;
@@ -47,7 +47,7 @@ impl Default for FencingClusterShape {
 
 /// Clock ticks of the controller stay this far below
 /// [`StateContextConfig`](crate::datanode::state_context::StateContextConfig)'s default
-/// await bound (90 s), so [`StateContextBehavior::Hardened`] never falls back within
+/// await bound (90 s), so [`StateContextBehavior::Hardened`](crate::datanode::state_context::StateContextBehavior::Hardened) never falls back within
 /// a run.
 const MAX_TICK_MS: u64 = 8_000;
 
@@ -63,8 +63,8 @@ type StepThread = thread::JoinHandle<Result<Vec<Observed>, Violation>>;
 /// Checks [`term_never_decreases`] per thread,
 /// [`term_covers_heard_terms`](super::term_covers_heard_terms) at the end and
 /// [`no_command_below_heard_term`] over every command.
-pub fn leader_transfers_never_run_a_stale_command(
-    behavior: StateContextBehavior,
+pub fn leader_transfers_never_run_a_stale_command<F: StateContextFactory>(
+    factory: F,
     seed: u64,
     shape: FencingClusterShape,
 ) -> Result<(), Violation> {
@@ -73,7 +73,7 @@ pub fn leader_transfers_never_run_a_stale_command(
     let dn = DatanodeId(1);
     let containers: Vec<ContainerId> = (1..=3).map(ContainerId).collect();
     let datanode = Arc::new(
-        FencingDatanode::new(dn, behavior, &scms, &containers, clock.shared())
+        FencingDatanode::new(dn, factory, &scms, &containers, clock.shared())
             .map_err(setup_error)?,
     );
     scms[0].become_leader(1);
@@ -127,14 +127,14 @@ fn keep_running(done: &AtomicBool, tail: &mut usize) -> bool {
 }
 
 /// What the datanode's threads share, for spawning them.
-struct DatanodeThreads<'a> {
-    datanode: &'a Arc<FencingDatanode>,
+struct DatanodeThreads<'a, C: StateContextApi> {
+    datanode: &'a Arc<FencingDatanode<C>>,
     lifetime: &'a Arc<RwLock<()>>,
     controller_done: &'a Arc<AtomicBool>,
     shape: FencingClusterShape,
 }
 
-impl DatanodeThreads<'_> {
+impl<C: StateContextApi> DatanodeThreads<'_, C> {
     /// The endpoint thread of SCM number `index`; checks [`term_never_decreases`] over the
     /// terms it observed.
     fn spawn_heartbeats(&self, index: usize) -> StepThread {
@@ -184,7 +184,11 @@ impl DatanodeThreads<'_> {
 
 /// The controller thread: `steps` random steps, then it tells the datanode's threads it
 /// is done (also when a step fails, so that they stop).
-fn spawn_controller(mut controller: Controller, done: Arc<AtomicBool>, steps: usize) -> StepThread {
+fn spawn_controller<C: StateContextApi>(
+    mut controller: Controller<C>,
+    done: Arc<AtomicBool>,
+    steps: usize,
+) -> StepThread {
     thread::spawn_named("controller", move || {
         for _ in 0..steps {
             let step = controller.step();
@@ -200,17 +204,17 @@ fn spawn_controller(mut controller: Controller, done: Arc<AtomicBool>, steps: us
 }
 
 /// The cluster's operator and its SCMs' leadership, drawing every step from a seed.
-struct Controller {
+struct Controller<C: StateContextApi> {
     lifetime: Arc<RwLock<()>>,
     rng: SeededRng,
     scms: Vec<InProcessScm>,
-    datanode: Arc<FencingDatanode>,
+    datanode: Arc<FencingDatanode<C>>,
     clock: ManualClock,
     containers: Vec<ContainerId>,
     next_term: Term,
 }
 
-impl Controller {
+impl<C: StateContextApi> Controller<C> {
     fn step(&mut self) -> Result<(), Violation> {
         match self.rng.below(100) {
             // Leadership moves; a third of the time the old leader lingers, believing it

@@ -7,7 +7,7 @@
 //! took, and `getNextCommand` then hands out a deposed leader's command.
 
 use crate::datanode::dispatcher::CommandOutcome;
-use crate::datanode::state_context::TermObservation;
+use crate::datanode::state_context::{StateContextApi, TermObservation};
 use crate::hdds::command::CommandKind;
 use crate::hdds::term::Term;
 use crate::scenarios::Violation;
@@ -66,7 +66,9 @@ pub fn term_covers_heard_terms(term: Option<Term>, heard: Option<Term>) -> Resul
 
 /// [`term_covers_heard_terms`] for `datanode`'s term and the terms the harness recorded it
 /// taking (call at quiescence).
-pub fn datanode_term_covers_heard_terms(datanode: &FencingDatanode) -> Result<(), Violation> {
+pub fn datanode_term_covers_heard_terms<C: StateContextApi>(
+    datanode: &FencingDatanode<C>,
+) -> Result<(), Violation> {
     term_covers_heard_terms(datanode.context.term_of_leader(), datanode.heard())
 }
 
@@ -123,8 +125,8 @@ pub fn no_command_of_leader_deposed_before_restart(
 /// A replica is gone exactly when a delete of it ran: what the fences let through has its
 /// real effect on the datanode's `KeyValueContainer`s, and nothing else removes a replica.
 /// Judged over the replicas the datanode started with, at quiescence.
-pub fn replicas_follow_dispatched_deletes(
-    datanode: &FencingDatanode,
+pub fn replicas_follow_dispatched_deletes<C: StateContextApi>(
+    datanode: &FencingDatanode<C>,
     dispatches: &[Observed],
 ) -> Result<(), Violation> {
     for &container in &datanode.initial_containers {

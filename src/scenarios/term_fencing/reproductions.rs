@@ -16,7 +16,7 @@ use super::invariants::{
 };
 use super::setup::{SCENARIO_START_MS, in_process_scms, queue_command, setup_error};
 use crate::clock::ManualClock;
-use crate::datanode::state_context::StateContextBehavior;
+use crate::datanode::state_context::{StateContext, StateContextApi, StateContextFactory};
 use crate::hdds::command::CommandKind;
 use crate::hdds::ids::{ContainerId, DatanodeId, PipelineId};
 use crate::hdds::term::Term;
@@ -31,8 +31,8 @@ use crate::sync::{Arc, thread};
 /// Checks [`term_covers_heard_terms`](super::term_covers_heard_terms) and
 /// [`no_command_below_heard_term`]: the unlocked update can leave the term at 2 and run
 /// the term-2 command.
-pub fn concurrent_leader_heartbeats_keep_the_highest_term(
-    behavior: StateContextBehavior,
+pub fn concurrent_leader_heartbeats_keep_the_highest_term<F: StateContextFactory>(
+    factory: F,
 ) -> Result<(), Violation> {
     let clock = ManualClock::new(SCENARIO_START_MS).shared();
     let scms = in_process_scms(2);
@@ -40,7 +40,7 @@ pub fn concurrent_leader_heartbeats_keep_the_highest_term(
     let dn = DatanodeId(1);
     let containers = [ContainerId(1), ContainerId(2)];
     let datanode =
-        FencingDatanode::new(dn, behavior, &scms, &containers, clock).map_err(setup_error)?;
+        FencingDatanode::new(dn, factory, &scms, &containers, clock).map_err(setup_error)?;
     datanode.register_all().map_err(setup_error)?;
 
     // Term 1 is initialised from a command of the first leader.
@@ -95,31 +95,31 @@ pub enum OldLeader {
 
 /// What a [`stale_leader_command_after_restart`] run observed, for the invariants to judge.
 #[derive(Debug)]
-pub struct StaleLeaderRun {
+pub struct StaleLeaderRun<C: StateContextApi = StateContext> {
     /// Every command the processor took.
     pub dispatches: Vec<Observed>,
     /// The lowest term among the SCMs that believed they led at the restart.
     pub leader_term_floor_at_restart: Term,
     /// The datanode, quiescent.
-    pub datanode: FencingDatanode,
+    pub datanode: FencingDatanode<C>,
 }
 
 /// The seed's MC4: SCM A led at term 1 and queued a force delete of a replica for the
 /// datanode; leadership moves to SCM B (term 2) and the datanode restarts. B's heartbeats
 /// (term 2, no commands) race A's response carrying the command and the command
 /// processor; `rounds` heartbeats per thread. Three spawned threads.
-pub fn stale_leader_command_after_restart(
-    behavior: StateContextBehavior,
+pub fn stale_leader_command_after_restart<F: StateContextFactory>(
+    factory: F,
     old_leader: OldLeader,
     rounds: usize,
-) -> Result<StaleLeaderRun, Violation> {
+) -> Result<StaleLeaderRun<F::Context>, Violation> {
     let clock = ManualClock::new(SCENARIO_START_MS).shared();
     let scms = in_process_scms(3);
     let (a, b) = (&scms[0], &scms[1]);
     let dn = DatanodeId(1);
     let replica = ContainerId(1);
     let datanode =
-        FencingDatanode::new(dn, behavior, &scms, &[replica], clock).map_err(setup_error)?;
+        FencingDatanode::new(dn, factory, &scms, &[replica], clock).map_err(setup_error)?;
 
     a.become_leader(1);
     let force_delete = CommandKind::DeleteContainer {
@@ -161,12 +161,12 @@ pub fn stale_leader_command_after_restart(
 /// [`term_covers_heard_terms`](super::term_covers_heard_terms) and
 /// [`no_command_below_heard_term`]. The term of the new leader's heartbeat, heard before
 /// init, must keep the old leader's command from running.
-pub fn heartbeat_term_fences_stale_leader_command(
-    behavior: StateContextBehavior,
+pub fn heartbeat_term_fences_stale_leader_command<F: StateContextFactory>(
+    factory: F,
     old_leader: OldLeader,
     rounds: usize,
 ) -> Result<(), Violation> {
-    let run = stale_leader_command_after_restart(behavior, old_leader, rounds)?;
+    let run = stale_leader_command_after_restart(factory, old_leader, rounds)?;
     datanode_term_covers_heard_terms(&run.datanode)?;
     no_command_below_heard_term(&run.dispatches)?;
     replicas_follow_dispatched_deletes(&run.datanode, &run.dispatches)
@@ -175,19 +175,19 @@ pub fn heartbeat_term_fences_stale_leader_command(
 /// The seed's MC4 ([`stale_leader_command_after_restart`]) with the old leader stepped
 /// down, judged by [`no_command_of_leader_deposed_before_restart`]: the window the seed's
 /// patch leaves open, when init happens before the new leader's first response.
-pub fn deposed_leader_command_never_runs_after_restart(
-    behavior: StateContextBehavior,
+pub fn deposed_leader_command_never_runs_after_restart<F: StateContextFactory>(
+    factory: F,
     rounds: usize,
 ) -> Result<(), Violation> {
     let run =
-        stale_leader_command_after_restart(behavior, OldLeader::SteppedDownHoldingCommand, rounds)?;
+        stale_leader_command_after_restart(factory, OldLeader::SteppedDownHoldingCommand, rounds)?;
     no_command_of_leader_deposed_before_restart(&run.dispatches, run.leader_term_floor_at_restart)?;
     replicas_follow_dispatched_deletes(&run.datanode, &run.dispatches)
 }
 
 /// A thread running `rounds` cycles of the endpoint thread of SCM number `task`.
-fn spawn_heartbeats(
-    datanode: &Arc<FencingDatanode>,
+fn spawn_heartbeats<C: StateContextApi>(
+    datanode: &Arc<FencingDatanode<C>>,
     task: usize,
     rounds: usize,
 ) -> thread::JoinHandle<Result<Vec<Observed>, Violation>> {
@@ -201,8 +201,8 @@ fn spawn_heartbeats(
 }
 
 /// A thread running `rounds` calls of the command processor, returning what it took.
-fn spawn_processor(
-    datanode: &Arc<FencingDatanode>,
+fn spawn_processor<C: StateContextApi>(
+    datanode: &Arc<FencingDatanode<C>>,
     rounds: usize,
 ) -> thread::JoinHandle<Result<Vec<Observed>, Violation>> {
     let datanode = Arc::clone(datanode);

@@ -1,278 +1,26 @@
 //! `StateContext`: the datanode's command queue and the leader-SCM term that fences
 //! commands of a stale SCM leader (HDDS-3988, HDDS-7621, HDDS-17268).
 //!
-//! **The race (HDDS-17268).** Before the term is initialised, the term of a heartbeat
-//! response was discarded, so init took the old leader's term from the first queued
-//! command; and the heartbeat path raised the term with an unlocked check-then-set, so two
-//! SCMs answering as leader at once could leave the term at 2 after 3 was applied.
+//! **The race (HDDS-17268).** A heartbeat term that came before init was discarded, so
+//! init took the old leader's term from the first queued command; and the heartbeat path
+//! raised the term with an unlocked check-then-set that could lose a higher update.
 //!
 //! **The fix.** A heartbeat term seen before init is recorded, and init takes the larger of
 //! it and the highest queued command term; every term update holds the context lock; the
 //! term is mirrored in an atomic written only under that lock, for the handler threads.
-//!
-//! [`StateContextBehavior`] names the upstream code each variant equals: the seed's patch
-//! (`SeedPatch`), the code before it (`Legacy`, both defects) and each defect on its own,
-//! and `Hardened`, the patch plus this crate's wait for a leader's term, which also closes
-//! the window the patch leaves open.
-//!
-//! # Example
-//!
-//! ```
-//! # hadoop_ref::sync::run_example(|| {
-//! use hadoop_ref::clock::ManualClock;
-//! use hadoop_ref::datanode::state_context::{
-//!     EndpointState, StateContext, StateContextBehavior, StateContextConfig,
-//! };
-//! use hadoop_ref::hdds::command::{CommandId, CommandKind, ScmCommand};
-//! use hadoop_ref::hdds::ids::{ContainerId, ScmId};
-//!
-//! let ctx = StateContext::new(
-//!     StateContextBehavior::SeedPatch,
-//!     StateContextConfig::default(),
-//!     &[(ScmId(1), false)],
-//!     ManualClock::new(0).shared(),
-//! )?;
-//! ctx.endpoints()[0].set_state(EndpointState::Heartbeat);
-//!
-//! // The new leader's heartbeat (term 2) arrives before any command ...
-//! ctx.update_term_from_heartbeat(2)?;
-//! // ... then the old leader's force delete of term 1.
-//! let delete = CommandKind::DeleteContainer { container: ContainerId(7), force: true };
-//! ctx.add_command(ScmCommand::new(CommandId(1), 1, delete))?;
-//!
-//! // Init takes term 2 and drops the stale command.
-//! assert!(ctx.get_next_command().is_none());
-//! assert_eq!(ctx.term_of_leader(), Some(2));
-//! # Ok::<(), hadoop_ref::datanode::DatanodeError>(())
-//! # });
-//! ```
 
 use std::collections::VecDeque;
 
-use super::error::DatanodeError;
+use super::behavior::{StateContextBehavior, StateContextConfig};
+use super::dispatch::{DispatchedCommand, TermObservation};
+use super::endpoint::{EndpointState, EndpointStateMachine};
 use crate::clock::Clock;
+use crate::datanode::DatanodeError;
 use crate::hdds::command::ScmCommand;
 use crate::hdds::ids::{DatanodeId, ScmId};
 use crate::hdds::term::{Term, validate_term};
-use crate::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
+use crate::sync::atomic::{AtomicI64, Ordering};
 use crate::sync::{Arc, Mutex, MutexGuard};
-
-/// Which term-fencing logic a [`StateContext`] runs, named after the upstream code it
-/// equals.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum StateContextBehavior {
-    /// The seed's attached patch (HDDS-17268): heartbeat terms before init are recorded and
-    /// used at init; every update holds the context lock; the term is volatile for the
-    /// handler threads. Nothing else.
-    ///
-    /// Residual window (left open by the patch, on purpose): init needs only a majority of
-    /// endpoints in HEARTBEAT and a queued command, so if the first command comes from a
-    /// deposed leader before any response of the new leader was processed, init takes the
-    /// old term and the command runs.
-    SeedPatch,
-    /// The seed's patch and this crate's one addition: init also waits until a heartbeat
-    /// response of a leader has carried a term. This closes the residual window when the
-    /// deposed leader has stepped down (a follower sends no term, so the first term is the
-    /// new leader's). It cannot help while the deposed leader still believes it leads and
-    /// answers first: its term is a leader's term as far as any datanode can tell.
-    ///
-    /// Trade-off: a cluster whose SCMs send no term (an SCM older than HDDS-7621, or no
-    /// leader at all) would stop command processing, so after
-    /// [`StateContextConfig::await_leader_term_bound_ms`] since the (re)start the rule falls
-    /// back to [`StateContextBehavior::SeedPatch`]'s. Commands wait in the queue meanwhile;
-    /// a queue that reaches its limit refuses new ones with
-    /// [`DatanodeError::CommandQueueFull`].
-    Hardened,
-    /// The code as shipped before the patch (Ozone 1.4.0 to 2.2.1), with both defects: a
-    /// heartbeat term received before init is discarded, and once the term is set the
-    /// heartbeat path raises it with an unlocked check-then-set.
-    Legacy,
-    /// The first unpatched defect alone: a heartbeat term received before init is discarded,
-    /// so `initTermOfLeaderSCM` takes the highest queued command term only, and a restarted
-    /// datanode can take a deposed leader's term (the seed's MC4).
-    LegacyIgnoreHeartbeatTermBeforeInit,
-    /// The second unpatched defect alone: once the term is set, the heartbeat path
-    /// (`updateTermOfLeaderSCM` from each endpoint thread) raises it with an unlocked
-    /// check-then-set that can lose a higher concurrent update (the seed's MC5).
-    LegacyUnlockedTermUpdate,
-}
-
-impl StateContextBehavior {
-    /// Every behavior, the patched ones first.
-    pub const ALL: [StateContextBehavior; 5] = [
-        StateContextBehavior::SeedPatch,
-        StateContextBehavior::Hardened,
-        StateContextBehavior::Legacy,
-        StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit,
-        StateContextBehavior::LegacyUnlockedTermUpdate,
-    ];
-
-    /// Whether this runs unpatched code (one defect or both).
-    pub fn is_legacy(self) -> bool {
-        !matches!(
-            self,
-            StateContextBehavior::SeedPatch | StateContextBehavior::Hardened
-        )
-    }
-
-    /// Whether a heartbeat term received before init is discarded (the first defect).
-    pub fn ignores_heartbeat_term_before_init(self) -> bool {
-        matches!(
-            self,
-            StateContextBehavior::Legacy
-                | StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit
-        )
-    }
-
-    /// Whether the heartbeat path raises a set term without the lock (the second defect).
-    pub fn updates_term_unlocked(self) -> bool {
-        matches!(
-            self,
-            StateContextBehavior::Legacy | StateContextBehavior::LegacyUnlockedTermUpdate
-        )
-    }
-
-    /// A short stable name, used in reports and schedule files.
-    pub fn name(self) -> &'static str {
-        match self {
-            StateContextBehavior::SeedPatch => "SeedPatch",
-            StateContextBehavior::Hardened => "Hardened",
-            StateContextBehavior::Legacy => "Legacy",
-            StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit => {
-                "LegacyIgnoreHeartbeatTermBeforeInit"
-            }
-            StateContextBehavior::LegacyUnlockedTermUpdate => "LegacyUnlockedTermUpdate",
-        }
-    }
-
-    /// The behavior called `name` (as printed by [`StateContextBehavior::name`]).
-    pub fn from_name(name: &str) -> Option<StateContextBehavior> {
-        StateContextBehavior::ALL
-            .into_iter()
-            .find(|b| b.name() == name)
-    }
-}
-
-/// Limits of a [`StateContext`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StateContextConfig {
-    /// Most commands queued at once (`hdds.datanode.command.queue.limit`, default 5000).
-    pub command_queue_limit: usize,
-    /// With [`StateContextBehavior::Hardened`]: how long after a (re)start init waits for a
-    /// leader's heartbeat term before it falls back to the seed patch's rule. Default 90 s, three
-    /// default heartbeat intervals (`hdds.heartbeat.interval` 30 s).
-    pub await_leader_term_bound_ms: u64,
-}
-
-impl Default for StateContextConfig {
-    fn default() -> Self {
-        Self {
-            command_queue_limit: 5000,
-            await_leader_term_bound_ms: 90_000,
-        }
-    }
-}
-
-/// The states of the connection to one SCM (`EndpointStateMachine.EndPointStates`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum EndpointState {
-    /// Asking the SCM for its version.
-    GetVersion,
-    /// Registering with the SCM.
-    Register,
-    /// Registered; heartbeating.
-    Heartbeat,
-    /// The endpoint is stopped.
-    Shutdown,
-}
-
-impl EndpointState {
-    const ORDER: [EndpointState; 4] = [
-        EndpointState::GetVersion,
-        EndpointState::Register,
-        EndpointState::Heartbeat,
-        EndpointState::Shutdown,
-    ];
-
-    /// The state after this one (saturating at `Shutdown`).
-    pub fn next(self) -> EndpointState {
-        let index = Self::ORDER.iter().position(|s| *s == self).unwrap_or(3);
-        Self::ORDER[(index + 1).min(3)]
-    }
-
-    fn encode(self) -> usize {
-        Self::ORDER.iter().position(|s| *s == self).unwrap_or(3)
-    }
-
-    fn decode(code: usize) -> EndpointState {
-        Self::ORDER[code.min(3)]
-    }
-}
-
-/// The datanode's view of its connection to one SCM (`EndpointStateMachine`).
-#[derive(Debug)]
-pub struct EndpointStateMachine {
-    scm: ScmId,
-    passive: bool,
-    state: AtomicUsize,
-    missed_count: AtomicU64,
-}
-
-impl EndpointStateMachine {
-    fn new(scm: ScmId, passive: bool) -> Self {
-        Self {
-            scm,
-            passive,
-            state: AtomicUsize::new(EndpointState::GetVersion.encode()),
-            missed_count: AtomicU64::new(0),
-        }
-    }
-
-    /// The SCM at the other end.
-    pub fn scm(&self) -> ScmId {
-        self.scm
-    }
-
-    /// A passive endpoint (Recon) never counts toward the majority that term init needs.
-    pub fn is_passive(&self) -> bool {
-        self.passive
-    }
-
-    /// The current state.
-    pub fn state(&self) -> EndpointState {
-        EndpointState::decode(self.state.load(Ordering::Acquire))
-    }
-
-    /// Moves to `state`.
-    pub fn set_state(&self, state: EndpointState) {
-        self.state.store(state.encode(), Ordering::Release);
-    }
-
-    /// Consecutive calls the SCM did not answer.
-    pub fn missed_count(&self) -> u64 {
-        self.missed_count.load(Ordering::Relaxed)
-    }
-
-    pub(crate) fn record_missed(&self) {
-        self.missed_count.fetch_add(1, Ordering::Relaxed);
-    }
-
-    pub(crate) fn record_answered(&self) {
-        self.missed_count.store(0, Ordering::Relaxed);
-    }
-}
-
-/// A command taken from the queue, with what the context knew when it handed it out.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DispatchedCommand {
-    /// The command.
-    pub command: ScmCommand,
-    /// The context's term when the command was handed out (equal to the command's term).
-    pub term_at_dispatch: Term,
-    /// The highest term any heartbeat response had carried into this context (since the
-    /// last restart) when the command was handed out. `None` if no response had a term.
-    pub heartbeat_term_high_water: Option<Term>,
-}
 
 /// Counters of a [`StateContext`] since its last restart.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -283,14 +31,9 @@ pub struct StateContextStats {
     pub rejected_queue_full: u64,
 }
 
-/// The term as one thread saw it, with the process lifetime it belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TermObservation {
-    /// Restarts of the context before the observation.
-    pub incarnation: u64,
-    /// The term, `None` before init.
-    pub term: Option<Term>,
-}
+/// The target of the context's protocol events: the module the context's public path
+/// names, so the event log calls it `datanode::state_context` wherever the file lives.
+const EVENTS: &str = "hadoop_ref::datanode::state_context";
 
 /// Sentinel of the term atomic: no term yet.
 const TERM_UNSET: i64 = i64::MIN;
@@ -406,7 +149,7 @@ impl StateContext {
     /// that update it unlocked).
     pub fn update_term_from_heartbeat(&self, term: Term) -> Result<(), DatanodeError> {
         validate_term(term)?;
-        tracing::debug!(
+        tracing::debug!(target: EVENTS,
             node = self.node.map(tracing::field::display),
             term,
             "heartbeat term received"
@@ -416,14 +159,14 @@ impl StateContext {
             if current != TERM_UNSET {
                 // The unpatched check-then-set: a concurrent higher write can land between
                 // this read and the store below and be overwritten.
-                tracing::debug!(
+                tracing::debug!(target: EVENTS,
                     node = self.node.map(tracing::field::display),
                     term = current,
                     "term read without the lock"
                 );
                 if current < term {
                     self.term.store(term, Ordering::Release);
-                    tracing::debug!(
+                    tracing::debug!(target: EVENTS,
                         node = self.node.map(tracing::field::display),
                         term,
                         why = "heartbeat",
@@ -437,7 +180,7 @@ impl StateContext {
             if self.behavior.ignores_heartbeat_term_before_init() {
                 // The code before the patch returns at once while the term is unset,
                 // without the lock.
-                tracing::debug!(
+                tracing::debug!(target: EVENTS,
                     node = self.node.map(tracing::field::display),
                     term,
                     "heartbeat term ignored before init"
@@ -455,14 +198,14 @@ impl StateContext {
                 }
             }
             None if self.behavior.ignores_heartbeat_term_before_init() => {
-                tracing::debug!(
+                tracing::debug!(target: EVENTS,
                     node = self.node.map(tracing::field::display),
                     term,
                     "heartbeat term ignored before init"
                 );
             }
             None => {
-                tracing::debug!(
+                tracing::debug!(target: EVENTS,
                     node = self.node.map(tracing::field::display),
                     term,
                     "heartbeat term recorded for init"
@@ -488,7 +231,7 @@ impl StateContext {
         let mut inner = self.inner.lock();
         if inner.queue.len() >= self.config.command_queue_limit {
             inner.stats.rejected_queue_full += 1;
-            tracing::debug!(node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, "command refused: queue full");
+            tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, "command refused: queue full");
             return Err(DatanodeError::CommandQueueFull {
                 limit: self.config.command_queue_limit,
                 dropped: 1,
@@ -499,7 +242,7 @@ impl StateContext {
                 self.set_term_locked(&inner, command.term, "command queued");
             }
         }
-        tracing::debug!(node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, "command queued");
+        tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, "command queued");
         inner.queue.push_back(command);
         debug_assert!(inner.queue.len() <= self.config.command_queue_limit);
         Ok(())
@@ -520,7 +263,7 @@ impl StateContext {
                 current = command.term;
             }
             if command.term == current {
-                tracing::debug!(node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, "command dispatched");
+                tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, "command dispatched");
                 return Some(DispatchedCommand {
                     command,
                     term_at_dispatch: current,
@@ -530,7 +273,7 @@ impl StateContext {
                 });
             }
             inner.stats.dropped_stale += 1;
-            tracing::debug!(node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, current, "command dropped as stale");
+            tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, current, "command dropped as stale");
         }
         None
     }
@@ -557,7 +300,7 @@ impl StateContext {
         for endpoint in &self.endpoints {
             endpoint.set_state(EndpointState::GetVersion);
         }
-        tracing::debug!(
+        tracing::debug!(target: EVENTS,
             node = self.node.map(tracing::field::display),
             incarnation = inner.incarnation,
             "restarted: term and queue lost"
@@ -616,7 +359,7 @@ impl StateContext {
         let term = inner
             .max_term_seen_before_init
             .map_or(max_queued, |seen| seen.max(max_queued));
-        tracing::debug!(node = self.node.map(tracing::field::display),
+        tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display),
             term,
             highest_queued = max_queued,
             heartbeat_seen = ?inner.max_term_seen_before_init,
@@ -634,7 +377,7 @@ impl StateContext {
     /// that raised it, for the story of a failure.
     fn set_term_locked(&self, _inner: &MutexGuard<'_, Inner>, term: Term, why: &'static str) {
         self.term.store(term, Ordering::Release);
-        tracing::debug!(
+        tracing::debug!(target: EVENTS,
             node = self.node.map(tracing::field::display),
             term,
             why,

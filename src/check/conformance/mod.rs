@@ -1,0 +1,64 @@
+//! A conformance kit: hold your own implementation of a seed's component against this
+//! crate's reference, with the crate's own scenarios, invariants and checkers.
+//!
+//! **The races** are the seeds': a datanode's term fencing that loses a heartbeat term
+//! before init or in an unlocked update (HDDS-17268), a standby that judges a datanode's
+//! report against a block state it was not produced under (HDFS-2742).
+//!
+//! **How an implementation is held to the fix.** It implements the component's boundary
+//! trait ([`StateContextApi`], [`NamesystemApi`]) and is checked three ways: the loom
+//! models and the shuttle cases of the catalogue run against it unchanged (the very
+//! scenarios and invariants the crate's own variants are judged by), and a differential
+//! property test feeds it and the reference behavior of your choice (`SeedPatch`,
+//! `Hardened`, `Trunk`) the same generated operations, restarts and failovers included,
+//! and compares every observable output.
+//!
+//! # Check your own implementation
+//!
+//! Per component, a few lines in your crate's tests (the trait impl aside): one test per
+//! build, since loom and shuttle each need a build of their own.
+//!
+//! ```ignore
+//! use hadoop_ref::check::conformance::{SuiteConfig, term_fencing};
+//! use hadoop_ref::datanode::state_context::StateContextBehavior::SeedPatch;
+//!
+//! #[cfg(loom)] // RUSTFLAGS="--cfg loom" cargo test --release
+//! #[test]
+//! fn my_context_passes_the_hdds_17268_loom_models() {
+//!     term_fencing::loom_suite(MyStateContext::start, SeedPatch).assert_passes();
+//! }
+//!
+//! #[cfg(feature = "shuttle")] // cargo test --release --features shuttle
+//! #[test]
+//! fn my_context_passes_the_hdds_17268_shuttle_cases() {
+//!     let config = SuiteConfig::default();
+//!     term_fencing::shuttle_suite(MyStateContext::start, SeedPatch, &config).assert_passes();
+//! }
+//!
+//! #[cfg(not(any(loom, feature = "shuttle")))] // cargo test
+//! #[test]
+//! fn my_context_behaves_as_the_seed_patch() {
+//!     let config = DifferentialConfig::default();
+//!     term_fencing::differential(MyStateContext::start, SeedPatch, &config).assert_conforms();
+//! }
+//! ```
+//!
+//! A suite runs the catalogue's scenarios whose expectation for the reference you claim
+//! is `Holds` (a scenario the reference itself breaks by design, like the window the
+//! seed's patch leaves open, is listed as not claimed). A caught defect prints the story
+//! of the execution that broke the invariant, a divergence the step table of the
+//! operations up to the first one where the two differ.
+//!
+//! [`StateContextApi`]: crate::datanode::state_context::StateContextApi
+//! [`NamesystemApi`]: crate::namenode::namesystem::NamesystemApi
+
+#[cfg(not(any(loom, feature = "shuttle")))]
+mod differential;
+mod report;
+#[cfg(feature = "shuttle")]
+mod shuttle_run;
+pub mod term_fencing;
+
+#[cfg(not(any(loom, feature = "shuttle")))]
+pub use differential::{DifferentialConfig, DifferentialReport, Divergence};
+pub use report::{CaseOutcome, CaseReport, Checker, SuiteConfig, SuiteReport};
