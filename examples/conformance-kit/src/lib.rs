@@ -1,0 +1,22 @@
+//! A downstream crate that holds its own implementations against `hadoop-ref`'s reference,
+//! as a user embedding the crate would: two independent implementations of each of two
+//! components, written from scratch against the boundary traits, one correct and one
+//! carrying the seed's defect.
+//!
+//! - [`term_fencing`] (HDDS-17268), behind `StateContextApi`: [`LockedContext`] keeps a
+//!   heartbeat term seen before init and updates the term under its lock;
+//!   [`UnpatchedContext`] is the code before the patch, written again: it drops a
+//!   heartbeat term that comes before init and raises the term with an unlocked
+//!   check-then-set.
+//!
+//! The tests (`tests/`) are what a user writes: a few lines per build that run the loom
+//! models, the shuttle cases and the differential property test of the seed against each
+//! implementation. The correct ones pass; the defective ones are caught by all three.
+//!
+//! Every lock and atomic comes from `hadoop_ref::sync`, never `std::sync`: loom and shuttle
+//! see only the facade's primitives.
+//!
+//! [`LockedContext`]: term_fencing::LockedContext
+//! [`UnpatchedContext`]: term_fencing::UnpatchedContext
+
+pub mod term_fencing;
