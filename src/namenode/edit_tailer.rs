@@ -7,7 +7,7 @@
 //! queued while the tailer is still mid-log.
 //!
 //! **The fix.** Reports are queued and re-judged by the namesystem's drains (see
-//! [`Namesystem`]); here, failover first [stops](EditLogTailer::stop) the tailer, which
+//! [`Namesystem`](super::namesystem::Namesystem)); here, failover first [stops](EditLogTailer::stop) the tailer, which
 //! waits for a batch in progress, so the catch-up starts exactly where the tailer ended.
 //!
 //! [`EditLogTailer::tail_once`] is one `doTailEdits`; the checkers call it on threads of
@@ -26,7 +26,7 @@
 //! log.fence(NameNodeId(0));
 //! log.log_edits(NameNodeId(0), &[EditOp::SetGenstamp(7)], |ops| active.apply_edits(ops))?;
 //! let standby = Arc::new(Namesystem::standby(NamenodeConfig::default(), 0));
-//! let tailer = EditLogTailer::new(Arc::clone(&log), Arc::clone(&standby), 0, 100);
+//! let tailer = EditLogTailer::new(Arc::clone(&log), standby.clone(), 0, 100);
 //! assert_eq!(tailer.tail_once(), Ok(1));
 //! // Replayed, the GS edit only records an impending stamp (HDFS-14941).
 //! assert_eq!(standby.impending_generation_stamp(), 7);
@@ -38,7 +38,7 @@
 use std::time::Duration;
 
 use super::edit_log::{EditLogError, NameNodeId, SharedEditLog, TxId};
-use super::namesystem::{EditOp, Namesystem, ReplayError};
+use super::namesystem::{EditOp, NamesystemApi, ReplayError};
 use crate::sync::atomic::{AtomicU64, Ordering};
 use crate::sync::channel::{self, Sender};
 use crate::sync::{Arc, Mutex, stop_requested, thread};
@@ -64,7 +64,7 @@ struct TailerState {
 #[derive(Debug)]
 pub struct EditLogTailer {
     log: Arc<SharedEditLog>,
-    namesystem: Arc<Namesystem>,
+    namesystem: Arc<dyn NamesystemApi>,
     /// `dfs.ha.tail-edits.max-txns-per-lock`: edits per batch (HDFS default unlimited;
     /// small values let reports interleave between any two edits).
     max_txns_per_lock: usize,
@@ -76,7 +76,7 @@ impl EditLogTailer {
     /// edits per batch (at least 1).
     pub fn new(
         log: Arc<SharedEditLog>,
-        namesystem: Arc<Namesystem>,
+        namesystem: Arc<dyn NamesystemApi>,
         position: TxId,
         max_txns_per_lock: usize,
     ) -> Self {

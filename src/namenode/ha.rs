@@ -33,7 +33,7 @@
 
 use super::edit_log::{EditLogError, NameNodeId, SharedEditLog, TxId};
 use super::edit_tailer::{EditLogTailer, TailError};
-use super::namesystem::{EditOp, HaState, NamenodeConfig, Namesystem};
+use super::namesystem::{EditOp, HaState, NamenodeConfig, NamesystemApi, NamesystemFactory};
 use super::pending_messages::ReportedState;
 use super::{Block, DatanodeId, GenerationStamp, ReplicaState, StorageId};
 use crate::sync::Arc;
@@ -59,11 +59,12 @@ pub trait DatanodeProtocol: Send + Sync {
     fn heartbeat(&self, datanode: DatanodeId) -> HeartbeatResponse;
 }
 
-/// A NameNode of an HA pair.
+/// A NameNode of an HA pair, over any implementation of the namesystem boundary
+/// ([`NamesystemApi`]; the crate's `Namesystem` unless built with [`NameNode::start`]).
 #[derive(Debug)]
 pub struct NameNode {
     id: NameNodeId,
-    namesystem: Arc<Namesystem>,
+    namesystem: Arc<dyn NamesystemApi>,
     tailer: EditLogTailer,
 }
 
@@ -77,8 +78,16 @@ impl NameNode {
         log: Arc<SharedEditLog>,
         max_txns_per_lock: usize,
     ) -> Self {
-        let namesystem = Namesystem::standby(named(config, id), initial_gs);
-        Self::new(id, namesystem, log, max_txns_per_lock)
+        let behavior = config.behavior;
+        Self::start(
+            id,
+            HaState::Standby,
+            behavior,
+            config,
+            initial_gs,
+            log,
+            max_txns_per_lock,
+        )
     }
 
     /// A NameNode starting as active on an empty log: it fences the log.
@@ -89,25 +98,38 @@ impl NameNode {
         log: Arc<SharedEditLog>,
         max_txns_per_lock: usize,
     ) -> Self {
-        log.fence(id);
-        let active = Self::new(
+        let behavior = config.behavior;
+        Self::start(
             id,
-            Namesystem::active(named(config, id), initial_gs),
+            HaState::Active,
+            behavior,
+            config,
+            initial_gs,
             log,
             max_txns_per_lock,
-        );
-        active.tailer.stop();
-        active
+        )
     }
 
-    fn new(
+    /// A NameNode starting in role `ha` over the namesystem `factory` builds with `config`
+    /// (named after `id`): as standby it tails `log` from its start, as active it fences
+    /// the log first.
+    pub fn start(
         id: NameNodeId,
-        namesystem: Namesystem,
+        ha: HaState,
+        factory: impl NamesystemFactory,
+        config: NamenodeConfig,
+        initial_gs: GenerationStamp,
         log: Arc<SharedEditLog>,
         max_txns_per_lock: usize,
     ) -> Self {
-        let namesystem = Arc::new(namesystem);
+        if ha == HaState::Active {
+            log.fence(id);
+        }
+        let namesystem = factory.create(ha, named(config, id), initial_gs);
         let tailer = EditLogTailer::new(log, Arc::clone(&namesystem), 0, max_txns_per_lock);
+        if ha == HaState::Active {
+            tailer.stop();
+        }
         Self {
             id,
             namesystem,
@@ -121,7 +143,7 @@ impl NameNode {
     }
 
     /// Its namesystem.
-    pub fn namesystem(&self) -> &Arc<Namesystem> {
+    pub fn namesystem(&self) -> &Arc<dyn NamesystemApi> {
         &self.namesystem
     }
 

@@ -13,7 +13,9 @@ use crate::namenode::edit_log::{EditLogError, NameNodeId, SharedEditLog};
 use crate::namenode::edit_tailer::TailError;
 use crate::namenode::evaluation::RbwOnCompleteRule;
 use crate::namenode::ha::NameNode;
-use crate::namenode::namesystem::{EditOp, NamenodeConfig, NamesystemBehavior, NamesystemView};
+use crate::namenode::namesystem::{
+    EditOp, HaState, NamenodeConfig, NamesystemFactory, NamesystemView,
+};
 use crate::sync::{Arc, Mutex};
 
 /// Bound of the shared edit log, and of the tailer batches a catch-up may take.
@@ -98,30 +100,24 @@ pub struct HaPair {
 }
 
 impl HaPair {
-    /// A pair running `behavior` on both NameNodes.
-    pub fn new(behavior: NamesystemBehavior, shape: HaPairShape) -> Self {
+    /// A pair whose namesystems `factory` builds: a `NamesystemBehavior` runs that
+    /// behavior on both NameNodes; a conformance suite builds NameNode 1, the standby that
+    /// fails over, from another implementation.
+    pub fn new(factory: impl NamesystemFactory, shape: HaPairShape) -> Self {
         let log = Arc::new(SharedEditLog::new(LOG_CAPACITY));
         let config = NamenodeConfig {
-            behavior,
             rbw_rule: shape.rbw_rule,
             excess_choice_seed: shape.excess_choice_seed,
             ..NamenodeConfig::default()
         };
+        let start = |id, ha| {
+            let log = Arc::clone(&log);
+            let (config, gs, batch) = (config.clone(), shape.initial_gs, shape.max_txns_per_lock);
+            Arc::new(NameNode::start(id, ha, factory, config, gs, log, batch))
+        };
         let namenodes = [
-            Arc::new(NameNode::active(
-                NameNodeId(0),
-                config.clone(),
-                shape.initial_gs,
-                Arc::clone(&log),
-                shape.max_txns_per_lock,
-            )),
-            Arc::new(NameNode::standby(
-                NameNodeId(1),
-                config,
-                shape.initial_gs,
-                Arc::clone(&log),
-                shape.max_txns_per_lock,
-            )),
+            start(NameNodeId(0), HaState::Active),
+            start(NameNodeId(1), HaState::Standby),
         ];
         let datanodes = (1..=shape.datanodes)
             .map(|id| {

@@ -3,8 +3,9 @@
 //! and the suites' scenario lists are the catalogue's.
 
 use hadoop_ref::check::catalogue;
-use hadoop_ref::check::conformance::{DifferentialConfig, term_fencing};
+use hadoop_ref::check::conformance::{DifferentialConfig, standby, term_fencing};
 use hadoop_ref::datanode::state_context::StateContextBehavior;
+use hadoop_ref::namenode::namesystem::NamesystemBehavior;
 
 #[test]
 fn term_fencing_suite_runs_exactly_the_catalogues_scenarios() {
@@ -62,4 +63,49 @@ fn unlocked_term_update_alone_is_sequentially_the_seed_patch() {
         &DifferentialConfig::default(),
     )
     .assert_conforms();
+}
+
+#[test]
+fn standby_suite_runs_the_catalogues_scenarios_but_the_two_with_a_serving_active() {
+    let mut listed: Vec<_> = standby::scenarios::<NamesystemBehavior>()
+        .iter()
+        .map(|s| s.name)
+        .chain(standby::NOT_IN_SUITE)
+        .collect();
+    let mut catalogued: Vec<_> = catalogue::standby().iter().map(|c| c.scenario).collect();
+    listed.sort_unstable();
+    catalogued.sort_unstable();
+    catalogued.dedup();
+    assert_eq!(listed, catalogued);
+}
+
+#[test]
+fn trunk_standby_conforms_to_itself() {
+    let report = standby::differential(
+        NamesystemBehavior::Trunk,
+        NamesystemBehavior::Trunk,
+        &DifferentialConfig::default(),
+    );
+    report.assert_conforms();
+    assert_eq!(report.cases, 256);
+}
+
+#[test]
+fn each_legacy_standby_diverges_from_trunk() {
+    for legacy in [
+        NamesystemBehavior::LegacyWholeMessageQueue,
+        NamesystemBehavior::LegacyEarlyDrain,
+        NamesystemBehavior::LegacyNoImpendingGenstamp,
+    ] {
+        let report = standby::differential(
+            legacy,
+            NamesystemBehavior::Trunk,
+            &DifferentialConfig::default(),
+        );
+        let divergence = report.assert_diverges();
+        println!(
+            "{legacy:?}: after {} sequence(s), {} operation(s):\n{divergence}",
+            divergence.found_after_cases, divergence.length
+        );
+    }
 }

@@ -10,7 +10,7 @@ use hadoop_ref::namenode::edit_log::{EditLogError, NameNodeId, SharedEditLog};
 use hadoop_ref::namenode::edit_tailer::{EditLogTailer, TailerThread};
 use hadoop_ref::namenode::ha::{DatanodeProtocol, NameNode};
 use hadoop_ref::namenode::namesystem::{
-    EditOp, HaState, NamenodeConfig, Namesystem, ReplayError, excess_order,
+    EditOp, HaState, NamenodeConfig, Namesystem, NamesystemApi, ReplayError, excess_order,
 };
 use hadoop_ref::sync::{Arc, thread};
 
@@ -19,7 +19,7 @@ use crate::test_util::standby::{
 };
 
 /// Datanode `dn` reports `B@1` FINALIZED to `nn`.
-fn finalized(nn: &Namesystem, dn: u64) {
+fn finalized(nn: &dyn NamesystemApi, dn: u64) {
     received(nn, dn, block(B, 1, LEN));
 }
 
@@ -43,7 +43,7 @@ fn logged_file() -> Arc<SharedEditLog> {
 fn write_file(nn: &NameNode, replication: usize, finalized_on: &[u64]) {
     nn.log_edits(&open_file(1, replication)).unwrap();
     for dn in finalized_on {
-        finalized(nn.namesystem(), *dn);
+        finalized(nn.namesystem().as_ref(), *dn);
     }
     nn.log_edits(&[close_file()]).unwrap();
 }
@@ -161,7 +161,7 @@ fn tailer_stays_at_the_start_of_a_batch_that_does_not_fit() {
     let log = logged_file();
     let standby = standby_holding_the_file();
     let before = standby.view();
-    let tailer = EditLogTailer::new(Arc::clone(&log), Arc::clone(&standby), 0, 10);
+    let tailer = EditLogTailer::new(Arc::clone(&log), standby.clone(), 0, 10);
     let error = tailer.tail_once().expect_err("AddFile does not fit");
     assert_eq!(
         error.position, 1,
@@ -180,7 +180,7 @@ fn tailer_stays_at_the_start_of_a_batch_that_does_not_fit() {
 fn tailer_thread_tails_until_shut_down() {
     let log = logged_file();
     let standby = Arc::new(Namesystem::standby(NamenodeConfig::default(), 0));
-    let tailer = Arc::new(EditLogTailer::new(log, Arc::clone(&standby), 0, 1));
+    let tailer = Arc::new(EditLogTailer::new(log, standby.clone(), 0, 1));
     let mut driver = TailerThread::start(Arc::clone(&tailer), Duration::from_millis(1));
     // Full batches are followed at once by the next, so the thread reaches the end; the
     // test waits for that state, with a bound on the polls, never for a time.
@@ -200,7 +200,7 @@ fn tailer_thread_tails_until_shut_down() {
 fn tailer_thread_reports_a_refused_batch_and_keeps_running() {
     let log = logged_file();
     let standby = standby_holding_the_file();
-    let tailer = Arc::new(EditLogTailer::new(log, Arc::clone(&standby), 0, 10));
+    let tailer = Arc::new(EditLogTailer::new(log, standby.clone(), 0, 10));
     let mut driver = TailerThread::start(Arc::clone(&tailer), Duration::from_millis(1));
     // Two refusals mean the thread survived the first and retried; the test waits for
     // that state with a bound on the polls, never for a time.
@@ -222,7 +222,7 @@ fn tailer_thread_reports_a_refused_batch_and_keeps_running() {
 fn failover_fences_catches_up_and_drains_then_old_active_tails_from_its_last_edit() {
     let (log, nn0, nn1) = pair(100);
     write_file(&nn0, 1, &[1]);
-    finalized(nn1.namesystem(), 1);
+    finalized(nn1.namesystem().as_ref(), 1);
     assert_eq!(
         nn1.namesystem().queue_metrics().count,
         1,
@@ -257,7 +257,7 @@ fn failover_fences_catches_up_and_drains_then_old_active_tails_from_its_last_edi
 fn standby_answers_heartbeats_without_commands() {
     let (_log, nn0, nn1) = pair(100);
     write_file(&nn0, 1, &[1]);
-    finalized(nn0.namesystem(), 2);
+    finalized(nn0.namesystem().as_ref(), 2);
     let response = nn1.heartbeat(DatanodeId(2));
     assert_eq!(response.ha_state, HaState::Standby);
     assert!(response.deletions.is_empty());

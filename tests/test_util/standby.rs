@@ -2,7 +2,7 @@
 //! standby namesystem, the edits that create a file and the report of a finished replica.
 
 use hadoop_ref::namenode::namesystem::{
-    EditOp, FileId, NamenodeConfig, Namesystem, NamesystemBehavior,
+    EditOp, FileId, NamenodeConfig, Namesystem, NamesystemApi, NamesystemBehavior,
 };
 use hadoop_ref::namenode::pending_messages::ReportedState;
 use hadoop_ref::namenode::{Block, BlockId, DatanodeId, ReplicaState, StorageId};
@@ -38,7 +38,7 @@ pub fn standby(behavior: NamesystemBehavior, gs: i64) -> Namesystem {
 }
 
 /// Datanode `dn` reports `b` RECEIVED (FINALIZED) to `ns`.
-pub fn received(ns: &Namesystem, dn: u64, b: Block) {
+pub fn received(ns: &dyn NamesystemApi, dn: u64, b: Block) {
     ns.incremental_report(
         storage(dn),
         b,

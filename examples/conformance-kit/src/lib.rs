@@ -8,6 +8,11 @@
 //!   [`UnpatchedContext`] is the code before the patch, written again: it drops a
 //!   heartbeat term that comes before init and raises the term with an unlocked
 //!   check-then-set.
+//! - [`standby`] (HDFS-2742), behind `NamesystemApi`: [`PerBlockStandby`] queues a
+//!   datanode's early reports per block and judges them right after the edit that changes
+//!   the block; [`BatchDrainStandby`] keeps one queue judged after each batch of edits, as
+//!   the HA branch did before the seed's fix. The two share the namespace and the report
+//!   judging; they differ in the queue.
 //!
 //! The tests (`tests/`) are what a user writes: a few lines per build that run the loom
 //! models, the shuttle cases and the differential property test of the seed against each
@@ -17,6 +22,9 @@
 //! see only the facade's primitives.
 //!
 //! [`LockedContext`]: term_fencing::LockedContext
+//! [`PerBlockStandby`]: standby::PerBlockStandby
+//! [`BatchDrainStandby`]: standby::BatchDrainStandby
 //! [`UnpatchedContext`]: term_fencing::UnpatchedContext
 
+pub mod standby;
 pub mod term_fencing;

@@ -57,6 +57,7 @@ mod differential;
 mod report;
 #[cfg(feature = "shuttle")]
 mod shuttle_run;
+pub mod standby;
 pub mod term_fencing;
 
 #[cfg(not(any(loom, feature = "shuttle")))]

@@ -28,6 +28,7 @@ mod api;
 mod batch;
 mod completion;
 mod config;
+mod contract;
 mod drain;
 mod edits;
 mod failover;
@@ -42,6 +43,7 @@ mod whole_messages;
 
 pub use api::Namesystem;
 pub use config::{NamenodeConfig, NamesystemBehavior};
+pub use contract::{NamesystemApi, NamesystemFactory};
 pub use edits::{EditOp, FileId, ReplayError};
 pub use replication::excess_order;
 pub use view::{BlockMetrics, HaState, INodeFile, NamesystemView, SafeModeCounts, StoredBlock};

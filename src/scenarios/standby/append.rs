@@ -12,7 +12,7 @@
 use super::cluster::{Actor, close, spawn_datanode, spawn_failovers, spawn_tailer};
 use super::edits::{BLOCK, BLOCK_LENGTH, FILE, block, open_file};
 use super::invariants::{check_pair_namenodes, check_pair_quiescent};
-use crate::namenode::namesystem::{EditOp, NamesystemBehavior};
+use crate::namenode::namesystem::{EditOp, NamesystemFactory};
 use crate::namenode::{Block, GenerationStamp};
 use crate::scenarios::rng::SeededRng;
 use crate::scenarios::{Violation, join_all};
@@ -57,14 +57,14 @@ impl Default for AppendClusterShape {
 /// it. Both NameNodes' invariants are checked after every tailer batch and failover, and
 /// every invariant once all is quiet: a left-out datanode never counts as a location of
 /// the completed block, and lowering the replication never keeps only its old replica.
-pub fn appends_leave_no_stale_location(
-    behavior: NamesystemBehavior,
+pub fn appends_leave_no_stale_location<F: NamesystemFactory>(
+    factory: F,
     seed: u64,
     shape: AppendClusterShape,
 ) -> Result<(), Violation> {
     let mut rng = SeededRng::new(seed);
     let pair = Arc::new(HaPair::new(
-        behavior,
+        factory,
         HaPairShape {
             max_txns_per_lock: shape.max_txns_per_lock,
             excess_choice_seed: rng.next_u64(),
@@ -194,14 +194,14 @@ impl FailoverPoint {
 /// `failover`; both NameNodes are checked after every step. Then the replication is
 /// lowered to 1 and, once everything landed, B@2 must survive on DN1 or DN2 whatever the
 /// excess choice (`excess_choice_seed`).
-pub fn append_leaving_a_datanode_out(
-    behavior: NamesystemBehavior,
+pub fn append_leaving_a_datanode_out<F: NamesystemFactory>(
+    factory: F,
     failover: FailoverPoint,
     dn3_reports: bool,
     excess_choice_seed: u64,
 ) -> Result<(), Violation> {
     let pair = HaPair::new(
-        behavior,
+        factory,
         HaPairShape {
             max_txns_per_lock: 1,
             excess_choice_seed,

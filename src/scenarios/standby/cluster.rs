@@ -6,7 +6,7 @@
 use super::edits::{BLOCK_LENGTH, block};
 use super::invariants::{check_pair_namenodes, check_pair_quiescent};
 use crate::namenode::edit_log::EditLogError;
-use crate::namenode::namesystem::{EditOp, FileId, NamesystemBehavior, ReplayError};
+use crate::namenode::namesystem::{EditOp, FileId, NamesystemFactory, ReplayError};
 use crate::namenode::{Block, BlockId, GenerationStamp};
 use crate::scenarios::rng::SeededRng;
 use crate::scenarios::{Violation, join_all};
@@ -53,14 +53,14 @@ pub(super) type Actor = thread::JoinHandle<Result<Vec<()>, Violation>>;
 /// standby's tailer, three datanodes with periodic full reports, heartbeats and late
 /// deletions, and periodic failover. The NameNodes' invariants are checked after every
 /// tailer batch and failover, and every invariant once all is quiet.
-pub fn failovers_lose_no_replica_and_keep_counts(
-    behavior: NamesystemBehavior,
+pub fn failovers_lose_no_replica_and_keep_counts<F: NamesystemFactory>(
+    factory: F,
     seed: u64,
     shape: StandbyClusterShape,
 ) -> Result<(), Violation> {
     let mut rng = SeededRng::new(seed);
     let pair = Arc::new(HaPair::new(
-        behavior,
+        factory,
         HaPairShape {
             max_txns_per_lock: shape.max_txns_per_lock,
             excess_choice_seed: rng.next_u64(),

@@ -17,7 +17,7 @@ use super::invariants::{
 };
 use super::reporter::{FINALIZED, Reporter, standby};
 use super::violation::violation;
-use crate::namenode::namesystem::{EditOp, NamesystemBehavior};
+use crate::namenode::namesystem::{EditOp, NamesystemFactory};
 use crate::namenode::{DatanodeId, ReplicaState};
 use crate::scenarios::Violation;
 use crate::sim::ha_pair::{HaPair, HaPairShape};
@@ -30,18 +30,18 @@ use crate::sync::{Arc, thread};
 /// standby replays the block edit and the close, and one more `OP_SET_GENSTAMP 2` (a
 /// pipeline GS whose block edit never came). After failover DN1 must be a location of B
 /// without any full report, and the new active's counter must be 2.
-pub fn replica_reported_between_genstamp_and_block_edits_is_recorded(
-    behavior: NamesystemBehavior,
+pub fn replica_reported_between_genstamp_and_block_edits_is_recorded<F: NamesystemFactory>(
+    factory: F,
 ) -> Result<(), Violation> {
     let setup = |error: String| violation("scenario setup", error);
-    let ns = standby(behavior, 0);
+    let ns = standby(factory, 0);
     let edits = open_file(FILE, 1, block(BLOCK, 1, 0));
     let (genstamp_and_file, block_edit) = edits.split_at(2);
     ns.apply_edits(genstamp_and_file)
         .map_err(|(_, e)| setup(e.to_string()))?;
     let finished = block(BLOCK, 1, BLOCK_LENGTH);
     let mut dn1 = Reporter::default();
-    dn1.incremental(&ns, 1, finished, FINALIZED);
+    dn1.incremental(&*ns, 1, finished, FINALIZED);
     let mut rest = block_edit.to_vec();
     rest.extend([
         EditOp::Close {
@@ -72,11 +72,11 @@ pub fn replica_reported_between_genstamp_and_block_edits_is_recorded(
 /// up. The report that lands between the GS edit and the block edit is dropped without
 /// HDFS-14941 (the new active lacks DN1's location); with it, it is queued and applied
 /// when the block edit attaches the block.
-pub fn replica_reported_between_split_batches_is_recorded(
-    behavior: NamesystemBehavior,
+pub fn replica_reported_between_split_batches_is_recorded<F: NamesystemFactory>(
+    factory: F,
 ) -> Result<(), Violation> {
     let pair = Arc::new(HaPair::new(
-        behavior,
+        factory,
         HaPairShape {
             datanodes: 1,
             max_txns_per_lock: 1,

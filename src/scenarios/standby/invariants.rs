@@ -13,7 +13,7 @@ use crate::namenode::evaluation::{
     BlockUcState, ReplicaVerdict, StoredBlockView, check_replica_corrupt,
 };
 use crate::namenode::ha::NameNode;
-use crate::namenode::namesystem::{HaState, Namesystem, NamesystemView};
+use crate::namenode::namesystem::{HaState, NamesystemApi, NamesystemView};
 use crate::namenode::pending_messages::ReportedState;
 use crate::namenode::{Block, BlockId, GenerationStamp, ReplicaState, StorageId};
 use crate::scenarios::Violation;
@@ -270,7 +270,7 @@ pub fn generation_stamp_never_reused(
 /// The invariants a NameNode must satisfy at any moment its lock is free.
 pub fn check_namenode(
     nn: &str,
-    namesystem: &Namesystem,
+    namesystem: &dyn NamesystemApi,
     dns: &[Arc<HdfsDataNode>],
 ) -> Result<(), Violation> {
     let view = namesystem.view();
@@ -294,10 +294,10 @@ pub fn check_quiescent(
     no_block_lost(&name, &view, &held)?;
     no_false_corruption(&name, &view, &sent)?;
     location_completeness(&name, &view, &sent, &held)?;
-    check_namenode(&name, active.namesystem(), dns)?;
+    check_namenode(&name, active.namesystem().as_ref(), dns)?;
     check_namenode(
         &format!("{:?} (standby)", standby.id()),
-        standby.namesystem(),
+        standby.namesystem().as_ref(),
         dns,
     )
 }
@@ -307,7 +307,7 @@ pub fn check_quiescent(
 pub fn check_pair_namenodes(pair: &HaPair) -> Result<(), Violation> {
     for nn in pair.namenodes() {
         let name = format!("{:?}", nn.id());
-        check_namenode(&name, nn.namesystem(), pair.datanodes())?;
+        check_namenode(&name, nn.namesystem().as_ref(), pair.datanodes())?;
         let logged = pair.highest_logged_genstamp();
         generation_stamp_never_reused(&name, &nn.namesystem().view(), logged)?;
     }

@@ -7,7 +7,7 @@ use super::invariants::{
     location_completeness, no_false_corruption, queue_is_sound, standby_is_passive,
 };
 use super::violation::violation;
-use crate::namenode::namesystem::{EditOp, NamesystemBehavior};
+use crate::namenode::namesystem::{EditOp, NamesystemFactory};
 use crate::namenode::pending_messages::ReportedState;
 use crate::namenode::{DatanodeId, ReplicaState};
 use crate::scenarios::Violation;
@@ -26,9 +26,9 @@ use crate::sync::{Arc, thread};
 /// corrupt and is a location of B@6 on the new active. The datanode's messages all land
 /// before the failover: a report still in flight at failover reaches the new active
 /// unpostponed, a window HDFS shares and the seed does not cover.
-pub fn rbw_report_races_completion(behavior: NamesystemBehavior) -> Result<(), Violation> {
+pub fn rbw_report_races_completion<F: NamesystemFactory>(factory: F) -> Result<(), Violation> {
     let pair = Arc::new(HaPair::new(
-        behavior,
+        factory,
         HaPairShape {
             datanodes: 1,
             initial_gs: 4,

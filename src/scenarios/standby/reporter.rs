@@ -6,10 +6,11 @@
 //! straight to one namesystem and records them, per (block, storage), as the invariants'
 //! oracle of "healthy" (the latest report a datanode sent about a block).
 
-use crate::namenode::namesystem::{NamenodeConfig, Namesystem, NamesystemBehavior};
+use crate::namenode::namesystem::{HaState, NamenodeConfig, NamesystemApi, NamesystemFactory};
 use crate::namenode::pending_messages::ReportedState;
 use crate::namenode::{Block, DatanodeId, GenerationStamp, NameNodeId, ReplicaState};
 use crate::sim::hdfs_datanode::{SentReports, storage_of};
+use crate::sync::Arc;
 
 /// A FINALIZED replica (an incremental RECEIVED report).
 pub(super) const FINALIZED: ReportedState = ReportedState::Replica(ReplicaState::Finalized);
@@ -24,7 +25,7 @@ impl Reporter {
     /// Datanode `dn` reports `block` in `state` to `ns`.
     pub(super) fn incremental(
         &mut self,
-        ns: &Namesystem,
+        ns: &dyn NamesystemApi,
         dn: u64,
         block: Block,
         state: ReportedState,
@@ -38,15 +39,15 @@ impl Reporter {
     }
 }
 
-/// A standby namesystem running `behavior`, at generation stamp `gs`: `nn1`, the standby
+/// A standby namesystem built by `factory`, at generation stamp `gs`: `nn1`, the standby
 /// of a pair, in its events.
-pub(super) fn standby(behavior: NamesystemBehavior, gs: GenerationStamp) -> Namesystem {
-    Namesystem::standby(
-        NamenodeConfig {
-            behavior,
-            namenode_id: Some(NameNodeId(1)),
-            ..NamenodeConfig::default()
-        },
-        gs,
-    )
+pub(super) fn standby<F: NamesystemFactory>(
+    factory: F,
+    gs: GenerationStamp,
+) -> Arc<dyn NamesystemApi> {
+    let config = NamenodeConfig {
+        namenode_id: Some(NameNodeId(1)),
+        ..NamenodeConfig::default()
+    };
+    factory.create(HaState::Standby, config, gs)
 }

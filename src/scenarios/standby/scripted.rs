@@ -11,7 +11,7 @@ use super::invariants::{
 use super::reporter::{FINALIZED, Reporter, standby};
 use super::violation::violation;
 use crate::namenode::evaluation::RbwOnCompleteRule;
-use crate::namenode::namesystem::{EditOp, FileId, NamesystemBehavior, ReplayError};
+use crate::namenode::namesystem::{EditOp, FileId, NamesystemFactory, ReplayError};
 use crate::namenode::{BlockId, DatanodeId};
 use crate::scenarios::Violation;
 use crate::sim::ha_pair::{HaPair, HaPairShape};
@@ -28,11 +28,11 @@ pub const DN1_KEPT_AS_EXCESS_SEED: u64 = 8;
 /// the two healthy replicas as excess, and DN1 then executes its old deletion: no
 /// replica is left. Trunk's standby judges the report against the block under
 /// construction and keeps every replica.
-pub fn rbw_report_before_close_loses_no_replica(
-    behavior: NamesystemBehavior,
+pub fn rbw_report_before_close_loses_no_replica<F: NamesystemFactory>(
+    factory: F,
 ) -> Result<(), Violation> {
     let pair = HaPair::new(
-        behavior,
+        factory,
         HaPairShape {
             initial_gs: 4,
             rbw_rule: RbwOnCompleteRule::AlwaysCorrupt,
@@ -100,11 +100,11 @@ pub fn rbw_report_before_close_loses_no_replica(
 /// flagged replica as stale (its expected replica kept the old stamp), so the new active
 /// has no location for the block DN1 holds. The fixed failover keeps postponing until the
 /// catch-up is done.
-pub fn failover_judges_queued_reports_after_catch_up(
-    behavior: NamesystemBehavior,
+pub fn failover_judges_queued_reports_after_catch_up<F: NamesystemFactory>(
+    factory: F,
 ) -> Result<(), Violation> {
     let pair = HaPair::new(
-        behavior,
+        factory,
         HaPairShape {
             datanodes: 1,
             max_txns_per_lock: 3,
@@ -149,8 +149,10 @@ pub fn failover_judges_queued_reports_after_catch_up(
 /// inconsistent, then its report of b@2 is applied. Trunk's standby purges the
 /// superseded entry (`PendingDataNodeMessages.removeQueuedBlock`); without the purge it
 /// lingers and the failover drain flags DN1's current replica corrupt.
-pub fn superseded_queued_report_is_purged(behavior: NamesystemBehavior) -> Result<(), Violation> {
-    let ns = standby(behavior, 0);
+pub fn superseded_queued_report_is_purged<F: NamesystemFactory>(
+    factory: F,
+) -> Result<(), Violation> {
+    let ns = standby(factory, 0);
     let mut edits = open_file(FILE, 1, block(BLOCK, 1, 0));
     edits.extend([
         EditOp::SetGenstamp(2),
@@ -162,8 +164,8 @@ pub fn superseded_queued_report_is_purged(behavior: NamesystemBehavior) -> Resul
     ns.apply_edits(&edits)
         .map_err(|(_, error)| violation("scenario setup", error.to_string()))?;
     let mut dn1 = Reporter::default();
-    dn1.incremental(&ns, 1, block(BLOCK, 1, BLOCK_LENGTH), FINALIZED);
-    dn1.incremental(&ns, 1, block(BLOCK, 2, BLOCK_LENGTH), FINALIZED);
+    dn1.incremental(&*ns, 1, block(BLOCK, 1, BLOCK_LENGTH), FINALIZED);
+    dn1.incremental(&*ns, 1, block(BLOCK, 2, BLOCK_LENGTH), FINALIZED);
     ns.transition_to_active(&[], &[DatanodeId(1)])
         .map_err(|error| violation("scenario setup", error.to_string()))?;
     let view = ns.view();
@@ -177,10 +179,10 @@ pub fn superseded_queued_report_is_purged(behavior: NamesystemBehavior) -> Resul
 /// safe mode: completing a block on replay credits the replicas already stored
 /// (`BlockManager.completeBlock`). The legacy early drain (a report processed as soon as
 /// replay first adds its block, completion crediting nothing) leaves them at 10/15.
-pub fn safe_mode_credits_replicas_reported_before_close(
-    behavior: NamesystemBehavior,
+pub fn safe_mode_credits_replicas_reported_before_close<F: NamesystemFactory>(
+    factory: F,
 ) -> Result<(), Violation> {
-    let ns = standby(behavior, 0);
+    let ns = standby(factory, 0);
     let setup = |error: ReplayError| violation("scenario setup", error.to_string());
     let mut edits = vec![EditOp::SetGenstamp(1)];
     for f in 0..15_u64 {
@@ -198,7 +200,7 @@ pub fn safe_mode_credits_replicas_reported_before_close(
     ns.apply_edits(&edits).map_err(|(_, e)| setup(e))?;
     let mut dn1 = Reporter::default();
     for f in 0..15 {
-        dn1.incremental(&ns, 1, block(BlockId(f), 1, BLOCK_LENGTH), FINALIZED);
+        dn1.incremental(&*ns, 1, block(BlockId(f), 1, BLOCK_LENGTH), FINALIZED);
     }
     safe_mode_matches_recount("standby", &ns.view())?;
     let closes: Vec<EditOp> = (10..15).map(close).collect();
