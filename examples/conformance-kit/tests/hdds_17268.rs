@@ -10,15 +10,23 @@ use hadoop_ref::datanode::state_context::StateContextBehavior::SeedPatch;
 #[cfg(loom)] // RUSTFLAGS="--cfg loom" cargo test --release
 #[test]
 fn locked_context_passes_the_loom_models() {
-    term_fencing::loom_suite(LockedContext::start, SeedPatch).assert_passes();
+    let report = term_fencing::loom_suite(LockedContext::start, SeedPatch);
+    println!("{}", report.table());
+    report.assert_passes();
 }
 
 #[cfg(loom)]
 #[test]
 fn unpatched_context_is_caught_by_the_loom_models() {
     let report = term_fencing::loom_suite(UnpatchedContext::start, SeedPatch);
-    println!("{report}");
-    report.assert_caught();
+    let first = report.assert_caught();
+    println!(
+        "{}\nthe story of {} [{}]:\n{}",
+        report.table(),
+        first.scenario,
+        first.checker,
+        first.story().unwrap_or("")
+    );
 }
 
 #[cfg(feature = "shuttle")] // cargo test --release --features shuttle
@@ -26,7 +34,7 @@ fn unpatched_context_is_caught_by_the_loom_models() {
 fn locked_context_passes_the_shuttle_cases() {
     let config = hadoop_ref::check::conformance::SuiteConfig::default();
     let report = term_fencing::shuttle_suite(LockedContext::start, SeedPatch, &config);
-    println!("{report}");
+    println!("{}", report.table());
     report.assert_passes();
 }
 
@@ -35,15 +43,26 @@ fn locked_context_passes_the_shuttle_cases() {
 fn unpatched_context_is_caught_by_the_shuttle_cases() {
     let config = hadoop_ref::check::conformance::SuiteConfig::default();
     let report = term_fencing::shuttle_suite(UnpatchedContext::start, SeedPatch, &config);
-    println!("{report}");
-    report.assert_caught();
+    let first = report.assert_caught();
+    println!(
+        "{}\nthe story of {} [{}]:\n{}",
+        report.table(),
+        first.scenario,
+        first.checker,
+        first.story().unwrap_or("")
+    );
 }
 
 #[cfg(not(any(loom, feature = "shuttle")))] // cargo test
 #[test]
 fn locked_context_behaves_as_the_seed_patch() {
     let config = hadoop_ref::check::conformance::DifferentialConfig::default();
-    term_fencing::differential(LockedContext::start, SeedPatch, &config).assert_conforms();
+    let report = term_fencing::differential(LockedContext::start, SeedPatch, &config);
+    report.assert_conforms();
+    println!(
+        "{} agreed with {} over {} generated sequences",
+        report.implementation, report.reference, report.cases
+    );
 }
 
 #[cfg(not(any(loom, feature = "shuttle")))]

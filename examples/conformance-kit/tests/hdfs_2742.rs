@@ -10,15 +10,23 @@ use hadoop_ref::namenode::namesystem::NamesystemBehavior::Trunk;
 #[cfg(loom)] // RUSTFLAGS="--cfg loom" cargo test --release
 #[test]
 fn per_block_standby_passes_the_loom_models() {
-    standby::loom_suite(PerBlockStandby::start, Trunk).assert_passes();
+    let report = standby::loom_suite(PerBlockStandby::start, Trunk);
+    println!("{}", report.table());
+    report.assert_passes();
 }
 
 #[cfg(loom)]
 #[test]
 fn batch_drain_standby_is_caught_by_the_loom_models() {
     let report = standby::loom_suite(BatchDrainStandby::start, Trunk);
-    println!("{report}");
-    report.assert_caught();
+    let first = report.assert_caught();
+    println!(
+        "{}\nthe story of {} [{}]:\n{}",
+        report.table(),
+        first.scenario,
+        first.checker,
+        first.story().unwrap_or("")
+    );
 }
 
 #[cfg(feature = "shuttle")] // cargo test --release --features shuttle
@@ -26,7 +34,7 @@ fn batch_drain_standby_is_caught_by_the_loom_models() {
 fn per_block_standby_passes_the_shuttle_cases() {
     let config = hadoop_ref::check::conformance::SuiteConfig::default();
     let report = standby::shuttle_suite(PerBlockStandby::start, Trunk, &config);
-    println!("{report}");
+    println!("{}", report.table());
     report.assert_passes();
 }
 
@@ -35,15 +43,26 @@ fn per_block_standby_passes_the_shuttle_cases() {
 fn batch_drain_standby_is_caught_by_the_shuttle_cases() {
     let config = hadoop_ref::check::conformance::SuiteConfig::default();
     let report = standby::shuttle_suite(BatchDrainStandby::start, Trunk, &config);
-    println!("{report}");
-    report.assert_caught();
+    let first = report.assert_caught();
+    println!(
+        "{}\nthe story of {} [{}]:\n{}",
+        report.table(),
+        first.scenario,
+        first.checker,
+        first.story().unwrap_or("")
+    );
 }
 
 #[cfg(not(any(loom, feature = "shuttle")))] // cargo test
 #[test]
 fn per_block_standby_behaves_as_trunk() {
     let config = hadoop_ref::check::conformance::DifferentialConfig::default();
-    standby::differential(PerBlockStandby::start, Trunk, &config).assert_conforms();
+    let report = standby::differential(PerBlockStandby::start, Trunk, &config);
+    report.assert_conforms();
+    println!(
+        "{} agreed with {} over {} generated sequences",
+        report.implementation, report.reference, report.cases
+    );
 }
 
 #[cfg(not(any(loom, feature = "shuttle")))]

@@ -90,6 +90,14 @@ impl CaseReport {
     pub fn caught(&self) -> bool {
         matches!(self.outcome, CaseOutcome::Caught { .. })
     }
+
+    /// The step table of the violating execution, if this case caught one.
+    pub fn story(&self) -> Option<&str> {
+        match &self.outcome {
+            CaseOutcome::Caught { story, .. } => Some(story),
+            _ => None,
+        }
+    }
 }
 
 /// What a suite found.
@@ -136,8 +144,15 @@ impl SuiteReport {
     }
 }
 
-impl fmt::Display for SuiteReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl SuiteReport {
+    /// One line per case (scenario, checker, executions, verdict), without the stories.
+    pub fn table(&self) -> String {
+        let mut out = String::new();
+        let _ = self.write_table(&mut out);
+        out
+    }
+
+    fn write_table(&self, f: &mut impl fmt::Write) -> fmt::Result {
         writeln!(
             f,
             "{} suite, {} held to {}:",
@@ -155,6 +170,14 @@ impl fmt::Display for SuiteReport {
                 case.scenario, case.checker, case.executions
             )?;
         }
+        Ok(())
+    }
+}
+
+impl fmt::Display for SuiteReport {
+    /// The table, then the story of every caught case.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_table(f)?;
         for case in &self.cases {
             if let CaseOutcome::Caught { story, .. } = &case.outcome {
                 writeln!(
