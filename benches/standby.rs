@@ -4,6 +4,9 @@
 //! replicas/s, and the memory a report leaves behind proportional to the entries it
 //! queued, never to the report.
 //!
+//! `standby_report_trait_vs_concrete`: one 100k-entry report on `Namesystem` itself and
+//! through `Arc<dyn NamesystemApi>`, the boundary the NameNode calls (goal: within noise).
+//!
 //! Time per report is criterion's; memory is measured once per case with a counting
 //! allocator and printed: the bytes the report kept (the queued entries), the bytes per
 //! queued entry, and the transient peak while it ran.
@@ -14,8 +17,9 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 use hadoop_ref::namenode::DatanodeId;
-use hadoop_ref::namenode::namesystem::{EditOp, FileId, NamenodeConfig, Namesystem};
+use hadoop_ref::namenode::namesystem::{EditOp, FileId, NamenodeConfig, Namesystem, NamesystemApi};
 use hadoop_ref::namenode::{Block, BlockId, ReplicaState, StorageId};
+use hadoop_ref::sync::Arc;
 use hadoop_ref::unmodelled::CountingAllocator;
 
 #[global_allocator]
@@ -114,5 +118,33 @@ fn full_block_report(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, full_block_report);
+/// The same 100k-entry steady-state report (1% future) through the boundary trait, as the
+/// NameNode and its tailer call it (`Arc<dyn NamesystemApi>`), and on the concrete type.
+/// Goal: within noise.
+fn full_block_report_through_the_boundary(c: &mut Criterion) {
+    let mut group = c.benchmark_group("standby_report_trait_vs_concrete");
+    group.sample_size(20);
+    group.warm_up_time(Duration::from_secs(1));
+    group.measurement_time(Duration::from_secs(6));
+    let total = 100_000;
+    let (entries, present) = report(total, 1);
+    let concrete = standby_with(present);
+    concrete.full_report(STORAGE, &entries[..present]);
+    let boundary: Arc<dyn NamesystemApi> = Arc::new(standby_with(present));
+    boundary.full_report(STORAGE, &entries[..present]);
+    group.throughput(Throughput::Elements(total as u64));
+    group.bench_function("concrete", |b| {
+        b.iter(|| concrete.full_report(STORAGE, black_box(&entries)))
+    });
+    group.bench_function("dyn_NamesystemApi", |b| {
+        b.iter(|| boundary.full_report(STORAGE, black_box(&entries)))
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    full_block_report,
+    full_block_report_through_the_boundary
+);
 criterion_main!(benches);

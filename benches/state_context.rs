@@ -4,9 +4,13 @@
 //!
 //! - `heartbeat_term_updates`: three threads apply rising heartbeat terms, nothing else
 //!   (the worst case for the lock: the update is all there is).
+//! - `state_context_trait_vs_concrete`: one thread's term, command and take on
+//!   `StateContext`, through `StateContextApi` monomorphised, and through `&dyn`
+//!   (goal: within noise).
 //! - `heartbeat_responses`: three threads each process responses of one term update and one
 //!   command while the command processor takes the commands (what a datanode does).
 
+use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
@@ -14,7 +18,8 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use hadoop_ref::clock::ManualClock;
 use hadoop_ref::datanode::DatanodeError;
 use hadoop_ref::datanode::state_context::{
-    EndpointState, StateContext, StateContextBehavior, StateContextConfig,
+    DispatchedCommand, EndpointState, StateContext, StateContextApi, StateContextBehavior,
+    StateContextConfig,
 };
 use hadoop_ref::hdds::command::{CommandId, CommandKind, ScmCommand};
 use hadoop_ref::hdds::ids::{ContainerId, PipelineId, ScmId};
@@ -147,12 +152,59 @@ fn heartbeat_responses(c: &mut Criterion) {
     group.finish();
 }
 
+/// One thread's heartbeat term, command and take, on `StateContext` itself, through the
+/// boundary trait monomorphised (as the heartbeat task and dispatcher call it), and through
+/// `&dyn StateContextApi`. Goal: within noise.
+fn trait_vs_concrete(c: &mut Criterion) {
+    let mut group = c.benchmark_group("state_context_trait_vs_concrete");
+    let concrete = initialised(StateContextBehavior::SeedPatch);
+    group.bench_function("concrete", |b| {
+        let mut i = 0u64;
+        b.iter(|| {
+            i += 1;
+            let term = i as i64 + 2;
+            concrete
+                .update_term_from_heartbeat(term)
+                .expect("valid term");
+            concrete.add_command(close(i, term)).expect("room");
+            black_box(concrete.get_next_command())
+        })
+    });
+    let generic = initialised(StateContextBehavior::SeedPatch);
+    group.bench_function("generic_StateContextApi", |b| {
+        let mut i = 0u64;
+        b.iter(|| {
+            i += 1;
+            round_trip(&*generic, i)
+        })
+    });
+    let dynamic: Arc<dyn StateContextApi> = initialised(StateContextBehavior::SeedPatch);
+    group.bench_function("dyn_StateContextApi", |b| {
+        let mut i = 0u64;
+        b.iter(|| {
+            i += 1;
+            round_trip(&*dynamic, i)
+        })
+    });
+    group.finish();
+}
+
+/// A heartbeat term, a command and a take through the boundary trait.
+fn round_trip<C: StateContextApi + ?Sized>(context: &C, i: u64) -> Option<DispatchedCommand> {
+    let term = i as i64 + 2;
+    context
+        .update_term_from_heartbeat(term)
+        .expect("valid term");
+    context.add_command(close(i, term)).expect("room");
+    black_box(context.get_next_command())
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(30)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(4));
-    targets = heartbeat_term_updates, heartbeat_responses
+    targets = heartbeat_term_updates, heartbeat_responses, trait_vs_concrete
 }
 criterion_main!(benches);
