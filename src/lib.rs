@@ -70,6 +70,35 @@
 //! crate's own loom or shuttle tests put this crate into the same mode, and its scenarios
 //! ([`scenarios::term_fencing`], [`scenarios::allocation`], [`scenarios::standby`],
 //! [`scenarios::container`]) run inside them unchanged.
+//!
+//! ## Check your own implementation
+//!
+//! Each seed's component has a boundary trait, named after the upstream class it stands
+//! for and implemented by the crate's own component:
+//! [`StateContextApi`](datanode::state_context::StateContextApi) (HDDS-17268),
+//! [`NamesystemApi`](namenode::namesystem::NamesystemApi) (HDFS-2742),
+//! [`PendingContainerTrackerApi`](scm::PendingContainerTrackerApi) (HDDS-16891) and
+//! [`ContainerController`](datanode::container::controller::ContainerController)
+//! (HDDS-16811). Implement one for your own code, with `hadoop_ref::sync` for every lock,
+//! and [`check::conformance`] runs the seed's loom models, its shuttle cases and a
+//! differential property test against it, in a few lines per build:
+//!
+//! ```ignore
+//! #[cfg(loom)]
+//! #[test]
+//! fn mine_passes_the_hdds_17268_loom_models() {
+//!     term_fencing::loom_suite(MyStateContext::start, SeedPatch).assert_passes();
+//! }
+//! #[cfg(not(any(loom, feature = "shuttle")))]
+//! #[test]
+//! fn mine_behaves_as_the_seed_patch() {
+//!     term_fencing::differential(MyStateContext::start, SeedPatch, &Default::default())
+//!         .assert_conforms();
+//! }
+//! ```
+//!
+//! The README's section *Check your own implementation* has the whole recipe, and
+//! `examples/conformance-kit` a correct and a defective implementation of two components.
 
 #![warn(missing_docs)]
 

@@ -21,11 +21,15 @@
 //!   handler), leadership and safe mode, the replication manager's handlers, and the fix:
 //!   the rebuild of the buckets with an allocation gate. Its protocol steps are the events of
 //!   a failure's [story](crate::story) (listed there).
+//! - [`PendingContainerTrackerApi`]: the boundary another implementation of the pending
+//!   allocations plugs into, with the guarantees HDDS-16891 asks of it; [`ScmFactory`]
+//!   starts one for a scenario.
 
 pub mod command_queue;
 pub mod config;
 pub mod container_info;
 pub mod container_manager;
+mod contract;
 pub mod datanode_details;
 pub mod deleted_block_log;
 pub mod error;
@@ -42,5 +46,6 @@ pub use config::{
 };
 pub use container_info::{ContainerInfo, LifeCycleState, Pipeline};
 pub use container_manager::StorageContainerManager;
+pub use contract::{PendingContainerTrackerApi, ScmFactory};
 pub use datanode_details::{DatanodeDetails, Registration, RegistrationChange};
 pub use error::ScmError;

@@ -1,5 +1,7 @@
 //! [`ScmCluster`]: SCMs over one [`SimulatedRatis`] ring and the [`SlotDatanode`]s they
-//! allocate on, for the scenarios of HDDS-16891.
+//! allocate on, for the scenarios of HDDS-16891; any implementation of the
+//! pending-allocation boundary ([`PendingContainerTrackerApi`]) runs in it, started by its
+//! [`ScmFactory`] (an [`ScmBehavior`] starts the crate's own `StorageContainerManager`).
 //!
 //! The harness moves leadership the way Ratis tells an SCM about it (`notifyNotLeader` to
 //! the old leader, `notifyLeaderChanged` then `notifyLeaderReady` to the new one), crashes
@@ -22,28 +24,42 @@ use crate::hdds::container::{ContainerReplicaReport, ContainerState};
 use crate::hdds::ids::{ContainerId, DatanodeId, ScmId};
 use crate::scm::datanode_details::RegistrationChange;
 use crate::scm::ha::ScmDb;
-use crate::scm::{Pipeline, ScmBehavior, ScmConfig, ScmError, StorageContainerManager};
+use crate::scm::{
+    PendingContainerTrackerApi, Pipeline, ScmBehavior, ScmConfig, ScmError, ScmFactory,
+};
 use crate::sync::{Arc, ArcSwap};
 
-/// SCMs over one simulated Ratis ring, and the datanodes they allocate on.
-#[derive(Debug)]
-pub struct ScmCluster {
-    behavior: ScmBehavior,
+/// SCMs over one simulated Ratis ring, and the datanodes they allocate on; the SCMs are
+/// what `F` starts.
+pub struct ScmCluster<F: ScmFactory = ScmBehavior> {
+    factory: F,
     config: ScmConfig,
     clock: ManualClock,
     ring: SimulatedRatis,
     dbs: Vec<Arc<ScmDb>>,
     /// The running instance of each SCM; a restart swaps in a new one.
-    scms: Vec<ArcSwap<StorageContainerManager>>,
+    scms: Vec<ArcSwap<F::Scm>>,
     datanodes: Vec<SlotDatanode>,
 }
 
-impl ScmCluster {
-    /// `scm_count` SCMs with `config` on `clock`, datanodes with the given slots (ids 1..)
-    /// of `config.container_size` bytes; every SCM started, datanodes registered and
-    /// reported, out of safe mode, no leader.
+impl<F: ScmFactory> std::fmt::Debug for ScmCluster<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScmCluster")
+            .field("scm", &std::any::type_name::<F::Scm>())
+            .field("config", &self.config)
+            .field("ring", &self.ring)
+            .field("scms", &self.scms)
+            .field("datanodes", &self.datanodes)
+            .finish()
+    }
+}
+
+impl<F: ScmFactory> ScmCluster<F> {
+    /// `scm_count` SCMs started by `factory` with `config` on `clock`, datanodes with the
+    /// given slots (ids 1..) of `config.container_size` bytes; every SCM started, datanodes
+    /// registered and reported, out of safe mode, no leader.
     pub fn new(
-        behavior: ScmBehavior,
+        factory: F,
         clock: ManualClock,
         config: ScmConfig,
         scm_count: u64,
@@ -55,7 +71,7 @@ impl ScmCluster {
             .map(|(id, &slots)| SlotDatanode::new(DatanodeId(id), slots, config.container_size))
             .collect();
         let mut cluster = Self {
-            behavior,
+            factory,
             config,
             clock,
             ring,
@@ -73,10 +89,9 @@ impl ScmCluster {
     }
 
     /// Starts one SCM from its database: datanodes register and report, safe mode ends.
-    fn start_scm(&self, id: ScmId, db: Arc<ScmDb>) -> Result<StorageContainerManager, ScmError> {
-        let scm = StorageContainerManager::new(
+    fn start_scm(&self, id: ScmId, db: Arc<ScmDb>) -> Result<F::Scm, ScmError> {
+        let scm = self.factory.create(
             id,
-            self.behavior,
             self.config.clone(),
             self.ring.log(),
             db,
@@ -111,8 +126,13 @@ impl ScmCluster {
         &self.datanodes
     }
 
+    /// The pipelines every SCM allocates on.
+    pub fn pipelines(&self) -> &[Pipeline] {
+        &self.config.pipelines
+    }
+
     /// The running instance of SCM number `index`.
-    pub fn scm(&self, index: usize) -> Arc<StorageContainerManager> {
+    pub fn scm(&self, index: usize) -> Arc<F::Scm> {
         self.scms[index].load_full()
     }
 
@@ -122,7 +142,7 @@ impl ScmCluster {
     }
 
     /// The SCM the ring names leader, if it is serving.
-    pub fn serving_leader(&self) -> Option<Arc<StorageContainerManager>> {
+    pub fn serving_leader(&self) -> Option<Arc<F::Scm>> {
         let (_, leader) = self.ring.leadership();
         let leader = leader?;
         let scm = self
@@ -130,7 +150,7 @@ impl ScmCluster {
             .iter()
             .map(ArcSwap::load_full)
             .find(|s| s.id() == leader)?;
-        scm.context().is_serving().then_some(scm)
+        scm.is_serving().then_some(scm)
     }
 
     /// Ratis elects SCM number `index` (a transfer, or an election after a crash): the
@@ -141,7 +161,7 @@ impl ScmCluster {
     }
 
     /// The first half of [`ScmCluster::elect`]: leadership moves, the new leader is not
-    /// ready yet (its [`StorageContainerManager::notify_leader_ready`] is the second half).
+    /// ready yet (its [`PendingContainerTrackerApi::notify_leader_ready`] is the second half).
     pub fn begin_election(&self, index: usize) {
         let (_, previous) = self.ring.leadership();
         let term = self.ring.elect(self.scm(index).id());

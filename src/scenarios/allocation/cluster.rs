@@ -9,7 +9,7 @@ use super::seed::{pipeline, scenario_config, scm_cluster_with, setup};
 use crate::hdds::ids::ContainerId;
 use crate::scenarios::rng::SeededRng;
 use crate::scenarios::{Violation, join_all};
-use crate::scm::{RegistrationChange, ScmBehavior, ScmHardening};
+use crate::scm::{PendingContainerTrackerApi, RegistrationChange, ScmFactory, ScmHardening};
 use crate::sim::ratis::SubmitFault;
 use crate::sim::scm_cluster::ScmCluster;
 use crate::sync::atomic::{AtomicBool, Ordering};
@@ -46,6 +46,9 @@ const PIPELINE_CHOICE_STREAM: u64 = 0x5C3C_0016_891F_EED5;
 /// Containers granted so far, in grant order; the writer writes them in that order.
 type Granted = Arc<Mutex<Vec<ContainerId>>>;
 
+/// The cluster the scenario's threads share.
+type Shared<F> = Arc<ScmCluster<F>>;
+
 /// No datanode is granted more than it has room for, and the serving leader reserves every
 /// unwritten container, whatever leadership changes, restarts, unconfirmed submits and
 /// re-registrations happen while clients allocate and containers are written. Three SCMs,
@@ -56,17 +59,17 @@ type Granted = Arc<Mutex<Vec<ContainerId>>>;
 /// times out or answers not-leader after committing, has a datanode register again with a
 /// changed address, version or port, and ticks the clock, all from `seed`. Checks
 /// [`no_datanode_over_granted`] and, at quiescence, [`leader_reserves_unwritten_containers`].
-pub fn random_failovers_never_over_grant(
-    behavior: ScmBehavior,
+pub fn random_failovers_never_over_grant<F: ScmFactory>(
+    factory: F,
     seed: u64,
     shape: AllocationClusterShape,
 ) -> Result<(), Violation> {
-    random_failovers_never_over_grant_with(behavior, ScmHardening::ALL, seed, shape)
+    random_failovers_never_over_grant_with(factory, ScmHardening::ALL, seed, shape)
 }
 
 /// [`random_failovers_never_over_grant`] with the given switches of `ScmBehavior::Hardened`.
-pub fn random_failovers_never_over_grant_with(
-    behavior: ScmBehavior,
+pub fn random_failovers_never_over_grant_with<F: ScmFactory>(
+    factory: F,
     hardening: ScmHardening,
     seed: u64,
     shape: AllocationClusterShape,
@@ -79,7 +82,7 @@ pub fn random_failovers_never_over_grant_with(
     // The pipeline choice draws from its own stream of the seed, not the controller's.
     let choice_seed = SeededRng::new(seed ^ PIPELINE_CHOICE_STREAM).next_u64();
     let config = scenario_config(pipelines, hardening, choice_seed);
-    let cluster = Arc::new(scm_cluster_with(behavior, config, 3, &[1, 1, 2, 2])?);
+    let cluster = Arc::new(scm_cluster_with(factory, config, 3, &[1, 1, 2, 2])?);
     cluster.elect(0);
     let granted: Granted = Arc::new(Mutex::new(Vec::new()));
     let done = Arc::new(AtomicBool::new(false));
@@ -93,7 +96,7 @@ pub fn random_failovers_never_over_grant_with(
     cluster.catch_up_all();
     no_datanode_over_granted(cluster.datanodes())?;
     match cluster.serving_leader() {
-        Some(leader) => leader_reserves_unwritten_containers(&leader),
+        Some(leader) => leader_reserves_unwritten_containers(&*leader, cluster.pipelines()),
         None => Ok(()),
     }
 }
@@ -102,9 +105,9 @@ type Worker = thread::JoinHandle<Result<Vec<()>, Violation>>;
 
 /// Client number `client`: allocates `shape.allocations_per_client` times, recording each
 /// grant.
-fn spawn_client(
+fn spawn_client<F: ScmFactory>(
     client: usize,
-    cluster: &Arc<ScmCluster>,
+    cluster: &Shared<F>,
     granted: &Granted,
     shape: AllocationClusterShape,
 ) -> Worker {
@@ -123,8 +126,8 @@ fn spawn_client(
 
 /// The writer: writes each granted container once, in grant order, until the controller
 /// is done and nothing is left.
-fn spawn_writer(
-    cluster: &Arc<ScmCluster>,
+fn spawn_writer<F: ScmFactory>(
+    cluster: &Shared<F>,
     granted: &Granted,
     done: &Arc<AtomicBool>,
     shape: AllocationClusterShape,
@@ -151,8 +154,8 @@ fn spawn_writer(
 }
 
 /// The controller: `shape.controller_steps` random steps from `seed`, then done.
-fn spawn_controller(
-    cluster: &Arc<ScmCluster>,
+fn spawn_controller<F: ScmFactory>(
+    cluster: &Shared<F>,
     done: &Arc<AtomicBool>,
     seed: u64,
     shape: AllocationClusterShape,
@@ -179,8 +182,8 @@ fn spawn_controller(
 /// election), a snapshot install (10 %), an injected unconfirmed submit (15 %), a datanode
 /// registering again with changed details, then heartbeating (12 %), or a clock tick
 /// (13 %).
-fn controller_step(
-    cluster: &ScmCluster,
+fn controller_step<F: ScmFactory>(
+    cluster: &ScmCluster<F>,
     rng: &mut SeededRng,
     ticked_ms: &mut u64,
 ) -> Result<(), Violation> {

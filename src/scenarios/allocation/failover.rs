@@ -5,7 +5,7 @@
 use super::invariants::{leader_reserves_unwritten_containers, no_datanode_over_granted};
 use super::seed::{pipeline, scm_cluster, setup, violation};
 use crate::scenarios::Violation;
-use crate::scm::{ScmBehavior, ScmError};
+use crate::scm::{ScmError, ScmFactory};
 use crate::sim::scm_cluster::ScmCluster;
 
 /// How leadership is lost in [`failover_keeps_slots_of_unwritten_containers`].
@@ -24,8 +24,8 @@ pub enum ScmFailover {
 /// each; the leader grants C1; leadership moves (or the SCM restarts); the new serving
 /// leader must hold C1's slots and refuse C2. Both containers are then written: a granted
 /// C2 is refused by the datanodes. Runs on one thread.
-pub fn failover_keeps_slots_of_unwritten_containers(
-    behavior: ScmBehavior,
+pub fn failover_keeps_slots_of_unwritten_containers<F: ScmFactory>(
+    factory: F,
     failover: ScmFailover,
 ) -> Result<(), Violation> {
     let scm_count = if failover == ScmFailover::RestartSingleScm {
@@ -34,7 +34,7 @@ pub fn failover_keeps_slots_of_unwritten_containers(
         3
     };
     let cluster = scm_cluster(
-        behavior,
+        factory,
         scm_count,
         &[1, 1, 1],
         vec![pipeline(1, &[1, 2, 3])],
@@ -50,7 +50,7 @@ pub fn failover_keeps_slots_of_unwritten_containers(
         .ok_or_else(|| violation("scenario setup", "no serving leader".into()))?;
     // The seed's two assertions: C1's slots are held, and C2 is refused. The harm (a
     // refused create) is reported first when both fail.
-    let reserved = leader_reserves_unwritten_containers(&leader);
+    let reserved = leader_reserves_unwritten_containers(&*leader, cluster.pipelines());
     let granted = cluster.allocate();
     cluster.write_first_block(c1);
     if let Ok(c2) = granted {
@@ -60,7 +60,10 @@ pub fn failover_keeps_slots_of_unwritten_containers(
     reserved
 }
 
-fn fail_over(cluster: &ScmCluster, failover: ScmFailover) -> Result<(), Violation> {
+fn fail_over<F: ScmFactory>(
+    cluster: &ScmCluster<F>,
+    failover: ScmFailover,
+) -> Result<(), Violation> {
     match failover {
         ScmFailover::Transfer => cluster.elect(1),
         ScmFailover::RestartSingleScm => {

@@ -4,7 +4,7 @@
 
 use super::seed::{setup, violation};
 use crate::scenarios::Violation;
-use crate::scm::{LifeCycleState, StorageContainerManager};
+use crate::scm::{LifeCycleState, PendingContainerTrackerApi, Pipeline};
 use crate::sim::slot_datanode::SlotDatanode;
 
 /// The property [`no_datanode_over_granted`] checks.
@@ -29,22 +29,19 @@ pub fn no_datanode_over_granted(datanodes: &[SlotDatanode]) -> Result<(), Violat
 }
 
 /// The serving leader reserves every granted unwritten container: each OPEN container is
-/// pending in the `PendingContainerTracker` of each datanode of its pipeline that has not
-/// reported a replica of it. Checked at quiescence, within one roll interval of the grants
-/// (entries age out of a `TwoWindowBucket` after that by design).
-pub fn leader_reserves_unwritten_containers(
-    leader: &StorageContainerManager,
+/// pending in the `PendingContainerTracker` of each datanode of its pipeline (one of
+/// `pipelines`) that has not reported a replica of it. Checked at quiescence, within one
+/// roll interval of the grants (entries age out of a `TwoWindowBucket` after that by
+/// design).
+pub fn leader_reserves_unwritten_containers<S: PendingContainerTrackerApi + ?Sized>(
+    leader: &S,
+    pipelines: &[Pipeline],
 ) -> Result<(), Violation> {
     for info in leader.containers() {
         if info.state != LifeCycleState::Open {
             continue;
         }
-        let Some(pipeline) = leader
-            .config()
-            .pipelines
-            .iter()
-            .find(|p| p.id == info.pipeline)
-        else {
+        let Some(pipeline) = pipelines.iter().find(|p| p.id == info.pipeline) else {
             continue;
         };
         let replicas = leader.replicas(info.id);

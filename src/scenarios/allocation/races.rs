@@ -19,7 +19,7 @@ use crate::clock::ManualClock;
 use crate::hdds::ids::{ContainerId, DatanodeId, ScmId};
 use crate::scenarios::{Violation, join_all};
 use crate::scm::ha::ScmDb;
-use crate::scm::{ScmBehavior, ScmHardening, StorageContainerManager};
+use crate::scm::{PendingContainerTrackerApi, Pipeline, ScmFactory, ScmHardening};
 use crate::sim::ratis::{SimulatedRatis, SubmitFault, UnfencedLog};
 use crate::sim::slot_datanode::SlotDatanode;
 use crate::sync::{Arc, thread};
@@ -31,8 +31,8 @@ use crate::sync::{Arc, thread};
 /// leader-ready, which opens the RPC layer's leader check, before
 /// `SCMStateMachine.notifyLeaderReady` has `SCMServiceManager` notify the services; without
 /// a gate the allocation can see an empty `TwoWindowBucket`.
-pub fn allocation_waits_for_the_rebuild(behavior: ScmBehavior) -> Result<(), Violation> {
-    let cluster = scm_cluster(behavior, 2, &[1], vec![pipeline(1, &[1])])?;
+pub fn allocation_waits_for_the_rebuild<F: ScmFactory>(factory: F) -> Result<(), Violation> {
+    let cluster = scm_cluster(factory, 2, &[1], vec![pipeline(1, &[1])])?;
     cluster.elect(0);
     let c1 = cluster.allocate().map_err(setup)?;
     cluster.catch_up_all();
@@ -67,17 +67,17 @@ pub fn allocation_waits_for_the_rebuild(behavior: ScmBehavior) -> Result<(), Vio
 /// container report. A space check that reads the storage report before taking the bucket
 /// lock can see neither the committed space nor the pending entry (Ozone's order, which
 /// `ScmBehavior::SeedPatch` keeps). Two spawned threads.
-pub fn space_check_sees_created_container(behavior: ScmBehavior) -> Result<(), Violation> {
-    space_check_sees_created_container_with(behavior, ScmHardening::ALL)
+pub fn space_check_sees_created_container<F: ScmFactory>(factory: F) -> Result<(), Violation> {
+    space_check_sees_created_container_with(factory, ScmHardening::ALL)
 }
 
 /// [`space_check_sees_created_container`] with the given switches of `ScmBehavior::Hardened`.
-pub fn space_check_sees_created_container_with(
-    behavior: ScmBehavior,
+pub fn space_check_sees_created_container_with<F: ScmFactory>(
+    factory: F,
     hardening: ScmHardening,
 ) -> Result<(), Violation> {
     let config = scenario_config(vec![pipeline(1, &[1])], hardening, 0);
-    let cluster = Arc::new(scm_cluster_with(behavior, config, 1, &[1])?);
+    let cluster = Arc::new(scm_cluster_with(factory, config, 1, &[1])?);
     cluster.elect(0);
     let c1 = cluster.allocate().map_err(setup)?;
     let writer = {
@@ -108,20 +108,20 @@ pub fn space_check_sees_created_container_with(
 /// container's reserved slot is dropped and never seeded. One SCM over an [`UnfencedLog`],
 /// one datanode with two slots, C1 granted; two spawned threads. Checks
 /// [`leader_reserves_unwritten_containers`].
-pub fn rebuild_sees_allocation_committed_across_reelection(
-    behavior: ScmBehavior,
+pub fn rebuild_sees_allocation_committed_across_reelection<F: ScmFactory>(
+    factory: F,
 ) -> Result<(), Violation> {
-    rebuild_sees_allocation_committed_across_reelection_with(behavior, ScmHardening::ALL)
+    rebuild_sees_allocation_committed_across_reelection_with(factory, ScmHardening::ALL)
 }
 
 /// [`rebuild_sees_allocation_committed_across_reelection`] with the given switches of
 /// `ScmBehavior::Hardened`.
-pub fn rebuild_sees_allocation_committed_across_reelection_with(
-    behavior: ScmBehavior,
+pub fn rebuild_sees_allocation_committed_across_reelection_with<F: ScmFactory>(
+    factory: F,
     hardening: ScmHardening,
 ) -> Result<(), Violation> {
     let ring = SimulatedRatis::new();
-    let scm = serving_scm_over_unfenced_log(behavior, hardening, &ring)?;
+    let (scm, pipelines) = serving_scm_over_unfenced_log(factory, hardening, &ring)?;
     scm.allocate_container().map_err(setup)?;
     ring.inject(SubmitFault::TimeoutAfterCommit);
 
@@ -144,33 +144,34 @@ pub fn rebuild_sees_allocation_committed_across_reelection_with(
     };
     join_all(vec![client, reelection])?;
     scm.catch_up();
-    leader_reserves_unwritten_containers(&scm)
+    leader_reserves_unwritten_containers(&*scm, &pipelines)
 }
 
 /// SCM 1 alone over an [`UnfencedLog`] of `ring`, one datanode with two slots registered
-/// and reported, out of safe mode, elected and leader-ready.
-fn serving_scm_over_unfenced_log(
-    behavior: ScmBehavior,
+/// and reported, out of safe mode, elected and leader-ready; with its pipelines.
+fn serving_scm_over_unfenced_log<F: ScmFactory>(
+    factory: F,
     hardening: ScmHardening,
     ring: &SimulatedRatis,
-) -> Result<Arc<StorageContainerManager>, Violation> {
+) -> Result<(Arc<F::Scm>, Vec<Pipeline>), Violation> {
     let log = UnfencedLog::new(ring.clone()).into_log();
     let config = scenario_config(vec![pipeline(1, &[1])], hardening, 0);
+    let pipelines = config.pipelines.clone();
     let datanode = SlotDatanode::new(DatanodeId(1), 2, CONTAINER_SIZE);
     let scm = Arc::new(
-        StorageContainerManager::new(
-            ScmId(1),
-            behavior,
-            config,
-            log,
-            Arc::new(ScmDb::new()),
-            ManualClock::new(SCENARIO_START_MS).shared(),
-        )
-        .map_err(setup)?,
+        factory
+            .create(
+                ScmId(1),
+                config,
+                log,
+                Arc::new(ScmDb::new()),
+                ManualClock::new(SCENARIO_START_MS).shared(),
+            )
+            .map_err(setup)?,
     );
     scm.register_datanode(&datanode.details(), vec![datanode.storage_report()]);
     scm.exit_safe_mode();
     scm.notify_leader_changed(ring.elect(scm.id()));
     scm.notify_leader_ready();
-    Ok(scm)
+    Ok((scm, pipelines))
 }

@@ -20,7 +20,7 @@ use super::invariants::{leader_reserves_unwritten_containers, no_datanode_over_g
 use super::seed::{pipeline, scenario_config, scm_cluster_with, setup, violation};
 use crate::hdds::ids::ContainerId;
 use crate::scenarios::{Violation, join_all};
-use crate::scm::{RegistrationChange, ScmBehavior, ScmError, ScmHardening};
+use crate::scm::{RegistrationChange, ScmError, ScmFactory, ScmHardening};
 use crate::sim::scm_cluster::ScmCluster;
 use crate::sync::{Arc, thread};
 
@@ -30,22 +30,22 @@ use crate::sync::{Arc, thread};
 /// registers again with `change` and heartbeats its node report; the leader must hold C1's
 /// slots and refuse C2. Both containers are then written: a granted C2 is refused by the
 /// datanodes. Runs on one thread.
-pub fn reregistration_keeps_unwritten_slots(
-    behavior: ScmBehavior,
+pub fn reregistration_keeps_unwritten_slots<F: ScmFactory>(
+    factory: F,
     change: RegistrationChange,
 ) -> Result<(), Violation> {
-    reregistration_keeps_unwritten_slots_with(behavior, ScmHardening::ALL, change)
+    reregistration_keeps_unwritten_slots_with(factory, ScmHardening::ALL, change)
 }
 
 /// [`reregistration_keeps_unwritten_slots`] with the given switches of
 /// `ScmBehavior::Hardened`.
-pub fn reregistration_keeps_unwritten_slots_with(
-    behavior: ScmBehavior,
+pub fn reregistration_keeps_unwritten_slots_with<F: ScmFactory>(
+    factory: F,
     hardening: ScmHardening,
     change: RegistrationChange,
 ) -> Result<(), Violation> {
     let config = scenario_config(vec![pipeline(1, &[1, 2, 3])], hardening, 0);
-    let cluster = scm_cluster_with(behavior, config, 3, &[1, 1, 1])?;
+    let cluster = scm_cluster_with(factory, config, 3, &[1, 1, 1])?;
     cluster.elect(0);
     let c1 = cluster.allocate().map_err(setup)?;
     if cluster.allocate() != Err(ScmError::NoPipelineWithSpace) {
@@ -58,7 +58,7 @@ pub fn reregistration_keeps_unwritten_slots_with(
     let leader = cluster
         .serving_leader()
         .ok_or_else(|| violation("scenario setup", "no serving leader".into()))?;
-    let reserved = leader_reserves_unwritten_containers(&leader);
+    let reserved = leader_reserves_unwritten_containers(&*leader, cluster.pipelines());
     let granted = cluster.allocate();
     write_all(&cluster, [Ok(c1), granted]);
     no_datanode_over_granted(cluster.datanodes())?;
@@ -71,20 +71,20 @@ pub fn reregistration_keeps_unwritten_slots_with(
 /// spawned threads: a client allocates, the datanode registers again with a new address
 /// (and heartbeats), the writer writes C1 (node report, then container report). Checks
 /// [`no_datanode_over_granted`] and [`leader_reserves_unwritten_containers`].
-pub fn reregistration_during_allocation_keeps_the_slot(
-    behavior: ScmBehavior,
+pub fn reregistration_during_allocation_keeps_the_slot<F: ScmFactory>(
+    factory: F,
 ) -> Result<(), Violation> {
-    reregistration_during_allocation_keeps_the_slot_with(behavior, ScmHardening::ALL)
+    reregistration_during_allocation_keeps_the_slot_with(factory, ScmHardening::ALL)
 }
 
 /// [`reregistration_during_allocation_keeps_the_slot`] with the given switches of
 /// `ScmBehavior::Hardened`.
-pub fn reregistration_during_allocation_keeps_the_slot_with(
-    behavior: ScmBehavior,
+pub fn reregistration_during_allocation_keeps_the_slot_with<F: ScmFactory>(
+    factory: F,
     hardening: ScmHardening,
 ) -> Result<(), Violation> {
     let config = scenario_config(vec![pipeline(1, &[1])], hardening, 0);
-    let cluster = Arc::new(scm_cluster_with(behavior, config, 1, &[1])?);
+    let cluster = Arc::new(scm_cluster_with(factory, config, 1, &[1])?);
     cluster.elect(0);
     let c1 = cluster.allocate().map_err(setup)?;
     let client = {
@@ -112,15 +112,15 @@ pub fn reregistration_during_allocation_keeps_the_slot_with(
     let leader = cluster
         .serving_leader()
         .ok_or_else(|| violation("scenario setup", "no serving leader".into()))?;
-    let reserved = leader_reserves_unwritten_containers(&leader);
+    let reserved = leader_reserves_unwritten_containers(&*leader, cluster.pipelines());
     write_all(&cluster, granted.into_iter().map(Ok));
     no_datanode_over_granted(cluster.datanodes())?;
     reserved
 }
 
 /// The first write of every granted container, in order.
-fn write_all(
-    cluster: &ScmCluster,
+fn write_all<F: ScmFactory>(
+    cluster: &ScmCluster<F>,
     granted: impl IntoIterator<Item = Result<ContainerId, ScmError>>,
 ) {
     for container in granted.into_iter().flatten() {

@@ -5,7 +5,7 @@
 use crate::clock::ManualClock;
 use crate::hdds::ids::{DatanodeId, PipelineId};
 use crate::scenarios::Violation;
-use crate::scm::{Pipeline, ScmBehavior, ScmConfig, ScmError, ScmHardening};
+use crate::scm::{Pipeline, ScmConfig, ScmError, ScmFactory, ScmHardening};
 use crate::sim::scm_cluster::ScmCluster;
 
 /// The seed every violation of these scenarios names.
@@ -54,26 +54,26 @@ pub(super) fn scenario_config(
     }
 }
 
-/// A cluster of `scm_count` SCMs on a clock at [`SCENARIO_START_MS`], datanodes of the
-/// given slots (ids 1..), the given pipelines, every hardening switch on, pipeline choice
-/// seed 0; no leader yet.
-pub(super) fn scm_cluster(
-    behavior: ScmBehavior,
+/// A cluster of `scm_count` SCMs started by `factory` on a clock at
+/// [`SCENARIO_START_MS`], datanodes of the given slots (ids 1..), the given pipelines,
+/// every hardening switch on, pipeline choice seed 0; no leader yet.
+pub(super) fn scm_cluster<F: ScmFactory>(
+    factory: F,
     scm_count: u64,
     datanode_slots: &[u64],
     pipelines: Vec<Pipeline>,
-) -> Result<ScmCluster, Violation> {
+) -> Result<ScmCluster<F>, Violation> {
     let config = scenario_config(pipelines, ScmHardening::ALL, 0);
-    scm_cluster_with(behavior, config, scm_count, datanode_slots)
+    scm_cluster_with(factory, config, scm_count, datanode_slots)
 }
 
 /// [`scm_cluster`] with the given settings.
-pub(super) fn scm_cluster_with(
-    behavior: ScmBehavior,
+pub(super) fn scm_cluster_with<F: ScmFactory>(
+    factory: F,
     config: ScmConfig,
     scm_count: u64,
     datanode_slots: &[u64],
-) -> Result<ScmCluster, Violation> {
+) -> Result<ScmCluster<F>, Violation> {
     let clock = ManualClock::new(SCENARIO_START_MS);
-    ScmCluster::new(behavior, clock, config, scm_count, datanode_slots).map_err(setup)
+    ScmCluster::new(factory, clock, config, scm_count, datanode_slots).map_err(setup)
 }
