@@ -1,11 +1,12 @@
 //! The conformance kit held against the crate's own variants: a reference conforms to
-//! itself, each legacy behavior diverges from the patch it lacks (HDDS-17268, HDFS-2742),
-//! and the suites' scenario lists are the catalogue's.
+//! itself, each legacy behavior diverges from the patch it lacks (HDDS-17268, HDDS-16891,
+//! HDFS-2742), and the suites' scenario lists are the catalogue's.
 
 use hadoop_ref::check::catalogue;
-use hadoop_ref::check::conformance::{DifferentialConfig, standby, term_fencing};
+use hadoop_ref::check::conformance::{DifferentialConfig, allocation, standby, term_fencing};
 use hadoop_ref::datanode::state_context::StateContextBehavior;
 use hadoop_ref::namenode::namesystem::NamesystemBehavior;
+use hadoop_ref::scm::ScmBehavior;
 
 #[test]
 fn term_fencing_suite_runs_exactly_the_catalogues_scenarios() {
@@ -108,4 +109,59 @@ fn each_legacy_standby_diverges_from_trunk() {
             divergence.found_after_cases, divergence.length
         );
     }
+}
+
+#[test]
+fn allocation_suite_runs_exactly_the_catalogues_scenarios() {
+    let mut listed: Vec<_> = allocation::scenarios::<ScmBehavior>()
+        .iter()
+        .map(|s| s.name)
+        .collect();
+    let mut catalogued: Vec<_> = catalogue::allocation().iter().map(|c| c.scenario).collect();
+    listed.sort_unstable();
+    catalogued.sort_unstable();
+    catalogued.dedup();
+    assert_eq!(listed, catalogued);
+}
+
+#[test]
+fn each_scm_reference_conforms_to_itself() {
+    for reference in [ScmBehavior::Hardened, ScmBehavior::SeedPatch] {
+        let report = allocation::differential(reference, reference, &DifferentialConfig::default());
+        report.assert_conforms();
+        assert_eq!(report.cases, 256);
+        assert!(report.implementation.ends_with("StorageContainerManager"));
+    }
+}
+
+#[test]
+fn scm_without_the_rebuild_diverges_from_the_seed_patch() {
+    let report = allocation::differential(
+        ScmBehavior::LegacyNoRebuild,
+        ScmBehavior::SeedPatch,
+        &DifferentialConfig::default(),
+    );
+    let divergence = report.assert_diverges();
+    println!(
+        "LegacyNoRebuild: after {} sequence(s), {} operation(s):\n{divergence}",
+        divergence.found_after_cases, divergence.length
+    );
+    let last = divergence.story.events.last().expect("a step");
+    assert_eq!(last.name, "Ratis elects a leader", "{divergence}");
+}
+
+#[test]
+fn seed_patch_scm_diverges_from_hardened_on_a_re_registration() {
+    let report = allocation::differential(
+        ScmBehavior::SeedPatch,
+        ScmBehavior::Hardened,
+        &DifferentialConfig::default(),
+    );
+    let divergence = report.assert_diverges();
+    println!(
+        "SeedPatch: after {} sequence(s), {} operation(s):\n{divergence}",
+        divergence.found_after_cases, divergence.length
+    );
+    let last = divergence.story.events.last().expect("a step");
+    assert_eq!(last.name, "datanode registers again", "{divergence}");
 }

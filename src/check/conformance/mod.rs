@@ -2,11 +2,14 @@
 //! crate's reference, with the crate's own scenarios, invariants and checkers.
 //!
 //! **The races** are the seeds': a datanode's term fencing that loses a heartbeat term
-//! before init or in an unlocked update (HDDS-17268), a standby that judges a datanode's
-//! report against a block state it was not produced under (HDFS-2742).
+//! before init or in an unlocked update (HDDS-17268), an SCM that grants again the slots of
+//! containers granted and not yet written after a leader change or restart (HDDS-16891), a
+//! standby that judges a datanode's report against a block state it was not produced under
+//! (HDFS-2742).
 //!
 //! **How an implementation is held to the fix.** It implements the component's boundary
-//! trait ([`StateContextApi`], [`NamesystemApi`]) and is checked three ways: the loom
+//! trait ([`StateContextApi`], [`PendingContainerTrackerApi`], [`NamesystemApi`]) and is
+//! checked three ways: the loom
 //! models and the shuttle cases of the catalogue run against it unchanged (the very
 //! scenarios and invariants the crate's own variants are judged by), and a differential
 //! property test feeds it and the reference behavior of your choice (`SeedPatch`,
@@ -49,9 +52,35 @@
 //! of the execution that broke the invariant, a divergence the step table of the
 //! operations up to the first one where the two differ.
 //!
+//! The SCM's suites ([`allocation`]) take the function that starts one SCM (a
+//! [`ScmFactory`]); every SCM of the scenarios' clusters is then the implementation.
+//!
+//! # The fourth seed: the container replica (HDDS-16811)
+//!
+//! [`ContainerController`] as it already is is not the boundary for HDDS-16811, and no
+//! suite takes it. It is the replicas as SCM's commands see them: it stores delete
+//! transactions (`DeleteBlocksCommandHandler`) and starts a reconciliation
+//! (`ReconcileContainerCommandHandler`), but the race's other party, a pass of the block
+//! deleting service (`BlockDeletingService`), runs on the datanode's own schedule with no
+//! command, the peer a reconciliation reads from (`DNContainerOperationClient`, here
+//! `PeerDatanode`) is another seam, and the invariants judge what the trait does not show:
+//! a block's metadata, its file and its mark in the checksum tree
+//! (`ContainerChecksumTreeManager`). The race lives inside one replica's lock discipline
+//! (`KeyValueContainer`'s lock held across the deleting pass's and the reconciliation's
+//! check-then-act), so a boundary that fits it is the replica itself: the two
+//! [`ContainerController`] operations, a deleting pass, the peer's read side and a per-block
+//! view. That is most of a datanode's container layer rather than a seam a port plugs in;
+//! HDDS-16811's scenarios take the crate's own `KeyValueHandler`, and the three seeds with
+//! a small control-plane boundary have suites here.
+//!
 //! [`StateContextApi`]: crate::datanode::state_context::StateContextApi
 //! [`NamesystemApi`]: crate::namenode::namesystem::NamesystemApi
+//! [`PendingContainerTrackerApi`]: crate::scm::PendingContainerTrackerApi
+//! [`ScmFactory`]: crate::scm::ScmFactory
+//! [`ContainerController`]: crate::datanode::container::controller::ContainerController
+//! [`KeyValueHandler`]: crate::datanode::container::handler::KeyValueHandler
 
+pub mod allocation;
 #[cfg(not(any(loom, feature = "shuttle")))]
 mod differential;
 mod report;

@@ -1,0 +1,232 @@
+//! The HDDS-16891 conformance suites: the catalogue's pending-allocation scenarios, its
+//! loom models and a differential property test, run against any
+//! [`PendingContainerTrackerApi`], every SCM of the cluster being the implementation.
+//!
+//! **The race.** A container granted and not yet written has no footprint in any storage
+//! report; a new leader, a restarted SCM or a re-registered datanode's fresh bucket forgets
+//! its slots, and an allocation racing the rebuild or a report grants them again.
+//!
+//! **What holds an implementation to the fix.** Its SCMs run over the crate's simulated
+//! Ratis ring with the slot datanodes, judged by the scenarios' invariants (no create
+//! refused, the serving leader reserves every unwritten container) under loom and shuttle,
+//! and step by step against `StorageContainerManager` itself.
+//!
+//! Every scenario of the catalogue's HDDS-16891 list is in these suites: the harness
+//! touches an SCM only through the boundary.
+
+use crate::check::catalogue::{self, Expectation};
+use crate::scenarios::Violation;
+use crate::scenarios::allocation::{
+    AllocationClusterShape, ScmFailover, allocation_waits_for_the_rebuild,
+    failover_keeps_slots_of_unwritten_containers, random_failovers_never_over_grant,
+    rebuild_sees_allocation_committed_across_reelection,
+    reregistration_during_allocation_keeps_the_slot, reregistration_keeps_unwritten_slots,
+    space_check_sees_created_container,
+};
+use crate::scm::{RegistrationChange, ScmBehavior, ScmFactory};
+
+#[cfg(feature = "shuttle")]
+use super::report::SuiteConfig;
+#[cfg(any(loom, feature = "shuttle"))]
+use super::report::{CaseOutcome, CaseReport, Checker, SuiteReport};
+
+pub use crate::scenarios::allocation::SEED_KEY;
+
+/// One scenario of the catalogue's HDDS-16891 list, over any implementation: how shuttle
+/// runs it (with the scenario seed), how loom does where it is a loom model, and whether it
+/// is sequential.
+#[derive(Debug)]
+pub struct Scenario<F> {
+    /// The catalogue's name for it.
+    pub name: &'static str,
+    /// The run, as the catalogue runs it.
+    pub run: fn(F, u64) -> Result<(), Violation>,
+    /// Whether it is a loom model (`loom-tests/rebuild_gate_race.rs`,
+    /// `reregistration_race.rs`).
+    pub loom: bool,
+    /// A fixed sequence of steps on one thread: one execution says all.
+    pub sequential: bool,
+}
+
+/// The catalogue's pending-allocation scenarios ([`catalogue::allocation`]), with the same
+/// shapes, over the SCMs `F` starts.
+pub fn scenarios<F: ScmFactory>() -> Vec<Scenario<F>> {
+    let scenario = |name, run, loom, sequential| Scenario {
+        name,
+        run,
+        loom,
+        sequential,
+    };
+    use RegistrationChange::{Address, Ports, Version};
+    use ScmFailover::{RestartAllScms, RestartSingleScm, Transfer};
+    vec![
+        scenario(
+            "transfer_keeps_unwritten_slots",
+            |f, _| failover_keeps_slots_of_unwritten_containers(f, Transfer),
+            false,
+            true,
+        ),
+        scenario(
+            "single_scm_restart_keeps_unwritten_slots",
+            |f, _| failover_keeps_slots_of_unwritten_containers(f, RestartSingleScm),
+            false,
+            true,
+        ),
+        scenario(
+            "all_scms_restart_keeps_unwritten_slots",
+            |f, _| failover_keeps_slots_of_unwritten_containers(f, RestartAllScms),
+            false,
+            true,
+        ),
+        scenario(
+            "address_change_keeps_unwritten_slots",
+            |f, _| reregistration_keeps_unwritten_slots(f, Address),
+            false,
+            true,
+        ),
+        scenario(
+            "version_change_keeps_unwritten_slots",
+            |f, _| reregistration_keeps_unwritten_slots(f, Version),
+            false,
+            true,
+        ),
+        scenario(
+            "port_change_keeps_unwritten_slots",
+            |f, _| reregistration_keeps_unwritten_slots(f, Ports),
+            false,
+            true,
+        ),
+        scenario(
+            "allocation_waits_for_the_rebuild",
+            |f, _| allocation_waits_for_the_rebuild(f),
+            true,
+            false,
+        ),
+        scenario(
+            "rebuild_sees_allocation_committed_across_reelection",
+            |f, _| rebuild_sees_allocation_committed_across_reelection(f),
+            true,
+            false,
+        ),
+        scenario(
+            "space_check_sees_created_container",
+            |f, _| space_check_sees_created_container(f),
+            true,
+            false,
+        ),
+        scenario(
+            "reregistration_during_allocation_keeps_the_slot",
+            |f, _| reregistration_during_allocation_keeps_the_slot(f),
+            true,
+            false,
+        ),
+        scenario(
+            "random_failovers_never_over_grant",
+            |f, seed| random_failovers_never_over_grant(f, seed, AllocationClusterShape::default()),
+            false,
+            false,
+        ),
+    ]
+}
+
+/// Whether `reference` must hold `scenario` in the catalogue: an implementation held to
+/// `reference` is held to exactly those (held to `SeedPatch`, the races beyond the seed are
+/// not claimed; held to `Hardened`, all are).
+pub fn claimed(scenario: &str, reference: ScmBehavior) -> bool {
+    catalogue::allocation().iter().any(|case| {
+        case.scenario == scenario
+            && case.variant == reference.name()
+            && case.expectation == Expectation::Holds
+    })
+}
+
+#[cfg(any(loom, feature = "shuttle"))]
+fn report<F: ScmFactory>(reference: ScmBehavior, cases: Vec<CaseReport>) -> SuiteReport {
+    SuiteReport {
+        seed_key: SEED_KEY,
+        implementation: std::any::type_name::<F::Scm>().to_owned(),
+        reference: reference.name(),
+        cases,
+    }
+}
+
+#[cfg(any(loom, feature = "shuttle"))]
+fn not_claimed(scenario: &'static str, checker: Checker) -> CaseReport {
+    CaseReport {
+        scenario,
+        checker,
+        executions: 0,
+        outcome: CaseOutcome::NotClaimed,
+    }
+}
+
+/// The loom models of HDDS-16891 (the gate race, the re-election race, the report-order
+/// race, a re-registration racing an allocation) run exhaustively against the SCMs
+/// `factory` starts; those `reference` itself breaks are not claimed. In the loom build
+/// (`RUSTFLAGS="--cfg loom"`).
+#[cfg(loom)]
+pub fn loom_suite<F: ScmFactory>(factory: F, reference: ScmBehavior) -> SuiteReport {
+    let mut cases = Vec::new();
+    for scenario in scenarios::<F>().into_iter().filter(|s| s.loom) {
+        if !claimed(scenario.name, reference) {
+            cases.push(not_claimed(scenario.name, Checker::Loom));
+            continue;
+        }
+        let run = scenario.run;
+        let exploration = crate::check::loom::explore(scenario.name, move || run(factory, 0));
+        let outcome = match &exploration.violation {
+            None => CaseOutcome::Held,
+            Some(violation) => CaseOutcome::Caught {
+                violation: violation.clone(),
+                story: exploration.told(),
+            },
+        };
+        cases.push(CaseReport {
+            scenario: scenario.name,
+            checker: Checker::Loom,
+            executions: exploration.iterations,
+            outcome,
+        });
+    }
+    report::<F>(reference, cases)
+}
+
+/// Every pending-allocation scenario of the catalogue against the SCMs `factory` starts:
+/// the concurrent ones under shuttle's random and PCT schedulers (`config.iterations`
+/// schedules each, stopping at a violation), the seed's sequential reproductions once;
+/// those `reference` itself breaks are not claimed. In the shuttle build
+/// (`--features shuttle`).
+#[cfg(feature = "shuttle")]
+pub fn shuttle_suite<F: ScmFactory>(
+    factory: F,
+    reference: ScmBehavior,
+    config: &SuiteConfig,
+) -> SuiteReport {
+    let mut cases = Vec::new();
+    for scenario in scenarios::<F>() {
+        let schedulers: Vec<_> = match scenario.sequential {
+            true => vec![None],
+            false => super::shuttle_run::schedulers(config).map(Some).to_vec(),
+        };
+        for scheduler in schedulers {
+            if !claimed(scenario.name, reference) {
+                let checker = scheduler.map_or(Checker::Sequential, Checker::Shuttle);
+                cases.push(not_claimed(scenario.name, checker));
+                continue;
+            }
+            let run = scenario.run;
+            cases.push(super::shuttle_run::run(
+                scenario.name,
+                scheduler,
+                config,
+                move |seed| run(factory, seed),
+            ));
+        }
+    }
+    report::<F>(reference, cases)
+}
+
+#[cfg(not(any(loom, feature = "shuttle")))]
+mod differential;
+#[cfg(not(any(loom, feature = "shuttle")))]
+pub use differential::differential;
