@@ -1,5 +1,5 @@
 //! A downstream crate that holds its own implementations against `hadoop-ref`'s reference,
-//! as a user embedding the crate would: two independent implementations of each of two
+//! as a user embedding the crate would: two independent implementations of each of three
 //! components, written from scratch against the boundary traits, one correct and one
 //! carrying the seed's defect.
 //!
@@ -13,6 +13,10 @@
 //!   the block; [`BatchDrainStandby`] keeps one queue judged after each batch of edits, as
 //!   the HA branch did before the seed's fix. The two share the namespace and the report
 //!   judging; they differ in the queue.
+//! - [`scm`] (HDDS-16891), behind `PendingContainerTrackerApi`: [`RebuildingScm`] keeps an
+//!   SCM's buckets, leadership and table under one lock and rebuilds the buckets from the
+//!   table when it becomes the serving leader; [`ForgetfulScm`] is the same SCM without the
+//!   rebuild, as Ozone was before the seed.
 //!
 //! The tests (`tests/`) are what a user writes: a few lines per build that run the loom
 //! models, the shuttle cases and the differential property test of the seed against each
@@ -25,6 +29,9 @@
 //! [`PerBlockStandby`]: standby::PerBlockStandby
 //! [`BatchDrainStandby`]: standby::BatchDrainStandby
 //! [`UnpatchedContext`]: term_fencing::UnpatchedContext
+//! [`RebuildingScm`]: scm::RebuildingScm
+//! [`ForgetfulScm`]: scm::ForgetfulScm
 
+pub mod scm;
 pub mod standby;
 pub mod term_fencing;
