@@ -3,19 +3,26 @@
 //! allocation throughput (one random pipeline of 3 333 per allocation) with 1 and 2 client
 //! threads. Both run `ScmBehavior::Hardened`. Goal: 1M containers rebuilt in under
 //! 1 s on a 2-core machine, growing linearly.
+//!
+//! `scm_trait_vs_concrete`: one allocation, the container reports of its three replicas
+//! and a pending read on a serving leader, on `StorageContainerManager` itself, through
+//! `PendingContainerTrackerApi` monomorphised (as the scenarios call it), and through
+//! `&dyn PendingContainerTrackerApi` (goal: within noise).
 
 use std::collections::BTreeMap;
+use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 use hadoop_ref::clock::ManualClock;
+use hadoop_ref::hdds::container::{ContainerReplicaReport, ContainerState};
 use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, PipelineId, ScmId};
 use hadoop_ref::hdds::report::StorageReport;
 use hadoop_ref::scm::ha::{ScmDb, Snapshot};
 use hadoop_ref::scm::{
-    ContainerInfo, DatanodeDetails, LifeCycleState, Pipeline, ScmBehavior, ScmConfig,
-    StorageContainerManager,
+    ContainerInfo, DatanodeDetails, LifeCycleState, PendingContainerTrackerApi, Pipeline,
+    ScmBehavior, ScmConfig, StorageContainerManager,
 };
 use hadoop_ref::sim::ratis::SimulatedRatis;
 use hadoop_ref::sync::{Arc, thread};
@@ -129,5 +136,61 @@ fn allocation(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, rebuild, allocation);
+/// A serving leader over 10k datanodes, no container yet.
+fn serving_leader() -> (StorageContainerManager, SimulatedRatis) {
+    let (scm, ring) = leader(0);
+    scm.exit_safe_mode();
+    scm.notify_leader_changed(ring.elect(ScmId(1)));
+    scm.notify_leader_ready();
+    (scm, ring)
+}
+
+/// One allocation, its replicas' container reports, and a pending read: on the concrete
+/// type, through the boundary trait monomorphised, and through `&dyn`.
+fn trait_vs_concrete(c: &mut Criterion) {
+    let mut group = c.benchmark_group("scm_trait_vs_concrete");
+    group.warm_up_time(Duration::from_secs(1));
+    group.measurement_time(Duration::from_secs(4));
+    let (concrete, _ring) = serving_leader();
+    group.bench_function("concrete", |b| {
+        b.iter(|| {
+            let id = concrete.allocate_container().expect("room");
+            let pipeline = concrete.container(id).expect("applied").pipeline;
+            let mut pending = 0;
+            for dn in (0..3).map(|i| DatanodeId(pipeline.0 * 3 + i)) {
+                let report = ContainerReplicaReport::new(id, ContainerState::Open, dn);
+                concrete
+                    .process_container_report(dn, &[report])
+                    .expect("known");
+                pending += concrete.pending(dn).expect("registered").len();
+            }
+            black_box(pending)
+        })
+    });
+    let (generic, _ring) = serving_leader();
+    group.bench_function("generic_PendingContainerTrackerApi", |b| {
+        b.iter(|| round_trip(&generic))
+    });
+    let (dynamic, _ring) = serving_leader();
+    let dynamic: &dyn PendingContainerTrackerApi = &dynamic;
+    group.bench_function("dyn_PendingContainerTrackerApi", |b| {
+        b.iter(|| round_trip(dynamic))
+    });
+    group.finish();
+}
+
+/// [`trait_vs_concrete`]'s round through the boundary trait.
+fn round_trip<S: PendingContainerTrackerApi + ?Sized>(scm: &S) -> usize {
+    let id = scm.allocate_container().expect("room");
+    let pipeline = scm.container(id).expect("applied").pipeline;
+    let mut pending = 0;
+    for dn in (0..3).map(|i| DatanodeId(pipeline.0 * 3 + i)) {
+        let report = ContainerReplicaReport::new(id, ContainerState::Open, dn);
+        scm.process_container_report(dn, &[report]).expect("known");
+        pending += scm.pending(dn).expect("registered").len();
+    }
+    black_box(pending)
+}
+
+criterion_group!(benches, rebuild, allocation, trait_vs_concrete);
 criterion_main!(benches);

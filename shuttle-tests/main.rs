@@ -7,6 +7,7 @@ mod support;
 
 mod allocation;
 mod cluster;
+mod conformance;
 mod container;
 mod event_log;
 mod explain;

@@ -51,8 +51,11 @@ use crate::sync::Arc;
 ///   the container as pending on each of them
 ///   (`PipelineManagerImpl.checkSpaceAndRecordAllocation`), the check and the record
 ///   atomic per datanode, then submits the add-container to the [`ReplicatedLog`] and
-///   applies it. Elsewhere it refuses: [`ScmError::NotLeader`] when not serving,
-///   [`ScmError::NoPipelineWithSpace`] when no pipeline fits.
+///   applies it. A submit that is not confirmed keeps the slots reserved (Ratis may commit
+///   what it answered with an error): [`ScmError::SubmitNotConfirmed`]. It refuses with
+///   [`ScmError::NotLeader`] when not the leader-ready leader, [`ScmError::InSafeMode`] in
+///   safe mode, and [`ScmError::NoPipelineWithSpace`] when the chosen pipeline does not
+///   fit or has a datanode not registered.
 /// - **Rebuild before serving.** When it becomes the serving leader (the later of
 ///   `notifyLeaderReady` and the safe-mode exit), it drops every pending entry and records
 ///   one for each OPEN container of the table on each datanode of its pipeline that has

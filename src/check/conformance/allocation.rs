@@ -1,6 +1,7 @@
 //! The HDDS-16891 conformance suites: the catalogue's pending-allocation scenarios, its
 //! loom models and a differential property test, run against any
-//! [`PendingContainerTrackerApi`], every SCM of the cluster being the implementation.
+//! [`PendingContainerTrackerApi`](crate::scm::PendingContainerTrackerApi), every SCM of
+//! the cluster being the implementation.
 //!
 //! **The race.** A container granted and not yet written has no footprint in any storage
 //! report; a new leader, a restarted SCM or a re-registered datanode's fresh bucket forgets

@@ -19,7 +19,11 @@
 //!
 //! Real [`StorageContainerManager`](crate::scm::StorageContainerManager)s run over the
 //! simulated Ratis ring of [`ScmCluster`](crate::sim::scm_cluster::ScmCluster), with
-//! datanodes that create a container on its first write and refuse it without space.
+//! datanodes that create a container on its first write and refuse it without space. Every
+//! scenario takes an [`ScmFactory`](crate::scm::ScmFactory): an `ScmBehavior` starts the
+//! crate's own SCM, and any other implementation of
+//! [`PendingContainerTrackerApi`](crate::scm::PendingContainerTrackerApi) runs in its place
+//! ([`check::conformance::allocation`](crate::check::conformance::allocation)).
 //!
 //! - [`invariants`]: [`no_datanode_over_granted`] (the seed's harm) and
 //!   [`leader_reserves_unwritten_containers`] (the serving leader's buckets).

@@ -18,11 +18,13 @@ use std::fmt::Write as _;
 use proptest::prelude::*;
 
 use super::super::differential::{DifferentialConfig, DifferentialReport, Step, explore};
-use super::{SEED_KEY, ScmBehavior, ScmFactory};
 use crate::clock::ManualClock;
 use crate::hdds::ids::{ContainerId, DatanodeId, PipelineId};
-use crate::scenarios::allocation::{CONTAINER_SIZE, SCENARIO_START_MS};
-use crate::scm::{PendingContainerTrackerApi, Pipeline, RegistrationChange, ScmConfig, ScmError};
+use crate::scenarios::allocation::{CONTAINER_SIZE, SCENARIO_START_MS, SEED_KEY};
+use crate::scm::{
+    PendingContainerTrackerApi, Pipeline, RegistrationChange, ScmBehavior, ScmConfig, ScmError,
+    ScmFactory,
+};
 use crate::sim::ratis::SubmitFault;
 use crate::sim::scm_cluster::ScmCluster;
 
