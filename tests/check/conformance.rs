@@ -165,3 +165,14 @@ fn seed_patch_scm_diverges_from_hardened_on_a_re_registration() {
     let last = divergence.story.events.last().expect("a step");
     assert_eq!(last.name, "datanode registers again", "{divergence}");
 }
+
+#[test]
+fn ungated_rebuild_alone_is_sequentially_the_seed_patch() {
+    // The gate race needs two threads: the differential cannot see it (loom and shuttle do).
+    allocation::differential(
+        ScmBehavior::LegacyRebuildWithoutGate,
+        ScmBehavior::SeedPatch,
+        &DifferentialConfig::default(),
+    )
+    .assert_conforms();
+}
