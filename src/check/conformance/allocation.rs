@@ -50,81 +50,78 @@ pub struct Scenario<F> {
 }
 
 /// The catalogue's pending-allocation scenarios ([`catalogue::allocation`]), with the same
-/// shapes, over the SCMs `F` starts.
+/// shapes, over the SCMs `F` starts: the seed's sequential reproductions, then the races.
 pub fn scenarios<F: ScmFactory>() -> Vec<Scenario<F>> {
-    let scenario = |name, run, loom, sequential| Scenario {
+    let mut scenarios = sequential::<F>();
+    scenarios.extend(concurrent::<F>());
+    scenarios
+}
+
+/// MC8 after a transfer and restarts, and re-registrations with changed details: one
+/// thread each.
+fn sequential<F: ScmFactory>() -> Vec<Scenario<F>> {
+    use RegistrationChange::{Address, Ports, Version};
+    use ScmFailover::{RestartAllScms, RestartSingleScm, Transfer};
+    let scenario = |name, run| Scenario {
+        name,
+        run,
+        loom: false,
+        sequential: true,
+    };
+    vec![
+        scenario("transfer_keeps_unwritten_slots", |f, _| {
+            failover_keeps_slots_of_unwritten_containers(f, Transfer)
+        }),
+        scenario("single_scm_restart_keeps_unwritten_slots", |f, _| {
+            failover_keeps_slots_of_unwritten_containers(f, RestartSingleScm)
+        }),
+        scenario("all_scms_restart_keeps_unwritten_slots", |f, _| {
+            failover_keeps_slots_of_unwritten_containers(f, RestartAllScms)
+        }),
+        scenario("address_change_keeps_unwritten_slots", |f, _| {
+            reregistration_keeps_unwritten_slots(f, Address)
+        }),
+        scenario("version_change_keeps_unwritten_slots", |f, _| {
+            reregistration_keeps_unwritten_slots(f, Version)
+        }),
+        scenario("port_change_keeps_unwritten_slots", |f, _| {
+            reregistration_keeps_unwritten_slots(f, Ports)
+        }),
+    ]
+}
+
+/// The four loom races and the random cluster.
+fn concurrent<F: ScmFactory>() -> Vec<Scenario<F>> {
+    let scenario = |name, run, loom| Scenario {
         name,
         run,
         loom,
-        sequential,
+        sequential: false,
     };
-    use RegistrationChange::{Address, Ports, Version};
-    use ScmFailover::{RestartAllScms, RestartSingleScm, Transfer};
     vec![
-        scenario(
-            "transfer_keeps_unwritten_slots",
-            |f, _| failover_keeps_slots_of_unwritten_containers(f, Transfer),
-            false,
-            true,
-        ),
-        scenario(
-            "single_scm_restart_keeps_unwritten_slots",
-            |f, _| failover_keeps_slots_of_unwritten_containers(f, RestartSingleScm),
-            false,
-            true,
-        ),
-        scenario(
-            "all_scms_restart_keeps_unwritten_slots",
-            |f, _| failover_keeps_slots_of_unwritten_containers(f, RestartAllScms),
-            false,
-            true,
-        ),
-        scenario(
-            "address_change_keeps_unwritten_slots",
-            |f, _| reregistration_keeps_unwritten_slots(f, Address),
-            false,
-            true,
-        ),
-        scenario(
-            "version_change_keeps_unwritten_slots",
-            |f, _| reregistration_keeps_unwritten_slots(f, Version),
-            false,
-            true,
-        ),
-        scenario(
-            "port_change_keeps_unwritten_slots",
-            |f, _| reregistration_keeps_unwritten_slots(f, Ports),
-            false,
-            true,
-        ),
         scenario(
             "allocation_waits_for_the_rebuild",
             |f, _| allocation_waits_for_the_rebuild(f),
             true,
-            false,
         ),
         scenario(
             "rebuild_sees_allocation_committed_across_reelection",
             |f, _| rebuild_sees_allocation_committed_across_reelection(f),
             true,
-            false,
         ),
         scenario(
             "space_check_sees_created_container",
             |f, _| space_check_sees_created_container(f),
             true,
-            false,
         ),
         scenario(
             "reregistration_during_allocation_keeps_the_slot",
             |f, _| reregistration_during_allocation_keeps_the_slot(f),
             true,
-            false,
         ),
         scenario(
             "random_failovers_never_over_grant",
             |f, seed| random_failovers_never_over_grant(f, seed, AllocationClusterShape::default()),
-            false,
             false,
         ),
     ]
