@@ -4,9 +4,9 @@ use crate::check::catalogue::case::Case;
 use crate::namenode::namesystem::NamesystemBehavior;
 use crate::scenarios::standby::{
     AppendClusterShape, StandbyClusterShape, appends_leave_no_stale_location,
-    failover_judges_queued_reports_after_catch_up, failovers_lose_no_replica_and_keep_counts,
-    rbw_report_before_close_loses_no_replica, rbw_report_races_completion,
-    replica_reported_between_genstamp_and_block_edits_is_recorded,
+    deleted_blocks_leave_no_queued_reports, failover_judges_queued_reports_after_catch_up,
+    failovers_lose_no_replica_and_keep_counts, rbw_report_before_close_loses_no_replica,
+    rbw_report_races_completion, replica_reported_between_genstamp_and_block_edits_is_recorded,
     replica_reported_between_split_batches_is_recorded,
     safe_mode_credits_replicas_reported_before_close, superseded_queued_report_is_purged,
 };
@@ -19,6 +19,7 @@ pub fn standby() -> Vec<Case> {
     split_batch_race(&mut cases);
     random_failovers(&mut cases);
     appends_leaving_a_datanode_out(&mut cases);
+    deleted_blocks_heal_phase(&mut cases);
     cases
 }
 
@@ -140,6 +141,20 @@ fn appends_leaving_a_datanode_out(cases: &mut Vec<Case>) {
             AppendClusterShape::default()
         ),
         [(Trunk, Holds)]
+    );
+}
+
+/// HDFS-17905, a leak: reports queued for a block whose pipeline recovery was abandoned,
+/// the file deleted, then a heal phase and the liveness property "the standby's queue
+/// empties". Not a race: every schedule that abandons a recovery leaves the entry, so
+/// every engine catches the legacy queue at its first schedule.
+fn deleted_blocks_heal_phase(cases: &mut Vec<Case>) {
+    cases!(
+        cases,
+        "deleted_blocks_leave_no_queued_reports",
+        NamesystemBehavior,
+        |behavior, seed| deleted_blocks_leave_no_queued_reports(behavior, seed),
+        [(Trunk, Holds), (LegacyKeepRemovedBlockMessages, Caught)]
     );
 }
 
