@@ -97,7 +97,7 @@ pub fn deleted_blocks_leave_no_queued_reports<F: NamesystemFactory>(
     heal(&pair)?;
     let (_, standby) = pair.roles();
     standby_queue_empties(
-        &format!("{:?} (standby)", standby.id()),
+        &format!("{} (standby)", standby.id()),
         &standby.namesystem().view(),
     )?;
     check_pair_quiescent(&pair)
