@@ -37,6 +37,8 @@ shuttle_tests! {
     cluster_whole_message_queue_caught_random: "failovers_lose_no_replica_and_keep_counts" / "LegacyWholeMessageQueue", RANDOM;
     cluster_whole_message_queue_caught_pct: "failovers_lose_no_replica_and_keep_counts" / "LegacyWholeMessageQueue", PCT3;
     cluster_early_drain_caught_pct: "failovers_lose_no_replica_and_keep_counts" / "LegacyEarlyDrain", PCT3;
+    cluster_ha_state_check_caught_random: "failovers_lose_no_replica_and_keep_counts" / "LegacyHaStateCheck", RANDOM;
+    cluster_ha_state_check_caught_pct: "failovers_lose_no_replica_and_keep_counts" / "LegacyHaStateCheck", PCT3;
     appends_trunk_leave_no_stale_location_random: "appends_leave_no_stale_location" / "Trunk", RANDOM;
     appends_trunk_leave_no_stale_location_pct: "appends_leave_no_stale_location" / "Trunk", PCT3;
 }
