@@ -8,7 +8,7 @@ use crate::support;
 
 use crate::support::{PCT3, RANDOM};
 use hadoop_ref::check::catalogue;
-use hadoop_ref::scenarios::standby::SEED_KEY;
+use hadoop_ref::scenarios::standby::{LEAK_SEED_KEY, SEED_KEY};
 
 shuttle_tests! {
     cases: catalogue::standby(), seed_key: SEED_KEY;
@@ -37,8 +37,18 @@ shuttle_tests! {
     cluster_whole_message_queue_caught_random: "failovers_lose_no_replica_and_keep_counts" / "LegacyWholeMessageQueue", RANDOM;
     cluster_whole_message_queue_caught_pct: "failovers_lose_no_replica_and_keep_counts" / "LegacyWholeMessageQueue", PCT3;
     cluster_early_drain_caught_pct: "failovers_lose_no_replica_and_keep_counts" / "LegacyEarlyDrain", PCT3;
+    cluster_ha_state_check_caught_random: "failovers_lose_no_replica_and_keep_counts" / "LegacyHaStateCheck", RANDOM;
+    cluster_ha_state_check_caught_pct: "failovers_lose_no_replica_and_keep_counts" / "LegacyHaStateCheck", PCT3;
     appends_trunk_leave_no_stale_location_random: "appends_leave_no_stale_location" / "Trunk", RANDOM;
     appends_trunk_leave_no_stale_location_pct: "appends_leave_no_stale_location" / "Trunk", PCT3;
+}
+
+shuttle_tests! {
+    cases: catalogue::standby(), seed_key: LEAK_SEED_KEY;
+    trunk_queue_empties_after_deletes_random: "deleted_blocks_leave_no_queued_reports" / "Trunk", RANDOM;
+    trunk_queue_empties_after_deletes_pct: "deleted_blocks_leave_no_queued_reports" / "Trunk", PCT3;
+    kept_removed_block_messages_leak_random: "deleted_blocks_leave_no_queued_reports" / "LegacyKeepRemovedBlockMessages", RANDOM;
+    kept_removed_block_messages_leak_pct: "deleted_blocks_leave_no_queued_reports" / "LegacyKeepRemovedBlockMessages", PCT3;
 }
 
 #[test]

@@ -5,6 +5,7 @@
 mod allocation;
 mod failover_deletes;
 mod lifecycle;
+mod liveness;
 mod operations;
 mod repair;
 mod threads;

@@ -7,6 +7,7 @@ mod dn_fencing;
 mod edit_validation;
 mod evaluation;
 mod ha;
+mod leak;
 mod namesystem;
 mod pending_messages;
 mod safe_mode_model;

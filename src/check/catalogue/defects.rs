@@ -163,6 +163,10 @@ fn standby(variant: &str) -> Option<Defect> {
             "HDFS-14941",
             "a report of a block the standby will learn in the next batch is not queued",
         ),
+        "LegacyKeepRemovedBlockMessages" => defect(
+            "HDFS-17905",
+            "a deleted block's queued reports are never drained: the standby's queue leaks",
+        ),
         _ => None,
     }
 }

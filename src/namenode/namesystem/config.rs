@@ -1,8 +1,8 @@
 //! Which standby logic a namesystem runs, and its settings.
 //!
 //! **The race (HDFS-2742).** Each unpatched behaviour lets the standby judge a datanode's
-//! report against a block state it was not produced under, drop it, or credit safe mode
-//! wrongly. **The fix** is a set of upstream patches; [`NamesystemBehavior::Trunk`] is
+//! report against a block state it was not produced under, drop it, keep it for ever, or
+//! credit safe mode wrongly. **The fix** is a set of upstream patches; [`NamesystemBehavior::Trunk`] is
 //! trunk's code with all of them, and each legacy value takes exactly one away (the
 //! whole-message queue is the 2012 code before HDFS-2742), so a checker proves what each
 //! one buys.
@@ -49,17 +49,23 @@ pub enum NamesystemBehavior {
     /// and the block edit (different tailer batches) is neither future nor known, and is
     /// dropped: the standby misses the replica until the datanode's next full report.
     LegacyNoImpendingGenstamp,
+    /// Trunk before HDFS-17905: removing a block from the namespace
+    /// (`BlockManager.removeBlock`, for a delete or an abandoned last block) leaves its
+    /// queued reports. No edit will change that block again, so nothing drains them: on a
+    /// standby they wait for a failover, on an observer for ever (a leak).
+    LegacyKeepRemovedBlockMessages,
 }
 
 impl NamesystemBehavior {
     /// Every behavior, trunk's first.
-    pub const ALL: [NamesystemBehavior; 6] = [
+    pub const ALL: [NamesystemBehavior; 7] = [
         NamesystemBehavior::Trunk,
         NamesystemBehavior::LegacyWholeMessageQueue,
         NamesystemBehavior::LegacyEarlyDrain,
         NamesystemBehavior::LegacyHaStateCheck,
         NamesystemBehavior::LegacyNoStaleEntryPurge,
         NamesystemBehavior::LegacyNoImpendingGenstamp,
+        NamesystemBehavior::LegacyKeepRemovedBlockMessages,
     ];
 
     /// A short stable name, used in reports and schedule files.
@@ -71,6 +77,7 @@ impl NamesystemBehavior {
             NamesystemBehavior::LegacyHaStateCheck => "LegacyHaStateCheck",
             NamesystemBehavior::LegacyNoStaleEntryPurge => "LegacyNoStaleEntryPurge",
             NamesystemBehavior::LegacyNoImpendingGenstamp => "LegacyNoImpendingGenstamp",
+            NamesystemBehavior::LegacyKeepRemovedBlockMessages => "LegacyKeepRemovedBlockMessages",
         }
     }
 
@@ -95,6 +102,11 @@ impl NamesystemBehavior {
             NamesystemBehavior::LegacyNoStaleEntryPurge
                 | NamesystemBehavior::LegacyWholeMessageQueue
         )
+    }
+
+    /// Whether removing a block drops its queued reports (HDFS-17905).
+    pub fn purges_removed_block_messages(self) -> bool {
+        self != NamesystemBehavior::LegacyKeepRemovedBlockMessages
     }
 
     /// The decision tables of this code, with `rbw_rule` for an equal-GS RBW of a

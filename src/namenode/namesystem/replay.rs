@@ -477,7 +477,8 @@ impl State {
     }
 
     /// Removes a block from the namespace and the safe-mode counts, with its corrupt
-    /// flags and its queue (HDFS-17905).
+    /// flags and its queue (HDFS-17905: no later edit would drain it;
+    /// [`LegacyKeepRemovedBlockMessages`](super::NamesystemBehavior) keeps it).
     fn remove_block(&mut self, id: BlockId) {
         let Some(stored) = self.blocks.remove(&id) else {
             return;
@@ -486,6 +487,8 @@ impl State {
             self.uncount_complete_block(stored.locations.len());
         }
         self.corrupt.remove(&id);
-        self.queue.remove_block(id);
+        if self.config.behavior.purges_removed_block_messages() {
+            self.queue.remove_block(id);
+        }
     }
 }

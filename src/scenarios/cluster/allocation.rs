@@ -9,6 +9,7 @@
 //! reported yet before the new leader grants anything.
 
 use super::invariants::no_datanode_granted_past_its_room;
+use super::liveness::pending_allocations_roll_out;
 use super::setup::{setup, spawn_datanodes};
 
 use crate::scenarios::rng::SeededRng;
@@ -25,7 +26,8 @@ const KEYS: usize = 3;
 /// datanode each; a fourth is the client: it asks for `KEYS` (3) keys, writing each at
 /// once or at the end as the seed says; a fifth moves leadership to SCM 2. A request
 /// refused (no leader, not ready, no room) is not retried. Checks
-/// [`no_datanode_granted_past_its_room`] with every granted key written.
+/// [`no_datanode_granted_past_its_room`] with every granted key written, then
+/// [`pending_allocations_roll_out`](super::liveness::pending_allocations_roll_out).
 pub fn keys_written_while_leadership_moves(
     behavior: ScmBehavior,
     seed: u64,
@@ -46,7 +48,8 @@ pub fn keys_written_while_leadership_moves(
         Ok(Vec::new())
     }));
     join_all(handles)?;
-    no_datanode_granted_past_its_room(&cluster)
+    no_datanode_granted_past_its_room(&cluster)?;
+    pending_allocations_roll_out(&cluster, 2 * cluster.roll_interval_ms())
 }
 
 /// The client: each granted key written at once or after the last request.

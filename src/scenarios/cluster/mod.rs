@@ -7,12 +7,15 @@
 //! **The race.** Delete transactions are in flight when the leader changes: the old
 //! leader's commands still leave its queue with its term, the new leader knows nothing of
 //! what was sent. **What must hold**: every block of a deleted key is deleted on every
-//! replica, every block of a kept key stays, and the log empties.
+//! replica, every block of a kept key stays, and the log empties. Once it has settled,
+//! the SCMs' [`liveness`] properties: every running SCM leaves safe mode, and pending
+//! allocations roll out of their windows.
 
 mod allocation;
 mod deleting;
 mod deletions;
 pub mod invariants;
+pub mod liveness;
 mod over_replicated;
 mod quasi_closed;
 mod random;

@@ -7,13 +7,15 @@
 //! blocks (HDDS-16811) all have their chance. **What must hold**: once the faults heal
 //! and the cluster settles, deleted keys are gone everywhere and stay gone after repair,
 //! kept keys are whole, the deleted-block log drains, and no datanode holds more than its
-//! room.
+//! room; then every SCM (a restarted one too) leaves safe mode and the pending
+//! allocations roll out of their windows.
 
 use super::invariants::{
     cluster_settles_after_healing, deleted_keys_are_gone_everywhere, kept_keys_are_whole,
     log_drains, no_datanode_granted_past_its_room, no_deleted_block_back_after_repair,
     replicas_keep_metadata_and_files_together,
 };
+use super::liveness::{pending_allocations_roll_out, scms_leave_safe_mode};
 use super::setup::{ROUNDS, setup, spawn_datanodes};
 
 use crate::datanode::container::{ContainerBehavior, ContainerConfig};
@@ -127,8 +129,14 @@ pub fn random_cluster_with_faults(behavior: OzoneBehavior, seed: u64) -> Result<
     }
     no_deleted_block_back_after_repair(&cluster, &deleted)?;
     kept_keys_are_whole(&cluster, &kept)?;
-    replicas_keep_metadata_and_files_together(&cluster)
+    replicas_keep_metadata_and_files_together(&cluster)?;
+    scms_leave_safe_mode(&cluster, SAFE_MODE_BOUND_TICKS)?;
+    pending_allocations_roll_out(&cluster, 2 * cluster.roll_interval_ms())
 }
+
+/// Ticks a healed cluster's SCMs get to leave safe mode: a datanode's heartbeat draws the
+/// re-register command, the next brings its registration and node report.
+const SAFE_MODE_BOUND_TICKS: usize = 5;
 
 fn split(written: Vec<Written>) -> (Vec<Key>, Vec<Key>) {
     let mut kept = Vec::new();

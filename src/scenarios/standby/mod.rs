@@ -23,13 +23,16 @@
 //! [`rbw_report_races_completion`], HDFS-14941's race
 //! [`replica_reported_between_split_batches_is_recorded`], the random
 //! [`failovers_lose_no_replica_and_keep_counts`], and the appends that leave a datanode
-//! out of their pipeline, [`appends_leave_no_stale_location`].
+//! out of their pipeline, [`appends_leave_no_stale_location`]. One liveness property,
+//! [`standby_queue_empties`] (HDFS-17905), closes the heal phase of
+//! [`deleted_blocks_leave_no_queued_reports`].
 
 mod append;
 mod cluster;
 mod edits;
 mod genstamp;
 mod invariants;
+mod leak;
 mod rbw_race;
 mod reporter;
 mod scripted;
@@ -50,6 +53,10 @@ pub use invariants::{
     check_pair_namenodes, check_pair_quiescent, check_quiescent, generation_stamp_never_reused,
     location_completeness, no_block_lost, no_false_corruption, no_stale_location, queue_is_sound,
     safe_mode_matches_recount, standby_is_passive,
+};
+pub use leak::{
+    LEAK_SEED_KEY, STANDBY_QUEUE_EMPTIES, deleted_blocks_leave_no_queued_reports,
+    standby_queue_empties,
 };
 pub use rbw_race::rbw_report_races_completion;
 pub use scripted::{

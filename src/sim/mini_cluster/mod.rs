@@ -64,10 +64,12 @@ mod builder;
 mod cluster;
 mod keys;
 mod link;
+mod liveness;
 mod quiescence;
 mod services;
 mod threads;
 
 pub use builder::{CONTAINER_SIZE, MiniOzoneClusterBuilder};
 pub use cluster::{ClusterError, Key, MiniOzoneCluster};
+pub use liveness::{InSafeMode, PendingOn};
 pub use quiescence::InFlight;
