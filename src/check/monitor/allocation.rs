@@ -4,16 +4,29 @@
 //! containers than it has. Judged over the creations of datanodes that state their room
 //! (`container created` or `create refused` with `slots` and `holds`); a log whose
 //! datanodes never do is undecided.
+//!
+//! The same harm in a cluster of real datanodes (**no datanode granted more containers
+//! than it has room for**, the cluster's own name): each datanode's latest `node report`
+//! (`remaining`, `committed`, `spare`), at the end; the space it reserves for its OPEN
+//! replicas (`committed` + `spare`) must fit in what is free. A datanode that never
+//! reported is not judged.
+
+use std::collections::BTreeMap;
 
 use super::judgement::{Finding, Monitor, Needed, Reads, Trail, Verdict};
+use super::values::number;
 use crate::scenarios::Violation;
 use crate::scenarios::allocation::SEED_KEY;
 use crate::scenarios::allocation::invariants::NO_OVER_GRANT;
+use crate::scenarios::cluster::NO_GRANT_PAST_ROOM;
 use crate::story::Event;
 
 /// The allocation monitors.
 pub fn monitors() -> Vec<Box<dyn Monitor>> {
-    vec![Box::new(NoDatanodeOverGranted::default())]
+    vec![
+        Box::new(NoDatanodeOverGranted::default()),
+        Box::new(NoDatanodeGrantedPastItsRoom::default()),
+    ]
 }
 
 /// No datanode refuses a create for want of room.
@@ -108,6 +121,81 @@ impl Monitor for NoDatanodeOverGranted {
                 Needed::of("", "container created"),
             ],
             to_break: &[],
+        };
+        READS
+    }
+}
+
+/// Each datanode's latest node report fits what it reserves in what it has free.
+#[derive(Debug, Default)]
+pub struct NoDatanodeGrantedPastItsRoom {
+    /// Per datanode: its latest report's step, free bytes and reserved bytes.
+    latest: BTreeMap<String, (usize, u64, u64)>,
+    trail: Trail<String>,
+}
+
+impl Monitor for NoDatanodeGrantedPastItsRoom {
+    fn seed(&self) -> &'static str {
+        SEED_KEY
+    }
+
+    fn property(&self) -> &'static str {
+        NO_GRANT_PAST_ROOM
+    }
+
+    fn observe(&mut self, event: &Event) {
+        if event.name == "container created" {
+            if let Some(datanode) = &event.node {
+                self.trail.note(datanode, event.step);
+            }
+            return;
+        }
+        if event.name != "node report" {
+            return;
+        }
+        let Some(datanode) = event.node.clone() else {
+            return;
+        };
+        let value = |name| event.field(name).and_then(number);
+        let (Some(remaining), Some(committed)) = (value("remaining"), value("committed")) else {
+            return;
+        };
+        let reserved = committed.saturating_add(value("spare").unwrap_or(0));
+        self.trail.note(&datanode, event.step);
+        self.latest
+            .insert(datanode, (event.step, remaining, reserved));
+    }
+
+    fn violation_so_far(&self) -> Option<&Finding> {
+        None
+    }
+
+    fn finish(&mut self) -> Verdict {
+        let over = self
+            .latest
+            .iter()
+            .find(|(_, (_, remaining, reserved))| reserved > remaining);
+        match over {
+            Some((datanode, &(step, remaining, reserved))) => Verdict::Violated(Finding {
+                violation: Violation {
+                    seed: SEED_KEY,
+                    property: NO_GRANT_PAST_ROOM,
+                    detail: format!(
+                        "{datanode} reserves {reserved} bytes for its open containers \
+                         with {remaining} bytes free"
+                    ),
+                },
+                step,
+                evidence: self.trail.evidence(datanode, step, &[]),
+            }),
+            None => Verdict::held(self.latest.len(), "node report of a datanode"),
+        }
+    }
+
+    fn reads(&self) -> Reads {
+        const READS: Reads = Reads {
+            to_hold: &[Needed::of("datanode::", "node report")],
+            to_break: &[Needed::of("datanode::", "node report")],
         };
         READS
     }
