@@ -46,11 +46,9 @@ impl NoDatanodeOverGranted {
         let named = ["datanode", "datanodes"]
             .iter()
             .filter_map(|f| event.field(f))
-            .flat_map(super::values::items)
-            .map(str::to_owned)
-            .collect::<Vec<_>>();
+            .flat_map(super::values::items);
         for datanode in named {
-            self.trail.note(&datanode, event.step);
+            self.trail.note(datanode, event.step);
         }
     }
 }

@@ -413,7 +413,7 @@ impl Monitor for SafeModeRecount {
         if !event.component.starts_with("namenode::") {
             return;
         }
-        let Some(node) = event.node.clone() else {
+        let Some(node) = event.node.as_deref() else {
             return;
         };
         if event.name != "safe mode consistency check" {
@@ -421,7 +421,7 @@ impl Monitor for SafeModeRecount {
                 event.name.as_str(),
                 "safe mode counts changed" | "block completed" | "block reopened"
             ) {
-                self.trail.note(&node, event.step);
+                self.trail.note(node, event.step);
             }
             return;
         }
@@ -438,7 +438,7 @@ impl Monitor for SafeModeRecount {
             return;
         }
         self.judged += 1;
-        self.trail.note(&node, event.step);
+        self.trail.note(node, event.step);
         if self.found.is_some() || (total, safe) == (recount_total, recount_safe) {
             return;
         }
@@ -452,7 +452,7 @@ impl Monitor for SafeModeRecount {
                 ),
             },
             step: event.step,
-            evidence: self.trail.evidence(&node, event.step, &[]),
+            evidence: self.trail.evidence(node, event.step, &[]),
         });
     }
 
