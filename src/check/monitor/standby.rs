@@ -18,9 +18,10 @@
 //!   its completion (the edits name the file only) is not judged.
 //! - **safe-mode recount**: at each `safe mode consistency check` (the NameNode, in safe
 //!   mode, states its incremental `block_total` and `block_safe` beside a recount over
-//!   its namespace, `recount_total` and `recount_safe`, as upstream's
-//!   `BlockManagerSafeMode.doConsistencyCheck` compares them), the two agree while no
-//!   replica is flagged corrupt (`corrupt=0`; HDFS's own counters drift once one is).
+//!   its namespace, `recount_total` and `recount_safe`; upstream's
+//!   `BlockManagerSafeMode.doConsistencyCheck` makes a weaker check, under assertions
+//!   only), the two agree while no replica is flagged corrupt (`corrupt=0`; HDFS's own
+//!   counters drift once one is).
 
 use std::collections::BTreeMap;
 

@@ -166,8 +166,9 @@ impl State {
     }
 
     /// A copy of everything the checkers read. Costs a copy of the namespace. In safe
-    /// mode it states the counts beside their recount (the check upstream's
-    /// `BlockManagerSafeMode.doConsistencyCheck` makes), for the safe-mode monitor.
+    /// mode it states the counts beside their recount, for the safe-mode monitor: a
+    /// stronger form of upstream's `doConsistencyCheck` (`BlockManagerSafeMode`, run only
+    /// with Java assertions on), which holds the total against the active block count.
     pub(super) fn view(&self) -> NamesystemView {
         let recount = self.count_safe_blocks();
         if self.safe_mode.on {
