@@ -215,7 +215,7 @@ impl Datanode {
         let handler = Arc::new(handler);
         let controller = shared_controller(&handler);
         let scm_ids: Vec<_> = endpoints.iter().map(|(scm, _)| *scm).collect();
-        let reports = Arc::new(ReportPublisher::new(&scm_ids, Arc::clone(&controller)));
+        let reports = Arc::new(ReportPublisher::new(id, &scm_ids, Arc::clone(&controller)));
         let dispatcher = Arc::new(CommandDispatcher::new(
             Arc::clone(&context),
             controller,

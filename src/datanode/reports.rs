@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, VecDeque};
 use super::container::controller::ContainerController;
 use crate::hdds::container::{ContainerReplicaReport, ContainerState};
 use crate::hdds::heartbeat::{CommandStatus, HeartbeatRequest};
-use crate::hdds::ids::ScmId;
+use crate::hdds::ids::{DatanodeId, ScmId};
 use crate::hdds::report::StorageReport;
 use crate::sync::atomic::{AtomicU64, Ordering};
 use crate::sync::{Arc, RwCell};
@@ -60,6 +60,7 @@ impl VolumeUsage {
 /// The reports of one datanode, for every SCM it heartbeats.
 #[derive(Debug)]
 pub struct ReportPublisher {
+    datanode: DatanodeId,
     controller: Arc<dyn ContainerController>,
     volume: RwCell<Option<VolumeUsage>>,
     statuses: RwCell<BTreeMap<ScmId, VecDeque<CommandStatus>>>,
@@ -67,10 +68,15 @@ pub struct ReportPublisher {
 }
 
 impl ReportPublisher {
-    /// Reports of the replicas behind `controller`, for the SCMs `scms`, with no node
-    /// report until [`set_volume`](Self::set_volume).
-    pub fn new(scms: &[ScmId], controller: Arc<dyn ContainerController>) -> Self {
+    /// Reports of `datanode`'s replicas behind `controller`, for the SCMs `scms`, with no
+    /// node report until [`set_volume`](Self::set_volume).
+    pub fn new(
+        datanode: DatanodeId,
+        scms: &[ScmId],
+        controller: Arc<dyn ContainerController>,
+    ) -> Self {
         Self {
+            datanode,
             controller,
             volume: RwCell::new(None),
             statuses: RwCell::new(scms.iter().map(|&scm| (scm, VecDeque::new())).collect()),
@@ -87,9 +93,22 @@ impl ReportPublisher {
     /// as they are now; `None` before [`set_volume`](Self::set_volume).
     pub fn node_report(&self) -> Option<Vec<StorageReport>> {
         let volume = self.volume.read(|volume| *volume)?;
-        Some(vec![
+        Some(vec![self.traced(
             volume.storage_report(&self.controller.container_report()),
-        ])
+        )])
+    }
+
+    /// `report`, with the `node report` event that states the datanode's room: what the
+    /// cluster's room monitor judges (HDDS-16891).
+    fn traced(&self, report: StorageReport) -> StorageReport {
+        tracing::debug!(
+            node = %self.datanode,
+            remaining = report.remaining,
+            committed = report.committed,
+            spare = report.free_space_to_spare,
+            "node report"
+        );
+        report
     }
 
     /// Queues `status` for every SCM, dropping the oldest of a full queue.
@@ -118,7 +137,7 @@ impl ReportPublisher {
     pub fn fill(&self, scm: ScmId, request: &mut HeartbeatRequest) {
         let replicas = self.controller.container_report();
         let volume = self.volume.read(|volume| *volume);
-        request.node_report = volume.map(|v| vec![v.storage_report(&replicas)]);
+        request.node_report = volume.map(|v| vec![self.traced(v.storage_report(&replicas))]);
         request.container_report = Some(replicas);
         request.command_statuses = self.statuses.write(|queues| {
             queues

@@ -71,7 +71,7 @@ use std::fmt;
 
 use super::command_queue::CommandQueue;
 use super::config::{ScmBehavior, ScmConfig, ScmHardening};
-use super::container_info::{ContainerInfo, Pipeline};
+use super::container_info::{ContainerInfo, LifeCycleState, Pipeline};
 use super::deleted_block_log::DeleteTransactionStatus;
 use super::error::ScmError;
 use super::ha::{CatchUp, LogEntry, ReplicatedLog, ScmDb, Snapshot};
@@ -488,15 +488,26 @@ impl StorageContainerManager {
         self.table.read().applied.containers.get(&id).cloned()
     }
 
-    /// Every container, by id.
+    /// Every container, by id. It states, read under the same lock, each OPEN container
+    /// still unwritten on a datanode of its pipeline (no replica reported from it): what
+    /// the reservations monitor judges the pending reads against (HDDS-16891).
     pub fn containers(&self) -> Vec<ContainerInfo> {
-        self.table
-            .read()
-            .applied
-            .containers
-            .values()
-            .cloned()
-            .collect()
+        let table = self.table.read();
+        let containers: Vec<ContainerInfo> = table.applied.containers.values().cloned().collect();
+        let unwritten: Vec<String> = containers
+            .iter()
+            .filter(|info| info.state == LifeCycleState::Open)
+            .flat_map(|info| {
+                let holders = table.holders(info.id);
+                self.pipeline_nodes(info)
+                    .into_iter()
+                    .filter(move |datanode| !holders.contains(datanode))
+                    .map(move |datanode| format!("{}@{datanode}", info.id))
+            })
+            .collect();
+        drop(table);
+        tracing::debug!(node = %self.id, unwritten = %Listed(&unwritten), "containers read");
+        containers
     }
 
     /// The replicas a container should have: as many as its pipeline has datanodes (a

@@ -1,7 +1,7 @@
 //! A recorded protocol event and the story of one execution.
 
 /// One protocol event.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Event {
     /// Its place in the execution, from 1.
     pub step: usize,

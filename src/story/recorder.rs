@@ -52,6 +52,9 @@ struct Kept {
     left_out: usize,
     capacity: usize,
     sinks: Vec<Box<dyn EventSink>>,
+    /// A recorder that keeps nothing refills this one event for each event it hands its
+    /// sinks, reusing its strings: an inline monitor's run allocates nothing per event.
+    scratch: Event,
 }
 
 impl Default for Kept {
@@ -61,6 +64,7 @@ impl Default for Kept {
             left_out: 0,
             capacity: MAX_EVENTS,
             sinks: Vec::new(),
+            scratch: Event::default(),
         }
     }
 }
@@ -144,7 +148,22 @@ impl Subscriber for Recorder {
     fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
 
     fn event(&self, event: &TracingEvent<'_>) {
-        if let Some(event) = event_of(event) {
+        if !event.metadata().target().starts_with(TARGET_PREFIX) {
+            return;
+        }
+        let streamed = self.kept.with(|kept| {
+            if kept.capacity > 0 {
+                return false;
+            }
+            refill(&mut kept.scratch, event);
+            kept.left_out += 1;
+            kept.scratch.step = kept.left_out;
+            for sink in &mut kept.sinks {
+                sink.event(&kept.scratch);
+            }
+            true
+        });
+        if !streamed && let Some(event) = event_of(event) {
             self.push(event);
         }
     }
@@ -171,6 +190,93 @@ pub(super) fn event_of(event: &TracingEvent<'_>) -> Option<Event> {
         name: fields.message.unwrap_or_else(|| metadata.name().to_owned()),
         fields: fields.rest,
     })
+}
+
+/// Rewrites `scratch` as the story's event of `event` (this crate's), as [`event_of`]
+/// makes it, reusing its strings' buffers.
+fn refill(scratch: &mut Event, event: &TracingEvent<'_>) {
+    let metadata = event.metadata();
+    scratch.thread.clear();
+    scratch.thread.push_str(&thread::current_label());
+    scratch.component.clear();
+    scratch
+        .component
+        .push_str(component_of_str(metadata.target()));
+    let mut refill = Refill {
+        event: scratch,
+        node: false,
+        message: false,
+        fields: 0,
+    };
+    event.record(&mut refill);
+    let Refill {
+        node,
+        message,
+        fields,
+        ..
+    } = refill;
+    scratch.fields.truncate(fields);
+    if !node {
+        scratch.node = None;
+    }
+    if !message {
+        scratch.name.clear();
+        scratch.name.push_str(metadata.name());
+    }
+}
+
+/// An event's fields written over a previous event's strings.
+struct Refill<'a> {
+    event: &'a mut Event,
+    node: bool,
+    message: bool,
+    fields: usize,
+}
+
+impl Refill<'_> {
+    /// The string `field`'s value goes in, emptied.
+    fn slot(&mut self, field: &Field) -> &mut String {
+        let slot = match field.name() {
+            "message" => {
+                self.message = true;
+                &mut self.event.name
+            }
+            "node" => {
+                self.node = true;
+                self.event.node.get_or_insert_with(String::new)
+            }
+            name => {
+                let at = self.fields;
+                self.fields += 1;
+                if at == self.event.fields.len() {
+                    self.event.fields.push((String::new(), String::new()));
+                }
+                let (key, value) = &mut self.event.fields[at];
+                key.clear();
+                key.push_str(name);
+                value
+            }
+        };
+        slot.clear();
+        slot
+    }
+}
+
+impl Visit for Refill<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.slot(field).push_str(value);
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        use std::fmt::Write as _;
+        // Writing into a String cannot fail.
+        let _ = write!(self.slot(field), "{value:?}");
+    }
+}
+
+/// `hadoop_ref::datanode::state_context` → `datanode::state_context`, borrowed.
+fn component_of_str(target: &str) -> &str {
+    target.strip_prefix(TARGET_PREFIX).unwrap_or(target)
 }
 
 /// `hadoop_ref::datanode::state_context` → `datanode::state_context`.

@@ -4,5 +4,6 @@
 mod conformance;
 mod defects;
 mod monitor;
+mod monitor_state;
 mod plan;
 mod real_logs;

@@ -89,3 +89,37 @@ fn step_table_ends_at_the_violation() {
     assert_eq!(lines.len(), 3, "{table}");
     assert!(lines[2].contains("VIOLATION: HDDS-17268"), "{table}");
 }
+
+/// A sink that keeps what it is handed.
+struct Keep(hadoop_ref::unmodelled::Shared<Vec<story::Event>>);
+
+impl story::EventSink for Keep {
+    fn event(&mut self, event: &story::Event) {
+        self.0.with(|kept| kept.push(event.clone()));
+    }
+}
+
+#[test]
+fn a_recorder_that_keeps_nothing_hands_its_sinks_the_events_a_keeping_one_records() {
+    let emit_all = || {
+        emit(2);
+        tracing::debug!(target: "hadoop_ref::scm::container_manager", node = "scm1", a = 1, b = ?Some(3), "many fields");
+        tracing::debug!(target: "hadoop_ref::namenode::namesystem", x = "y", "no node");
+        emit(3);
+    };
+    let ((), kept) = story::record(emit_all);
+    let handed = hadoop_ref::unmodelled::Shared::new(Vec::new());
+    Recorder::discarding()
+        .with_sink(Keep(handed.clone()))
+        .install(emit_all);
+    let handed = handed.with(std::mem::take);
+    assert_eq!(
+        handed, kept.events,
+        "the same events, steps, nodes and fields"
+    );
+    assert_eq!(
+        handed[2].node, None,
+        "a node is not carried over to the next event"
+    );
+    assert_eq!(handed[3].fields.len(), 1, "nor are fields");
+}

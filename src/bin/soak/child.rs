@@ -35,6 +35,10 @@ pub fn run_one(run: &RunOne) -> ExitCode {
         );
         return ExitCode::from(2);
     };
+    if run.monitors || run.events.is_some() {
+        // One case a process: its recorder needs no scoped dispatcher for shuttle to park.
+        hadoop_ref::check::shuttle::relay_events_globally();
+    }
     let status = explore(case, scheduler, run);
     match write_status(&run.status, &status) {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,7 +2,7 @@
 //! the [`Finding`] of a violation), the events it [reads](Reads), and the [`Trail`] of
 //! steps a monitor keeps as the evidence it shows with a violation.
 
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
@@ -171,9 +171,19 @@ impl<K> Default for Trail<K> {
 const TRAIL_LEN: usize = 48;
 
 impl<K: Ord + Clone> Trail<K> {
-    /// Notes that the event at `step` concerns `subject`.
-    pub fn note(&mut self, subject: &K, step: usize) {
-        let steps = self.steps.entry(subject.clone()).or_default();
+    /// Notes that the event at `step` concerns `subject` (a key or what it borrows as:
+    /// `&str` for a `String` key, so a subject already noted costs no allocation).
+    pub fn note<Q>(&mut self, subject: &Q, step: usize)
+    where
+        K: Borrow<Q>,
+        Q: Ord + ToOwned<Owned = K> + ?Sized,
+    {
+        if !self.steps.contains_key(subject) {
+            self.steps.insert(subject.to_owned(), VecDeque::new());
+        }
+        let Some(steps) = self.steps.get_mut(subject) else {
+            return;
+        };
         if steps.back() != Some(&step) {
             if steps.len() == TRAIL_LEN {
                 steps.pop_front();
@@ -183,7 +193,11 @@ impl<K: Ord + Clone> Trail<K> {
     }
 
     /// The steps noted for `subject` up to `step`, with `step` itself and `extra`, ascending.
-    pub fn evidence(&self, subject: &K, step: usize, extra: &[usize]) -> Vec<usize> {
+    pub fn evidence<Q>(&self, subject: &Q, step: usize, extra: &[usize]) -> Vec<usize>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
         let mut steps: Vec<usize> = self
             .steps
             .get(subject)

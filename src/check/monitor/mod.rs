@@ -25,8 +25,11 @@
 //! | HDDS-16811 | a block whose deletion was executed is not live | [`container`] |
 //! | HDDS-16811 | block metadata only with its file | [`container`] |
 //! | HDDS-16891 | no datanode granted more containers than it has slots | [`allocation`] |
+//! | HDDS-16891 | no datanode granted more containers than it has room for (cluster) | [`allocation`] |
+//! | HDDS-16891 | serving leader reserves every granted unwritten container | [`allocation`] |
 //! | HDFS-2742 | standby is passive | [`standby`] |
 //! | HDFS-2742 | no false corruption | [`standby`] |
+//! | HDFS-2742 | safe-mode recount | [`standby`] |
 
 pub mod allocation;
 pub mod container;

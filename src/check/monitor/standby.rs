@@ -16,13 +16,21 @@
 //!   carry no lengths, so a report with the block's final genstamp is taken to have its
 //!   length; a block whose file was appended to, truncated, concatenated or deleted after
 //!   its completion (the edits name the file only) is not judged.
+//! - **safe-mode recount**: at each `safe mode consistency check` (the NameNode, in safe
+//!   mode, states its incremental `block_total` and `block_safe` beside a recount over
+//!   its namespace, `recount_total` and `recount_safe`; upstream's
+//!   `BlockManagerSafeMode.doConsistencyCheck` makes a weaker check, under assertions
+//!   only), the two agree while no replica is flagged corrupt (`corrupt=0`; HDFS's own
+//!   counters drift once one is).
 
 use std::collections::BTreeMap;
 
 use super::judgement::{Finding, Monitor, Needed, Reads, Trail, Verdict};
 use super::values::{number, parse_id};
 use crate::scenarios::Violation;
-use crate::scenarios::standby::{NO_FALSE_CORRUPTION, SEED_KEY, STANDBY_IS_PASSIVE};
+use crate::scenarios::standby::{
+    NO_FALSE_CORRUPTION, SAFE_MODE_RECOUNT, SEED_KEY, STANDBY_IS_PASSIVE,
+};
 use crate::story::Event;
 
 const MARKED: Needed = Needed::of("namenode::", "replica marked corrupt");
@@ -35,6 +43,7 @@ pub fn monitors() -> Vec<Box<dyn Monitor>> {
     vec![
         Box::new(StandbyIsPassive::default()),
         Box::new(NoFalseCorruption::default()),
+        Box::new(SafeModeRecount::default()),
     ]
 }
 
@@ -379,6 +388,91 @@ impl Monitor for NoFalseCorruption {
                 EDIT,
                 Needed::of("namenode::", "block reopened"),
             ],
+        };
+        READS
+    }
+}
+
+/// In safe mode, the incremental counts equal their recount while nothing is flagged.
+#[derive(Debug, Default)]
+pub struct SafeModeRecount {
+    judged: usize,
+    trail: Trail<String>,
+    found: Option<Finding>,
+}
+
+impl Monitor for SafeModeRecount {
+    fn seed(&self) -> &'static str {
+        SEED_KEY
+    }
+
+    fn property(&self) -> &'static str {
+        SAFE_MODE_RECOUNT
+    }
+
+    fn observe(&mut self, event: &Event) {
+        if !event.component.starts_with("namenode::") {
+            return;
+        }
+        let Some(node) = event.node.as_deref() else {
+            return;
+        };
+        if event.name != "safe mode consistency check" {
+            if matches!(
+                event.name.as_str(),
+                "safe mode counts changed" | "block completed" | "block reopened"
+            ) {
+                self.trail.note(node, event.step);
+            }
+            return;
+        }
+        let value = |name| event.field(name).and_then(number);
+        let counts = (value("block_total"), value("block_safe"));
+        let recount = (value("recount_total"), value("recount_safe"));
+        let (Some(total), Some(safe)) = counts else {
+            return;
+        };
+        let (Some(recount_total), Some(recount_safe)) = recount else {
+            return;
+        };
+        if value("corrupt") != Some(0) {
+            return;
+        }
+        self.judged += 1;
+        self.trail.note(node, event.step);
+        if self.found.is_some() || (total, safe) == (recount_total, recount_safe) {
+            return;
+        }
+        self.found = Some(Finding {
+            violation: Violation {
+                seed: SEED_KEY,
+                property: SAFE_MODE_RECOUNT,
+                detail: format!(
+                    "{node}: incremental (total, safe) = ({total}, {safe}), recount = \
+                     ({recount_total}, {recount_safe})"
+                ),
+            },
+            step: event.step,
+            evidence: self.trail.evidence(node, event.step, &[]),
+        });
+    }
+
+    fn violation_so_far(&self) -> Option<&Finding> {
+        self.found.as_ref()
+    }
+
+    fn finish(&mut self) -> Verdict {
+        match &self.found {
+            Some(finding) => Verdict::Violated(finding.clone()),
+            None => Verdict::held(self.judged, "safe mode consistency check"),
+        }
+    }
+
+    fn reads(&self) -> Reads {
+        const CHECK: Needed = Needed::of("namenode::", "safe mode consistency check");
+        const READS: Reads = Reads {
+            to_hold: &[CHECK],
+            to_break: &[],
         };
         READS
     }

@@ -87,13 +87,14 @@ enum Step {
 impl TermTracker {
     /// Applies `event`; returns the datanode it concerns and what it did.
     fn apply(&mut self, event: &Event) -> Option<(String, Step)> {
-        let node = event.node.clone().unwrap_or_else(|| UNNAMED.to_owned());
+        let node = event.node.as_deref().unwrap_or(UNNAMED);
         if event.component == HEARTBEAT {
-            self.trail.note(&node, event.step);
+            self.trail.note(node, event.step);
         }
         if event.component != STATE_CONTEXT {
             return None;
         }
+        let node = node.to_owned();
         let term = event.field("term").and_then(term_value);
         let step = match (event.name.as_str(), term) {
             ("restarted: term and queue lost", _) => Step::Restarted,
@@ -371,7 +372,9 @@ impl Monitor for NoCommandOfDeposedLeader {
         let node = || event.node.clone().unwrap_or_else(|| UNNAMED.to_owned());
         match (event.component.as_str(), event.name.as_str()) {
             (STATE_CONTEXT, "restarted: term and queue lost") => self.restarted(node(), event.step),
-            (STATE_CONTEXT, _) => self.trail.note(&node(), event.step),
+            (STATE_CONTEXT, _) => self
+                .trail
+                .note(event.node.as_deref().unwrap_or(UNNAMED), event.step),
             (DISPATCHER, "command run") => self.command_run(event, &node()),
             (component, _) if component.starts_with("scm") || component == "sim::scm_endpoint" => {
                 self.leadership(event);

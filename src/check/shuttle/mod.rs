@@ -4,6 +4,7 @@
 
 mod minimize;
 pub mod observe;
+mod relay;
 mod replay;
 mod runner;
 pub mod schedule_file;
@@ -21,6 +22,7 @@ use crate::unmodelled::Stopwatch;
 
 pub use minimize::{MinimizeError, Minimized, context_switches, minimize};
 pub use observe::{EventLogs, Observe, Observed};
+pub use relay::relay_events_globally;
 pub use replay::{ReplayOutcome, Replayed, property_of, replay, replay_schedule, replay_story};
 pub use runner::Listeners;
 pub use schedule_file::ScheduleFileError;

@@ -87,6 +87,9 @@ pub fn explore_run<S: Scheduler + Send + 'static>(
         };
         let run = || Runner::new(recording, config).run(body);
         catch_unwind(AssertUnwindSafe(|| match recorder {
+            Some(recorder) if super::relay::relaying() => {
+                super::relay::with_recorder(&recorder, run)
+            }
             Some(recorder) => recorder.install(run),
             None => run(),
         }))

@@ -165,15 +165,30 @@ impl State {
         self.ha == HaState::Standby || self.catching_up
     }
 
-    /// A copy of everything the checkers read. Costs a copy of the namespace.
+    /// A copy of everything the checkers read. Costs a copy of the namespace. In safe
+    /// mode it states the counts beside their recount, for the safe-mode monitor: a
+    /// stronger form of upstream's `doConsistencyCheck` (`BlockManagerSafeMode`, run only
+    /// with Java assertions on), which holds the total against the active block count.
     pub(super) fn view(&self) -> NamesystemView {
+        let recount = self.count_safe_blocks();
+        if self.safe_mode.on {
+            tracing::debug!(
+                node = self.node(),
+                block_total = self.safe_mode.block_total,
+                block_safe = self.safe_mode.block_safe,
+                recount_total = recount.0,
+                recount_safe = recount.1,
+                corrupt = self.corrupt.len(),
+                "safe mode consistency check"
+            );
+        }
         NamesystemView {
             ha: self.ha,
             postpone: self.postpone,
             generation_stamp: self.gs_counter,
             impending_generation_stamp: self.impending_gs,
             safe_mode: self.safe_mode,
-            recount: self.count_safe_blocks(),
+            recount,
             files: self.files.clone(),
             blocks: self.blocks.clone(),
             corrupt: self

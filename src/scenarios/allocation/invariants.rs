@@ -7,6 +7,9 @@ use crate::scenarios::Violation;
 use crate::scm::{LifeCycleState, PendingContainerTrackerApi, Pipeline};
 use crate::sim::slot_datanode::SlotDatanode;
 
+/// The property [`leader_reserves_unwritten_containers`] checks.
+pub const LEADER_RESERVES: &str = "serving leader reserves every granted unwritten container";
+
 /// The property [`no_datanode_over_granted`] checks.
 pub const NO_OVER_GRANT: &str = "no datanode granted more containers than it has slots";
 
@@ -49,7 +52,7 @@ pub fn leader_reserves_unwritten_containers<S: PendingContainerTrackerApi + ?Siz
             let pending = leader.pending(datanode).map_err(setup)?;
             if !pending.contains(&info.id) {
                 return Err(violation(
-                    "serving leader reserves every granted unwritten container",
+                    LEADER_RESERVES,
                     format!(
                         "{} leads but holds no slot for unwritten {} on {datanode} (pending {pending:?})",
                         leader.id(),

@@ -93,11 +93,14 @@ fn no_block_live(
     Ok(())
 }
 
+/// The property [`no_datanode_granted_past_its_room`] checks.
+pub const NO_GRANT_PAST_ROOM: &str = "no datanode granted more containers than it has room for";
+
 /// Judged by each datanode's own node report (its volume with the replicas it holds):
 /// the space reserved for its OPEN containers fits in what is free, so no datanode was
 /// granted more containers than it had room for (HDDS-16891's I-B1).
 pub fn no_datanode_granted_past_its_room(cluster: &MiniOzoneCluster) -> Result<(), Violation> {
-    const PROPERTY: &str = "no datanode granted more containers than it has room for";
+    const PROPERTY: &str = NO_GRANT_PAST_ROOM;
     for dn in 0..cluster.datanode_count() {
         let reports = cluster.node_report(dn).map_err(|e| Violation {
             seed: ALLOCATION_SEED,

@@ -251,10 +251,18 @@ impl StorageContainerManager {
         }
     }
 
-    /// The pending containers of a datanode (after a roll).
+    /// The pending containers of a datanode (after a roll), stated in an event for the
+    /// reservations monitor (HDDS-16891).
     pub fn pending(&self, datanode: DatanodeId) -> Result<BTreeSet<ContainerId>, ScmError> {
         let node = self.nodes.get(datanode)?;
-        Ok(self.nodes.tracker().pending(&node))
+        let pending = self.nodes.tracker().pending(&node);
+        tracing::debug!(
+            node = %self.id,
+            datanode = %datanode,
+            pending = %Listed(&pending.iter().copied().collect::<Vec<_>>()),
+            "pending allocations read"
+        );
+        Ok(pending)
     }
 }
 

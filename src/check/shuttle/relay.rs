@@ -1,0 +1,106 @@
+//! A process-wide `tracing` subscriber that relays the events of the calling OS thread to
+//! the [`Recorder`] that thread's run registered: how a shuttle run observes its events
+//! without a scoped default dispatcher.
+//!
+//! A recorder installed as the run's scoped default (`tracing::subscriber::with_default`)
+//! costs at every task switch: shuttle parks and reinstates a task's scoped default each
+//! time the task yields (`set_default` and its guard), and while any scoped default is
+//! alive every event looks its dispatcher up through the thread's state. Installed once
+//! as the global default instead ([`relay_events_globally`]), the relay leaves shuttle
+//! nothing to park; a run registers its recorder on its own OS thread, where every one of
+//! its tasks runs ([`with_recorder`]). Events of a thread with no recorder are not enabled.
+//!
+//! For the soak tool's processes, which run one case at a time: a process whose other
+//! threads need their events must not install it (a thread spawned by the production
+//! backend inherits the global default, not the thread-local recorder).
+
+use std::cell::RefCell;
+
+use tracing::span::{Attributes, Id, Record};
+use tracing::subscriber::Interest;
+use tracing::{Dispatch, Event, Metadata, Subscriber};
+
+use crate::story::Recorder;
+
+/// The crate whose events are relayed.
+const TARGET_PREFIX: &str = "hadoop_ref::";
+
+thread_local! {
+    /// The recorder of the run on this OS thread, if one is registered.
+    static TARGET: RefCell<Option<Recorder>> = const { RefCell::new(None) };
+}
+
+/// Installs the relay as the process's global default `tracing` subscriber, unless
+/// another is already global. Returns whether the relay is the global default.
+pub fn relay_events_globally() -> bool {
+    let _already_set = tracing::dispatcher::set_global_default(Dispatch::new(Relay));
+    relaying()
+}
+
+/// Whether the relay is the default subscriber here (and so the global one).
+pub(super) fn relaying() -> bool {
+    tracing::dispatcher::get_default(|dispatch| dispatch.is::<Relay>())
+}
+
+/// Runs `f` with `recorder` taking this OS thread's events through the relay.
+pub(super) fn with_recorder<T>(recorder: &Recorder, f: impl FnOnce() -> T) -> T {
+    /// Unregisters the recorder, also when `f` unwinds.
+    struct Unregister;
+    impl Drop for Unregister {
+        fn drop(&mut self) {
+            TARGET.with(|target| target.borrow_mut().take());
+        }
+    }
+    TARGET.with(|target| *target.borrow_mut() = Some(recorder.clone()));
+    let _unregister = Unregister;
+    f()
+}
+
+/// Whether `metadata` is an event of this crate.
+fn ours(metadata: &Metadata<'_>) -> bool {
+    metadata.is_event() && metadata.target().starts_with(TARGET_PREFIX)
+}
+
+/// The relay (see the module's docs).
+struct Relay;
+
+impl Subscriber for Relay {
+    fn register_callsite(&self, metadata: &'static Metadata<'static>) -> Interest {
+        // Whether a recorder is registered changes from thread to thread and run to run.
+        if ours(metadata) {
+            Interest::sometimes()
+        } else {
+            Interest::never()
+        }
+    }
+
+    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+        ours(metadata)
+            && TARGET.with(|target| target.try_borrow().is_ok_and(|target| target.is_some()))
+    }
+
+    fn new_span(&self, _span: &Attributes<'_>) -> Id {
+        // Spans are never enabled; tracing still wants an id.
+        Id::from_u64(1)
+    }
+
+    fn record(&self, _span: &Id, _values: &Record<'_>) {}
+
+    fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
+
+    fn event(&self, event: &Event<'_>) {
+        TARGET.with(|target| {
+            // A sink that emitted an event of its own would find the recorder borrowed:
+            // that event is dropped rather than recorded out of order.
+            if let Ok(target) = target.try_borrow()
+                && let Some(recorder) = target.as_ref()
+            {
+                recorder.event(event);
+            }
+        });
+    }
+
+    fn enter(&self, _span: &Id) {}
+
+    fn exit(&self, _span: &Id) {}
+}
