@@ -130,6 +130,12 @@ pub fn run_scenario(
             spec.max_time,
             spec.observe.clone(),
         ),
+        SchedulerKind::Urw => runner::explore_run(
+            run,
+            UrwRandomScheduler::new_from_seed(spec.seed, spec.iterations),
+            spec.max_time,
+            spec.observe.clone(),
+        ),
     };
     RunResult {
         iterations: explored.executions,
