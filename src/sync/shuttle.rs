@@ -37,6 +37,12 @@ pub mod thread {
             .map_or_else(|| format!("{:?}", current.id()), str::to_owned)
     }
 
+    /// A number that tells the calling thread from the others of the execution, without
+    /// allocating (its task id; a coverage count keys racing events by it).
+    pub fn current_key() -> u64 {
+        u64::try_from(usize::from(shuttle::current::me())).unwrap_or(u64::MAX)
+    }
+
     /// Shuttle does not model time: sleeping is a scheduling point and nothing more.
     pub fn sleep(_duration: std::time::Duration) {
         yield_now();

@@ -1,0 +1,445 @@
+//! The named race windows of the catalogue's cases: for each seed, the interleavings its
+//! defect needs, as predicates over the protocol events (`docs/event-log.md`), and which
+//! scenarios must reach which. A fixed variant's soak proves nothing about a window it
+//! never reached; the soak's report says, per case, how often each was.
+
+use crate::check::catalogue::Case;
+use crate::check::exploration::{RaceWindow, Seen, WindowState};
+
+/// HDDS-17268: a heartbeat's term arrives while the datanode's term is unset, then a
+/// command of a lower term is queued before the term is initialised (the seed's MC4).
+pub const TERM_BEFORE_INIT: RaceWindow = RaceWindow {
+    seed: "HDDS-17268",
+    name: "heartbeat term before init, then a stale command",
+    reads: &[
+        "heartbeat term recorded for init",
+        "heartbeat term ignored before init",
+        "command queued",
+        "term initialised",
+        "restarted: term and queue lost",
+    ],
+    fields: &["term"],
+    step: term_before_init,
+};
+
+fn term_before_init(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let node = event.node_key();
+    match event.name {
+        "heartbeat term recorded for init" | "heartbeat term ignored before init" => {
+            let term = event.number("term").unwrap_or(0);
+            if state.stage == 0 || state.slots[1] != node {
+                *state = WindowState::default();
+            }
+            state.stage = 1;
+            state.slots[0] = state.slots[0].max(term);
+            state.slots[1] = node;
+            false
+        }
+        "command queued" => {
+            state.stage == 1
+                && state.slots[1] == node
+                && event.number("term").is_some_and(|t| t < state.slots[0])
+        }
+        _ if state.slots[1] == node => {
+            *state = WindowState::default();
+            false
+        }
+        _ => false,
+    }
+}
+
+/// HDDS-17268: two heartbeat threads hold different terms at once, one between receiving
+/// its term and applying it while the other receives its own (the seed's MC5).
+pub const HEARTBEAT_TERMS_IN_FLIGHT: RaceWindow = RaceWindow {
+    seed: "HDDS-17268",
+    name: "two heartbeat terms in flight at once",
+    reads: &[
+        "heartbeat term received",
+        "term set",
+        "term set without the lock",
+        "term read without the lock",
+        "heartbeat term recorded for init",
+        "heartbeat term ignored before init",
+        "command queued",
+    ],
+    fields: &["term"],
+    step: heartbeat_terms_in_flight,
+};
+
+fn heartbeat_terms_in_flight(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let in_flight = state.stage == 1;
+    let term = event.number("term").unwrap_or(0);
+    match event.name {
+        "heartbeat term received" if in_flight && event.thread != state.slots[0] => {
+            term != state.slots[1]
+        }
+        "heartbeat term received" => {
+            state.stage = 1;
+            state.slots[0] = event.thread;
+            state.slots[1] = term;
+            false
+        }
+        // The holder applied its term (or read it unlocked, then set it: still in flight).
+        "term read without the lock" => false,
+        _ => {
+            if in_flight && event.thread == state.slots[0] {
+                state.stage = 0;
+            }
+            false
+        }
+    }
+}
+
+/// HDDS-17268: after a datanode restart, a command of a leader already deposed is queued
+/// before any heartbeat brought a newer term (the window the seed's patch leaves open).
+pub const DEPOSED_COMMAND_AFTER_RESTART: RaceWindow = RaceWindow {
+    seed: "HDDS-17268",
+    name: "restart, then a deposed leader's command before the new leader's term",
+    reads: &[
+        "stepped down",
+        "restarted: term and queue lost",
+        "heartbeat term received",
+        "command queued",
+        "term initialised",
+    ],
+    fields: &["term"],
+    step: deposed_command_after_restart,
+};
+
+fn deposed_command_after_restart(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let node = event.node_key();
+    let term = event.number("term").unwrap_or(0);
+    // slots: 0 the highest deposed term, 1 the restarted node, 2 the highest term heard
+    // there since.
+    match event.name {
+        "stepped down" => {
+            state.slots[0] = state.slots[0].max(term);
+            false
+        }
+        "restarted: term and queue lost" => {
+            state.stage = 1;
+            state.slots[1] = node;
+            state.slots[2] = 0;
+            false
+        }
+        "heartbeat term received" if state.slots[1] == node => {
+            state.slots[2] = state.slots[2].max(term);
+            false
+        }
+        "command queued" => {
+            state.stage == 1
+                && state.slots[1] == node
+                && term <= state.slots[0]
+                && state.slots[2] <= term
+        }
+        "term initialised" if state.slots[1] == node => {
+            state.stage = 0;
+            false
+        }
+        _ => false,
+    }
+}
+
+/// The key of the replica's block an event names: its node, container and block.
+fn block_key(event: &Seen<'_>) -> u64 {
+    event.node_key() ^ event.key("container").rotate_left(21) ^ event.key("block").rotate_left(42)
+}
+
+/// The key of the replica an event names: its node and container.
+fn replica_key(event: &Seen<'_>) -> u64 {
+    event.node_key() ^ event.key("container").rotate_left(21)
+}
+
+/// HDDS-16811: the block deleting service deletes a block after reconciliation pulled a
+/// chunk of it from a peer and before the repair's commit was decided.
+pub const DELETE_BETWEEN_PULL_AND_COMMIT: RaceWindow = RaceWindow {
+    seed: "HDDS-16811",
+    name: "deletion between a repair's pull and its commit",
+    reads: &["chunk pulled", "block deleted", "commit decided"],
+    fields: &["container", "block"],
+    step: delete_between_pull_and_commit,
+};
+
+fn delete_between_pull_and_commit(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let key = block_key(event);
+    match event.name {
+        "chunk pulled" => {
+            state.stage = 1;
+            state.slots[0] = key;
+            false
+        }
+        "block deleted" => state.stage == 1 && state.slots[0] == key,
+        _ => {
+            if state.slots[0] == key {
+                state.stage = 0;
+            }
+            false
+        }
+    }
+}
+
+/// HDDS-16811: a block of a replica is deleted while a reconciliation of that replica
+/// runs (between its start and its end).
+pub const DELETE_DURING_RECONCILIATION: RaceWindow = RaceWindow {
+    seed: "HDDS-16811",
+    name: "deletion during a reconciliation of the replica",
+    reads: &[
+        "reconciliation started",
+        "block deleted",
+        "reconciliation finished",
+    ],
+    fields: &["container"],
+    step: delete_during_reconciliation,
+};
+
+fn delete_during_reconciliation(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let key = replica_key(event);
+    match event.name {
+        "reconciliation started" => {
+            state.stage = 1;
+            state.slots[0] = key;
+            false
+        }
+        "block deleted" => state.stage == 1 && state.slots[0] == key,
+        _ => {
+            if state.slots[0] == key {
+                state.stage = 0;
+            }
+            false
+        }
+    }
+}
+
+/// HDDS-16811: a block is deleted on a replica, then reconciliation compares that
+/// replica's tree with a peer that still has the block.
+pub const DELETE_BEFORE_COMPARE: RaceWindow = RaceWindow {
+    seed: "HDDS-16811",
+    name: "deletion before the repair compares trees",
+    reads: &["block deleted", "trees compared"],
+    fields: &["container"],
+    step: delete_before_compare,
+};
+
+fn delete_before_compare(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let key = replica_key(event);
+    match event.name {
+        "block deleted" => {
+            state.stage = 1;
+            state.slots[0] = key;
+            false
+        }
+        _ => state.stage == 1 && state.slots[0] == key,
+    }
+}
+
+/// HDDS-16891: an SCM that became leader is asked to allocate before its pending
+/// buckets were rebuilt from the replicated log.
+pub const ALLOCATION_BEFORE_REBUILD: RaceWindow = RaceWindow {
+    seed: "HDDS-16891",
+    name: "allocation before the rebuild",
+    reads: &[
+        "became leader",
+        "buckets rebuilt",
+        "allocation refused",
+        "slots reserved",
+        "allocation granted",
+    ],
+    fields: &[],
+    step: allocation_before_rebuild,
+};
+
+fn allocation_before_rebuild(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let node = event.node_key();
+    match event.name {
+        "became leader" => {
+            state.stage = 1;
+            state.slots[0] = node;
+            false
+        }
+        "buckets rebuilt" => {
+            if state.slots[0] == node {
+                state.stage = 0;
+            }
+            false
+        }
+        _ => state.stage == 1 && state.slots[0] == node,
+    }
+}
+
+/// HDDS-16891: leadership moves (or the leader restarts) after a container was granted
+/// and before its datanodes created it, and the new leader allocates meanwhile.
+pub const LEADER_CHANGE_BEFORE_CREATION: RaceWindow = RaceWindow {
+    seed: "HDDS-16891",
+    name: "leader change between a grant and the container's creation, then an allocation",
+    reads: &[
+        "allocation granted",
+        "became leader",
+        "container created",
+        "slots reserved",
+        "allocation refused",
+    ],
+    fields: &["container"],
+    step: leader_change_before_creation,
+};
+
+fn leader_change_before_creation(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    match event.name {
+        "allocation granted" if state.stage == 0 => {
+            state.stage = 1;
+            state.slots[0] = event.key("container");
+            false
+        }
+        "became leader" if state.stage >= 1 => {
+            state.stage = 2;
+            state.slots[1] = event.node_key();
+            false
+        }
+        "container created" => {
+            if state.slots[0] == event.key("container") {
+                state.stage = 0;
+            }
+            false
+        }
+        "slots reserved" | "allocation refused" => {
+            state.stage == 2 && state.slots[1] == event.node_key()
+        }
+        _ => false,
+    }
+}
+
+/// The key of the block a NameNode event names, on that NameNode.
+fn namenode_block_key(event: &Seen<'_>) -> u64 {
+    event.node_key() ^ event.key("block").rotate_left(21)
+}
+
+/// HDFS-2742: a NameNode handles a datanode's RBW report of a block (queues or judges
+/// it) after it made the block COMPLETE by replaying the completion edit.
+pub const RBW_AFTER_COMPLETION: RaceWindow = RaceWindow {
+    seed: "HDFS-2742",
+    name: "RBW report after the completion edit",
+    reads: &["block completed", "report queued", "report processed"],
+    fields: &["block", "state"],
+    step: rbw_after_completion,
+};
+
+fn rbw_after_completion(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let key = namenode_block_key(event);
+    match event.name {
+        "block completed" => {
+            state.stage = 1;
+            state.slots[0] = key;
+            false
+        }
+        _ => state.stage == 1 && state.slots[0] == key && event.field("state") == Some("RBW"),
+    }
+}
+
+/// HDFS-2742: the standby judges a queued FINALIZED report of a block before it replayed
+/// the block's completion (what the safe-mode count must credit when the block completes).
+pub const FINALIZED_BEFORE_COMPLETION: RaceWindow = RaceWindow {
+    seed: "HDFS-2742",
+    name: "queued FINALIZED report judged before the completion edit",
+    reads: &["block completed", "report processed"],
+    fields: &["block", "state", "report"],
+    step: finalized_before_completion,
+};
+
+fn finalized_before_completion(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let key = namenode_block_key(event);
+    match event.name {
+        "report processed"
+            if event.field("state") == Some("FINALIZED")
+                && event.field("report") == Some("queued") =>
+        {
+            state.stage = 1;
+            state.slots[0] = key;
+            false
+        }
+        _ => state.stage == 1 && state.slots[0] == key,
+    }
+}
+
+const TERM_FENCING: &[RaceWindow] = &[TERM_BEFORE_INIT];
+const MC5: &[RaceWindow] = &[HEARTBEAT_TERMS_IN_FLIGHT];
+const RESTART: &[RaceWindow] = &[DEPOSED_COMMAND_AFTER_RESTART];
+const FENCING_CLUSTER: &[RaceWindow] = &[
+    TERM_BEFORE_INIT,
+    HEARTBEAT_TERMS_IN_FLIGHT,
+    DEPOSED_COMMAND_AFTER_RESTART,
+];
+const REPAIR: &[RaceWindow] = &[DELETE_BETWEEN_PULL_AND_COMMIT, DELETE_DURING_RECONCILIATION];
+const RESTORE: &[RaceWindow] = &[DELETE_BEFORE_COMPARE];
+const RECONCILE: &[RaceWindow] = &[DELETE_DURING_RECONCILIATION];
+const REBUILD: &[RaceWindow] = &[ALLOCATION_BEFORE_REBUILD];
+const SLOTS: &[RaceWindow] = &[LEADER_CHANGE_BEFORE_CREATION];
+const FAILOVERS: &[RaceWindow] = &[ALLOCATION_BEFORE_REBUILD, LEADER_CHANGE_BEFORE_CREATION];
+const RBW: &[RaceWindow] = &[RBW_AFTER_COMPLETION];
+const SAFE_MODE: &[RaceWindow] = &[FINALIZED_BEFORE_COMPLETION];
+const STANDBY: &[RaceWindow] = &[RBW_AFTER_COMPLETION, FINALIZED_BEFORE_COMPLETION];
+
+/// Each scenario's race windows (a scenario not listed declares none yet).
+const WINDOWS: &[(&str, &[RaceWindow])] = &[
+    ("heartbeat_term_fences_believing_old_leader", TERM_FENCING),
+    (
+        "heartbeat_term_fences_stepped_down_old_leader",
+        TERM_FENCING,
+    ),
+    ("deposed_leader_command_after_restart", RESTART),
+    ("concurrent_leader_heartbeats_keep_the_highest_term", MC5),
+    (
+        "leader_transfers_never_run_a_stale_command",
+        FENCING_CLUSTER,
+    ),
+    ("transfer_keeps_unwritten_slots", SLOTS),
+    ("single_scm_restart_keeps_unwritten_slots", SLOTS),
+    ("all_scms_restart_keeps_unwritten_slots", SLOTS),
+    ("address_change_keeps_unwritten_slots", SLOTS),
+    ("version_change_keeps_unwritten_slots", SLOTS),
+    ("port_change_keeps_unwritten_slots", SLOTS),
+    ("allocation_waits_for_the_rebuild", REBUILD),
+    (
+        "rebuild_sees_allocation_committed_across_reelection",
+        REBUILD,
+    ),
+    ("random_failovers_never_over_grant", FAILOVERS),
+    ("rbw_report_before_close_loses_no_replica", STANDBY),
+    (
+        "safe_mode_credits_replicas_reported_before_close",
+        SAFE_MODE,
+    ),
+    ("rbw_report_races_completion", RBW),
+    ("failovers_lose_no_replica_and_keep_counts", STANDBY),
+    ("delete_during_repair", REPAIR),
+    ("delete_during_partial_repair", REPAIR),
+    ("deleted_block_not_restored", RESTORE),
+    ("block_deleted_during_reconciliation", REPAIR),
+    ("block_deleted_during_partial_reconciliation", REPAIR),
+    ("deletes_and_repairs_keep_replicas_consistent", REPAIR),
+    ("concurrent_reconciliations", RECONCILE),
+    ("stale_force_delete_during_repair", TERM_FENCING),
+    (
+        "deposed_leaders_force_delete_through_the_cluster",
+        TERM_FENCING,
+    ),
+    ("keys_written_while_leadership_moves", FAILOVERS),
+    ("deletions_across_transfer_restart_and_repair", REPAIR),
+    (
+        "key_deleted_from_a_quasi_closed_container_during_reconcile",
+        REPAIR,
+    ),
+];
+
+/// The race windows of `scenario`.
+pub fn windows_of(scenario: &str) -> &'static [RaceWindow] {
+    WINDOWS
+        .iter()
+        .find(|(name, _)| *name == scenario)
+        .map_or(&[], |(_, windows)| windows)
+}
+
+/// Gives every case the windows of its scenario.
+pub(super) fn attach(cases: &mut [Case]) {
+    for case in cases {
+        case.windows = windows_of(case.scenario);
+    }
+}
