@@ -1,5 +1,6 @@
 //! The HDDS-17268 conformance suites: the catalogue's term-fencing scenarios, its loom
-//! models and a differential property test, run against any [`StateContextApi`].
+//! models and a differential property test, run against any
+//! [`StateContextApi`](crate::datanode::state_context::StateContextApi).
 //!
 //! **The race.** A restarted datanode that discards a heartbeat term before
 //! `initTermOfLeaderSCM`, or two endpoint threads that lose a term in an unlocked
