@@ -10,6 +10,7 @@ mod cluster;
 mod container;
 mod event_log;
 mod explain;
+mod exploration;
 mod replay;
 mod standby;
 mod stories;

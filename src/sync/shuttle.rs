@@ -38,9 +38,12 @@ pub mod thread {
     }
 
     /// A number that tells the calling thread from the others of the execution, without
-    /// allocating (its task id; a coverage count keys racing events by it).
+    /// allocating (its task id; a coverage count keys racing events by it). Never panics:
+    /// `u64::MAX` outside an execution (a destructor, shuttle's own teardown).
     pub fn current_key() -> u64 {
-        u64::try_from(usize::from(shuttle::current::me())).unwrap_or(u64::MAX)
+        shuttle::current::try_get_current_task()
+            .and_then(|task| u64::try_from(usize::from(task)).ok())
+            .unwrap_or(u64::MAX)
     }
 
     /// Shuttle does not model time: sleeping is a scheduling point and nothing more.

@@ -393,3 +393,56 @@ pub fn verdict(rows: &[Row]) -> ExitCode {
         ExitCode::FAILURE
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use hadoop_ref::check::catalogue;
+    use hadoop_ref::check::plan::{PlannedRun, SchedulerKind};
+
+    use super::{CoverageStatus, Row, RunStatus, WindowStatus, write_json};
+
+    #[test]
+    fn the_json_report_carries_the_coverage_of_each_run() {
+        let case = catalogue::all()
+            .into_iter()
+            .find(|c| !c.windows.is_empty())
+            .expect("a case with race windows");
+        let coverage = CoverageStatus {
+            executions: 10,
+            sequences: 4,
+            racing_pairs: 7,
+            overflow: 0,
+            windows: vec![WindowStatus {
+                seed: case.windows[0].seed.to_owned(),
+                name: case.windows[0].name.to_owned(),
+                reached: 3,
+            }],
+        };
+        let row = Row {
+            run: PlannedRun {
+                index: 0,
+                case,
+                scheduler: SchedulerKind::Random,
+                seed: 1,
+            },
+            status: RunStatus {
+                schedules: 10,
+                done: true,
+                coverage: Some(coverage),
+                ..RunStatus::default()
+            },
+        };
+        let path = std::env::temp_dir().join(format!("soak-json-{}.json", std::process::id()));
+        write_json(&[row], &path).expect("the report is written");
+        let text = std::fs::read_to_string(&path).expect("the report is read");
+        let _ = std::fs::remove_file(&path);
+        let json: serde_json::Value = serde_json::from_str(&text).expect("the report is JSON");
+        let coverage = &json[0]["coverage"];
+        assert_eq!(coverage["executions"], 10);
+        assert_eq!(coverage["sequences"], 4);
+        assert_eq!(coverage["racing_pairs"], 7);
+        assert_eq!(coverage["windows"][0]["seed"], case.windows[0].seed);
+        assert_eq!(coverage["windows"][0]["name"], case.windows[0].name);
+        assert_eq!(coverage["windows"][0]["reached"], 3);
+    }
+}
