@@ -117,7 +117,16 @@ fn rbw_report_after_the_completion_edit_is_the_window() {
         &[("block", "blk_100"), ("state", "RBW")],
     );
     assert!(RBW_AFTER_COMPLETION.reached_by(&story(vec![completed.clone(), rbw.clone()])));
-    assert!(!RBW_AFTER_COMPLETION.reached_by(&story(vec![rbw, completed])));
+    // Queued before, still pending when the block completes.
+    assert!(RBW_AFTER_COMPLETION.reached_by(&story(vec![rbw.clone(), completed.clone()])));
+    // A report on another NameNode is not the window.
+    let other = event(
+        "nn0",
+        "datanode dn1",
+        "report queued",
+        &[("block", "blk_100"), ("state", "RBW")],
+    );
+    assert!(!RBW_AFTER_COMPLETION.reached_by(&story(vec![other, completed])));
 }
 
 #[test]
@@ -170,4 +179,39 @@ fn the_hook_counts_sequences_and_windows_over_a_real_state_context() {
         context().update_term_from_heartbeat(6).expect("a term");
     });
     assert_eq!(coverage.summary().executions, 3);
+}
+
+#[test]
+fn a_deposed_leaders_command_after_a_restart_is_the_window() {
+    use hadoop_ref::check::catalogue::windows::DEPOSED_COMMAND_AFTER_RESTART;
+    let reached = story(vec![
+        event("scm1", "main-thread", "became leader", &[("term", "1")]),
+        event("scm2", "main-thread", "became leader", &[("term", "2")]),
+        event("scm1", "main-thread", "stepped down", &[("term", "1")]),
+        event(
+            "dn1",
+            "main-thread",
+            "restarted: term and queue lost",
+            &[("incarnation", "1")],
+        ),
+        event(
+            "dn1",
+            "endpoint scm1",
+            "command queued",
+            &[("command", "Delete"), ("term", "1")],
+        ),
+    ]);
+    assert!(DEPOSED_COMMAND_AFTER_RESTART.reached_by(&reached));
+    // The term initialised first: the command meets a set term.
+    let mut initialised = reached.clone();
+    initialised.events.insert(
+        4,
+        event(
+            "dn1",
+            "command processor",
+            "term initialised",
+            &[("term", "2")],
+        ),
+    );
+    assert!(!DEPOSED_COMMAND_AFTER_RESTART.reached_by(&initialised));
 }

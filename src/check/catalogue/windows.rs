@@ -91,14 +91,14 @@ fn heartbeat_terms_in_flight(state: &mut WindowState, event: &Seen<'_>) -> bool 
 }
 
 /// HDDS-17268: after a datanode restart, a command of a leader already deposed is queued
-/// before any heartbeat brought a newer term (the window the seed's patch leaves open).
+/// before the datanode initialised its term (the window the seed's patch leaves open: it
+/// initialises from that command when no heartbeat term came first).
 pub const DEPOSED_COMMAND_AFTER_RESTART: RaceWindow = RaceWindow {
     seed: "HDDS-17268",
-    name: "restart, then a deposed leader's command before the new leader's term",
+    name: "restart, then a deposed leader's command before the term's init",
     reads: &[
         "stepped down",
         "restarted: term and queue lost",
-        "heartbeat term received",
         "command queued",
         "term initialised",
     ],
@@ -109,8 +109,7 @@ pub const DEPOSED_COMMAND_AFTER_RESTART: RaceWindow = RaceWindow {
 fn deposed_command_after_restart(state: &mut WindowState, event: &Seen<'_>) -> bool {
     let node = event.node_key();
     let term = event.number("term").unwrap_or(0);
-    // slots: 0 the highest deposed term, 1 the restarted node, 2 the highest term heard
-    // there since.
+    // slots: 0 the highest deposed term, 1 the restarted node.
     match event.name {
         "stepped down" => {
             state.slots[0] = state.slots[0].max(term);
@@ -119,19 +118,9 @@ fn deposed_command_after_restart(state: &mut WindowState, event: &Seen<'_>) -> b
         "restarted: term and queue lost" => {
             state.stage = 1;
             state.slots[1] = node;
-            state.slots[2] = 0;
             false
         }
-        "heartbeat term received" if state.slots[1] == node => {
-            state.slots[2] = state.slots[2].max(term);
-            false
-        }
-        "command queued" => {
-            state.stage == 1
-                && state.slots[1] == node
-                && term <= state.slots[0]
-                && state.slots[2] <= term
-        }
+        "command queued" => state.stage == 1 && state.slots[1] == node && term <= state.slots[0],
         "term initialised" if state.slots[1] == node => {
             state.stage = 0;
             false
@@ -140,30 +129,31 @@ fn deposed_command_after_restart(state: &mut WindowState, event: &Seen<'_>) -> b
     }
 }
 
-/// The key of the replica's block an event names: its node, container and block.
-fn block_key(event: &Seen<'_>) -> u64 {
-    event.node_key() ^ event.key("container").rotate_left(21) ^ event.key("block").rotate_left(42)
-}
-
 /// The key of the replica an event names: its node and container.
 fn replica_key(event: &Seen<'_>) -> u64 {
     event.node_key() ^ event.key("container").rotate_left(21)
 }
 
-/// HDDS-16811: the block deleting service deletes a block after reconciliation pulled a
-/// chunk of it from a peer and before the repair's commit was decided.
+/// HDDS-16811: the block deleting service deletes a block of a replica whose repair has
+/// begun pulling (the trees compared, or a chunk pulled) and not yet decided its commit.
 pub const DELETE_BETWEEN_PULL_AND_COMMIT: RaceWindow = RaceWindow {
     seed: "HDDS-16811",
     name: "deletion between a repair's pull and its commit",
-    reads: &["chunk pulled", "block deleted", "commit decided"],
-    fields: &["container", "block"],
+    reads: &[
+        "trees compared",
+        "chunk pulled",
+        "block deleted",
+        "commit decided",
+        "reconciliation finished",
+    ],
+    fields: &["container"],
     step: delete_between_pull_and_commit,
 };
 
 fn delete_between_pull_and_commit(state: &mut WindowState, event: &Seen<'_>) -> bool {
-    let key = block_key(event);
+    let key = replica_key(event);
     match event.name {
-        "chunk pulled" => {
+        "trees compared" | "chunk pulled" => {
             state.stage = 1;
             state.slots[0] = key;
             false
@@ -307,16 +297,93 @@ fn leader_change_before_creation(state: &mut WindowState, event: &Seen<'_>) -> b
     }
 }
 
+/// HDDS-16891: a datanode re-registers (a new address, version or port) after a container
+/// was granted on it and before it created the container, and the leader allocates
+/// meanwhile.
+pub const REREGISTRATION_BEFORE_CREATION: RaceWindow = RaceWindow {
+    seed: "HDDS-16891",
+    name: "re-registration between a grant and the container's creation, then an allocation",
+    reads: &[
+        "allocation granted",
+        "datanode re-registered",
+        "container created",
+        "slots reserved",
+        "allocation refused",
+    ],
+    fields: &["container"],
+    step: reregistration_before_creation,
+};
+
+fn reregistration_before_creation(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    match event.name {
+        "allocation granted" if state.stage == 0 => {
+            state.stage = 1;
+            state.slots[0] = event.key("container");
+            false
+        }
+        "datanode re-registered" if state.stage >= 1 => {
+            state.stage = 2;
+            false
+        }
+        "container created" => {
+            if state.slots[0] == event.key("container") {
+                state.stage = 0;
+            }
+            false
+        }
+        _ => state.stage == 2,
+    }
+}
+
+/// HDDS-16811: a second reconciliation of a replica is asked for while one runs (it
+/// starts, or the handler refuses it as one already in flight).
+pub const CONCURRENT_RECONCILIATIONS: RaceWindow = RaceWindow {
+    seed: "HDDS-16811",
+    name: "a second reconciliation of the replica while one runs",
+    reads: &[
+        "reconciliation started",
+        "reconciliation refused",
+        "reconciliation finished",
+    ],
+    fields: &["container"],
+    step: concurrent_reconciliations,
+};
+
+fn concurrent_reconciliations(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let key = replica_key(event);
+    match event.name {
+        "reconciliation started" | "reconciliation refused"
+            if state.stage == 1 && state.slots[0] == key =>
+        {
+            true
+        }
+        "reconciliation refused" => false,
+        "reconciliation started" => {
+            state.stage = 1;
+            state.slots[0] = key;
+            false
+        }
+        _ => {
+            if state.slots[0] == key {
+                state.stage = 0;
+            }
+            false
+        }
+    }
+}
+
 /// The key of the block a NameNode event names, on that NameNode.
 fn namenode_block_key(event: &Seen<'_>) -> u64 {
     event.node_key() ^ event.key("block").rotate_left(21)
 }
 
-/// HDFS-2742: a NameNode handles a datanode's RBW report of a block (queues or judges
-/// it) after it made the block COMPLETE by replaying the completion edit.
+/// HDFS-2742: a datanode's RBW report of a block reaches a NameNode ahead of the edits
+/// that complete the block (it is queued, and the completion edit is replayed after), or
+/// after the completion: either way the report is older than the block's last state, and
+/// judging it against the COMPLETE block is the seed's false corruption.
 pub const RBW_AFTER_COMPLETION: RaceWindow = RaceWindow {
     seed: "HDFS-2742",
-    name: "RBW report after the completion edit",
+    name: "RBW report queued ahead of the completion edit, or arriving after it",
     reads: &["block completed", "report queued", "report processed"],
     fields: &["block", "state"],
     step: rbw_after_completion,
@@ -324,13 +391,20 @@ pub const RBW_AFTER_COMPLETION: RaceWindow = RaceWindow {
 
 fn rbw_after_completion(state: &mut WindowState, event: &Seen<'_>) -> bool {
     let key = namenode_block_key(event);
+    // slots: 0 the completed block, 1 the block of an RBW report queued.
     match event.name {
+        "block completed" if state.slots[1] == key => true,
         "block completed" => {
             state.stage = 1;
             state.slots[0] = key;
             false
         }
-        _ => state.stage == 1 && state.slots[0] == key && event.field("state") == Some("RBW"),
+        _ if event.field("state") != Some("RBW") => false,
+        "report queued" if state.stage == 0 || state.slots[0] != key => {
+            state.slots[1] = key;
+            false
+        }
+        _ => state.stage == 1 && state.slots[0] == key,
     }
 }
 
@@ -369,7 +443,9 @@ const FENCING_CLUSTER: &[RaceWindow] = &[
 ];
 const REPAIR: &[RaceWindow] = &[DELETE_BETWEEN_PULL_AND_COMMIT, DELETE_DURING_RECONCILIATION];
 const RESTORE: &[RaceWindow] = &[DELETE_BEFORE_COMPARE];
-const RECONCILE: &[RaceWindow] = &[DELETE_DURING_RECONCILIATION];
+const CLUSTER_DELETES: &[RaceWindow] = &[DELETE_BEFORE_COMPARE, DELETE_DURING_RECONCILIATION];
+const RECONCILE: &[RaceWindow] = &[CONCURRENT_RECONCILIATIONS];
+const REREGISTRATION: &[RaceWindow] = &[REREGISTRATION_BEFORE_CREATION];
 const REBUILD: &[RaceWindow] = &[ALLOCATION_BEFORE_REBUILD];
 const SLOTS: &[RaceWindow] = &[LEADER_CHANGE_BEFORE_CREATION];
 const FAILOVERS: &[RaceWindow] = &[ALLOCATION_BEFORE_REBUILD, LEADER_CHANGE_BEFORE_CREATION];
@@ -393,13 +469,17 @@ const WINDOWS: &[(&str, &[RaceWindow])] = &[
     ("transfer_keeps_unwritten_slots", SLOTS),
     ("single_scm_restart_keeps_unwritten_slots", SLOTS),
     ("all_scms_restart_keeps_unwritten_slots", SLOTS),
-    ("address_change_keeps_unwritten_slots", SLOTS),
-    ("version_change_keeps_unwritten_slots", SLOTS),
-    ("port_change_keeps_unwritten_slots", SLOTS),
+    ("address_change_keeps_unwritten_slots", REREGISTRATION),
+    ("version_change_keeps_unwritten_slots", REREGISTRATION),
+    ("port_change_keeps_unwritten_slots", REREGISTRATION),
     ("allocation_waits_for_the_rebuild", REBUILD),
     (
         "rebuild_sees_allocation_committed_across_reelection",
         REBUILD,
+    ),
+    (
+        "reregistration_during_allocation_keeps_the_slot",
+        REREGISTRATION,
     ),
     ("random_failovers_never_over_grant", FAILOVERS),
     ("rbw_report_before_close_loses_no_replica", STANDBY),
@@ -416,16 +496,20 @@ const WINDOWS: &[(&str, &[RaceWindow])] = &[
     ("block_deleted_during_partial_reconciliation", REPAIR),
     ("deletes_and_repairs_keep_replicas_consistent", REPAIR),
     ("concurrent_reconciliations", RECONCILE),
+    ("concurrent_reconciliations_unguarded", RECONCILE),
     ("stale_force_delete_during_repair", TERM_FENCING),
     (
         "deposed_leaders_force_delete_through_the_cluster",
         TERM_FENCING,
     ),
     ("keys_written_while_leadership_moves", FAILOVERS),
-    ("deletions_across_transfer_restart_and_repair", REPAIR),
+    (
+        "deletions_across_transfer_restart_and_repair",
+        CLUSTER_DELETES,
+    ),
     (
         "key_deleted_from_a_quasi_closed_container_during_reconcile",
-        REPAIR,
+        CLUSTER_DELETES,
     ),
 ];
 
