@@ -215,3 +215,29 @@ fn a_deposed_leaders_command_after_a_restart_is_the_window() {
     );
     assert!(!DEPOSED_COMMAND_AFTER_RESTART.reached_by(&initialised));
 }
+
+#[test]
+fn a_finalized_report_before_the_completion_edit_is_the_window() {
+    use hadoop_ref::check::catalogue::windows::FINALIZED_BEFORE_COMPLETION;
+    let report = event(
+        "nn1",
+        "main-thread",
+        "report processed",
+        &[
+            ("block", "blk_14"),
+            ("state", "FINALIZED"),
+            ("report", "incremental"),
+        ],
+    );
+    let close = |block: &str| {
+        event(
+            "nn1",
+            "main-thread",
+            "edit applied",
+            &[("op", "OP_CLOSE"), ("block", block)],
+        )
+    };
+    let reached = story(vec![report.clone(), close("blk_10"), close("blk_14")]);
+    assert!(FINALIZED_BEFORE_COMPLETION.reached_by(&reached));
+    assert!(!FINALIZED_BEFORE_COMPLETION.reached_by(&story(vec![close("blk_14"), report])));
+}

@@ -59,10 +59,6 @@ fn explore(case: Case, scheduler: SchedulerKind, run: &RunOne) -> RunStatus {
     let mut status = RunStatus::default();
     // One count over every chunk: a sequence seen in two chunks is one sequence.
     let coverage = (!run.no_coverage).then(|| Coverage::new(case.windows));
-    if let Some(coverage) = &coverage {
-        // A child runs one case: a global hook costs shuttle nothing per context switch.
-        coverage.install_globally();
-    }
     for chunk in 0..CHUNKS {
         let remaining = run.iterations.saturating_sub(status.schedules);
         let remaining_time = budget.map(|b| b.saturating_sub(stopwatch.elapsed()));

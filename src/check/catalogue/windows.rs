@@ -3,7 +3,7 @@
 //! scenarios must reach which. A fixed variant's soak proves nothing about a window it
 //! never reached; the soak's report says, per case, how often each was.
 
-use crate::check::catalogue::Case;
+use crate::check::catalogue::case::Case;
 use crate::check::exploration::{RaceWindow, Seen, WindowState};
 
 /// HDDS-17268: a heartbeat's term arrives while the datanode's term is unset, then a
@@ -408,27 +408,27 @@ fn rbw_after_completion(state: &mut WindowState, event: &Seen<'_>) -> bool {
     }
 }
 
-/// HDFS-2742: the standby judges a queued FINALIZED report of a block before it replayed
-/// the block's completion (what the safe-mode count must credit when the block completes).
+/// HDFS-2742: a NameNode judges a FINALIZED report of a block before it replayed the
+/// block's completion (`OP_CLOSE`): the replica the safe-mode count must credit when the
+/// block completes.
 pub const FINALIZED_BEFORE_COMPLETION: RaceWindow = RaceWindow {
     seed: "HDFS-2742",
-    name: "queued FINALIZED report judged before the completion edit",
-    reads: &["block completed", "report processed"],
-    fields: &["block", "state", "report"],
+    name: "FINALIZED report judged before the completion edit",
+    reads: &["report processed", "edit applied", "block completed"],
+    fields: &["block", "state", "op"],
     step: finalized_before_completion,
 };
 
 fn finalized_before_completion(state: &mut WindowState, event: &Seen<'_>) -> bool {
     let key = namenode_block_key(event);
     match event.name {
-        "report processed"
-            if event.field("state") == Some("FINALIZED")
-                && event.field("report") == Some("queued") =>
-        {
+        "report processed" if event.field("state") == Some("FINALIZED") => {
             state.stage = 1;
             state.slots[0] = key;
             false
         }
+        "report processed" => false,
+        "edit applied" if event.field("op") != Some("OP_CLOSE") => false,
         _ => state.stage == 1 && state.slots[0] == key,
     }
 }

@@ -13,13 +13,18 @@
 //! as they happen; a run counts the executions that reached it.
 //!
 //! The hook is a `tracing` subscriber of its own ([`Coverage::install`]): it never builds
-//! the story's events, so a soak with coverage on keeps its schedules per second (the
-//! soak's report gives both figures). It is not the event monitors' coverage
+//! the story's events (no allocation per event once a run has seen its kinds and nodes).
+//! It is installed scoped, around the run: as the process's global default it would cost
+//! shuttle nothing per context switch, but it then missed the standby's events (its batch
+//! dry run silences events with a scoped `Dispatch::none`, which shuttle's parking of
+//! per-task defaults does not restore to a global default), so counts differed. It is not the event monitors' coverage
 //! (`check::monitor`), which says which events an upstream log can show.
 
+mod summary;
 mod tally;
 mod window;
 
+pub use summary::{CoverageSummary, WindowCount};
 pub use tally::MAX_DISTINCT;
 pub use window::{Captured, FieldSource, MAX_WINDOWS, RaceWindow, Seen, WindowState};
 
@@ -61,28 +66,6 @@ impl Coverage {
         tracing::subscriber::with_default(subscriber, f)
     }
 
-    /// Makes this coverage's hook the process's global default subscriber, for a process
-    /// that runs one case (the soak's child): shuttle then keeps no scoped dispatcher per
-    /// task and pays nothing per context switch, where a scoped hook costs it a
-    /// `set_default` at every switch. False when the process already has one. Runs that
-    /// also want the story's recorder still install it scoped, counting there too.
-    pub fn install_globally(&self) -> bool {
-        let subscriber = Exploring {
-            tally: self.tally.clone(),
-            inner: None,
-        };
-        let installed = tracing::subscriber::set_global_default(subscriber).is_ok();
-        if installed {
-            self.tally.with(|tally| tally.global = true);
-        }
-        installed
-    }
-
-    /// Whether this coverage's hook is the process's global default subscriber.
-    pub fn is_global(&self) -> bool {
-        self.tally.with(|tally| tally.global)
-    }
-
     /// At the start of an execution.
     pub fn start(&self) {
         self.tally.with(Tally::start);
@@ -105,38 +88,4 @@ impl Coverage {
     pub fn summary(&self) -> CoverageSummary {
         self.tally.with(|tally| tally.summary())
     }
-}
-
-/// What a run explored.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CoverageSummary {
-    /// Executions counted.
-    pub executions: u64,
-    /// Distinct sequences of (node, event kind) the executions took.
-    pub sequences: u64,
-    /// Distinct ordered pairs of event kinds that followed each other on different threads.
-    pub racing_pairs: u64,
-    /// Executions whose sequence was new but not kept ([`MAX_DISTINCT`] reached).
-    pub overflow: u64,
-    /// Each race window of the case and the executions that reached it.
-    pub windows: Vec<WindowCount>,
-}
-
-impl CoverageSummary {
-    /// The windows reached at least once, out of all.
-    pub fn windows_reached(&self) -> (usize, usize) {
-        let reached = self.windows.iter().filter(|w| w.reached > 0).count();
-        (reached, self.windows.len())
-    }
-}
-
-/// A race window and how many executions reached it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WindowCount {
-    /// The seed's key.
-    pub seed: &'static str,
-    /// The window's name.
-    pub name: &'static str,
-    /// Executions that reached it.
-    pub reached: u64,
 }

@@ -12,8 +12,8 @@ use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event as TracingEvent, Metadata, Subscriber};
 
+use super::summary::{CoverageSummary, WindowCount};
 use super::window::{Captured, MAX_WINDOWS, RaceWindow, Seen, WindowState};
-use super::{CoverageSummary, WindowCount};
 use crate::story::Recorder;
 use crate::sync::thread;
 use crate::unmodelled::Shared;
@@ -85,11 +85,8 @@ pub(super) struct Tally {
     last: Option<(u64, u32)>,
     states: Vec<WindowState>,
     hit: u64,
-    /// Between an execution's start and end: events outside one (a shrinker's replays
-    /// under a global hook) are not counted.
+    /// Between an execution's start and end: events outside one are not counted.
     active: bool,
-    /// Whether this tally's hook is the process's global default subscriber.
-    pub(super) global: bool,
 }
 
 impl Tally {
@@ -115,7 +112,6 @@ impl Tally {
             states: vec![WindowState::default(); windows.len()],
             hit: 0,
             active: false,
-            global: false,
         }
     }
 

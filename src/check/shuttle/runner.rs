@@ -95,7 +95,6 @@ pub fn explore_run<S: Scheduler + Send + 'static>(
         };
         let run = || Runner::new(recording, config).run(body);
         catch_unwind(AssertUnwindSafe(|| match (coverage, recorder) {
-            (Some(coverage), None) if coverage.is_global() => run(),
             (Some(coverage), recorder) => coverage.install(recorder, run),
             (None, Some(recorder)) => recorder.install(run),
             (None, None) => run(),
