@@ -241,3 +241,47 @@ fn a_finalized_report_before_the_completion_edit_is_the_window() {
     assert!(FINALIZED_BEFORE_COMPLETION.reached_by(&reached));
     assert!(!FINALIZED_BEFORE_COMPLETION.reached_by(&story(vec![close("blk_14"), report])));
 }
+
+#[test]
+fn a_newer_report_behind_a_queued_one_is_the_window() {
+    use hadoop_ref::check::catalogue::windows::SUPERSEDED_QUEUED_REPORT;
+    let report = |name: &str, gs: &str, kind: &str| {
+        event(
+            "nn1",
+            "datanode dn1",
+            name,
+            &[
+                ("datanode", "dn1"),
+                ("block", "blk_100"),
+                ("gs", gs),
+                ("state", "FINALIZED"),
+                ("report", kind),
+            ],
+        )
+    };
+    let queued = report("report queued", "1", "incremental");
+    let newer = report("report processed", "2", "incremental");
+    assert!(SUPERSEDED_QUEUED_REPORT.reached_by(&story(vec![queued.clone(), newer.clone()])));
+    // The queued entry judged from the queue is the same report, not a newer one.
+    let drained = report("report processed", "1", "queued");
+    assert!(!SUPERSEDED_QUEUED_REPORT.reached_by(&story(vec![queued.clone(), drained])));
+    let drain = event(
+        "nn1",
+        "tailer",
+        "queued reports drained",
+        &[("block", "blk_100")],
+    );
+    assert!(!SUPERSEDED_QUEUED_REPORT.reached_by(&story(vec![queued, drain, newer])));
+}
+
+#[test]
+fn an_rbw_replica_marked_corrupt_after_completion_is_the_window() {
+    let completed = event("nn1", "tailer", "block completed", &[("block", "blk_100")]);
+    let corrupt = event(
+        "nn1",
+        "tailer",
+        "replica marked corrupt",
+        &[("block", "blk_100"), ("state", "RBW")],
+    );
+    assert!(RBW_AFTER_COMPLETION.reached_by(&story(vec![completed, corrupt])));
+}

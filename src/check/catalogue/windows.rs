@@ -379,12 +379,19 @@ fn namenode_block_key(event: &Seen<'_>) -> u64 {
 
 /// HDFS-2742: a datanode's RBW report of a block reaches a NameNode ahead of the edits
 /// that complete the block (it is queued, and the completion edit is replayed after), or
-/// after the completion: either way the report is older than the block's last state, and
-/// judging it against the COMPLETE block is the seed's false corruption.
+/// is handled after the completion (queued, judged, or marked corrupt): either way the
+/// report is older than the block's last state, and judging it against the COMPLETE block
+/// is the seed's false corruption. (A whole queued message names no block: it counts
+/// when its RBW replica is judged.)
 pub const RBW_AFTER_COMPLETION: RaceWindow = RaceWindow {
     seed: "HDFS-2742",
     name: "RBW report queued ahead of the completion edit, or arriving after it",
-    reads: &["block completed", "report queued", "report processed"],
+    reads: &[
+        "block completed",
+        "report queued",
+        "report processed",
+        "replica marked corrupt",
+    ],
     fields: &["block", "state"],
     step: rbw_after_completion,
 };
@@ -433,6 +440,81 @@ fn finalized_before_completion(state: &mut WindowState, event: &Seen<'_>) -> boo
     }
 }
 
+/// HDFS-2742: a datanode's newer report of a replica arrives (queued or judged) while an
+/// older report of the same replica still waits in the queue (the older one is
+/// superseded).
+pub const SUPERSEDED_QUEUED_REPORT: RaceWindow = RaceWindow {
+    seed: "HDFS-2742",
+    name: "a newer report of a replica while an older one waits queued",
+    reads: &[
+        "report queued",
+        "report processed",
+        "queued reports drained",
+    ],
+    fields: &["block", "datanode", "gs", "state", "report"],
+    step: superseded_queued_report,
+};
+
+fn superseded_queued_report(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let key = namenode_block_key(event);
+    let replica = key ^ event.key("datanode").rotate_left(42);
+    let version = event.key("gs") ^ event.key("state").rotate_left(13);
+    let newer = state.stage == 1 && state.slots[0] == replica && state.slots[1] != version;
+    match event.name {
+        "report processed" => newer && event.field("report") != Some("queued"),
+        "report queued" => {
+            if newer {
+                return true;
+            }
+            state.stage = 1;
+            state.slots[0] = replica;
+            state.slots[1] = version;
+            state.slots[2] = key;
+            false
+        }
+        _ => {
+            // Drained: what was queued of the block is judged, nothing is left behind.
+            if state.slots[2] == key {
+                state.stage = 0;
+            }
+            false
+        }
+    }
+}
+
+/// HDDS-16891: a datanode created a container and the leader allocates on it before the
+/// datanode's report of that container was processed (the space check must count the
+/// container as pending or as created, never as neither).
+pub const ALLOCATION_BEFORE_CREATION_REPORT: RaceWindow = RaceWindow {
+    seed: "HDDS-16891",
+    name: "allocation between a container's creation and its report",
+    reads: &[
+        "container created",
+        "container report processed",
+        "slots reserved",
+        "allocation refused",
+    ],
+    fields: &["container", "confirmed"],
+    step: allocation_before_creation_report,
+};
+
+fn allocation_before_creation_report(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    match event.name {
+        "container created" => {
+            state.stage = 1;
+            state.slots[0] = event.key("container");
+            false
+        }
+        "container report processed" => {
+            if state.slots[0] == event.key("confirmed") {
+                state.stage = 0;
+            }
+            false
+        }
+        _ => state.stage == 1,
+    }
+}
+
 const TERM_FENCING: &[RaceWindow] = &[TERM_BEFORE_INIT];
 const MC5: &[RaceWindow] = &[HEARTBEAT_TERMS_IN_FLIGHT];
 const RESTART: &[RaceWindow] = &[DEPOSED_COMMAND_AFTER_RESTART];
@@ -449,8 +531,10 @@ const REREGISTRATION: &[RaceWindow] = &[REREGISTRATION_BEFORE_CREATION];
 const REBUILD: &[RaceWindow] = &[ALLOCATION_BEFORE_REBUILD];
 const SLOTS: &[RaceWindow] = &[LEADER_CHANGE_BEFORE_CREATION];
 const FAILOVERS: &[RaceWindow] = &[ALLOCATION_BEFORE_REBUILD, LEADER_CHANGE_BEFORE_CREATION];
-const RBW: &[RaceWindow] = &[RBW_AFTER_COMPLETION];
 const SAFE_MODE: &[RaceWindow] = &[FINALIZED_BEFORE_COMPLETION];
+const PURGE: &[RaceWindow] = &[SUPERSEDED_QUEUED_REPORT];
+const RBW_RACE: &[RaceWindow] = &[RBW_AFTER_COMPLETION, SUPERSEDED_QUEUED_REPORT];
+const SPACE_CHECK: &[RaceWindow] = &[ALLOCATION_BEFORE_CREATION_REPORT];
 const STANDBY: &[RaceWindow] = &[RBW_AFTER_COMPLETION, FINALIZED_BEFORE_COMPLETION];
 
 /// Each scenario's race windows (a scenario not listed declares none yet).
@@ -482,12 +566,14 @@ const WINDOWS: &[(&str, &[RaceWindow])] = &[
         REREGISTRATION,
     ),
     ("random_failovers_never_over_grant", FAILOVERS),
+    ("space_check_sees_created_container", SPACE_CHECK),
+    ("superseded_queued_report_is_purged", PURGE),
     ("rbw_report_before_close_loses_no_replica", STANDBY),
     (
         "safe_mode_credits_replicas_reported_before_close",
         SAFE_MODE,
     ),
-    ("rbw_report_races_completion", RBW),
+    ("rbw_report_races_completion", RBW_RACE),
     ("failovers_lose_no_replica_and_keep_counts", STANDBY),
     ("delete_during_repair", REPAIR),
     ("delete_during_partial_repair", REPAIR),
