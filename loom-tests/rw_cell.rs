@@ -7,16 +7,21 @@
 
 use std::collections::BTreeSet;
 
+use hadoop_ref::check::loom::ExplorationMode;
 use hadoop_ref::sync::{Arc, RwCell, thread};
 use hadoop_ref::unmodelled::{Counter, Shared};
 
-/// Runs `model` under loom with defaults and returns how many executions it took.
-fn executions(model: impl Fn() + Sync + Send + 'static) -> u64 {
+/// Runs `model` under loom with defaults and returns how many executions it took,
+/// printing them with the mode (exhaustive, or bounded when `LOOM_MAX_PREEMPTIONS` is set).
+fn executions(name: &str, model: impl Fn() + Sync + Send + 'static) -> u64 {
     let count: &'static Counter = Box::leak(Box::new(Counter::new()));
-    loom::model(move || {
+    let builder = loom::model::Builder::new();
+    let mode = ExplorationMode::of(builder.preemption_bound);
+    builder.check(move || {
         count.increment();
         model();
     });
+    println!("loom rw-cell/{name}: {} iteration(s), {mode}", count.get());
     count.get()
 }
 
@@ -24,7 +29,7 @@ fn executions(model: impl Fn() + Sync + Send + 'static) -> u64 {
 fn a_write_and_a_read_are_explored_in_both_orders() {
     let seen: Shared<BTreeSet<u32>> = Shared::new(BTreeSet::new());
     let inbox = seen.clone();
-    executions(move || {
+    executions("write-and-read", move || {
         let cell = Arc::new(RwCell::new(0u32));
         let writer = {
             let cell = Arc::clone(&cell);
@@ -46,7 +51,7 @@ fn a_write_and_a_read_are_explored_in_both_orders() {
 fn two_writes_are_explored_in_both_orders() {
     let seen: Shared<BTreeSet<u32>> = Shared::new(BTreeSet::new());
     let inbox = seen.clone();
-    executions(move || {
+    executions("two-writes", move || {
         let cell = Arc::new(RwCell::new(0u32));
         let writers: Vec<_> = [1u32, 2]
             .into_iter()
@@ -67,7 +72,7 @@ fn two_writes_are_explored_in_both_orders() {
 
 #[test]
 fn two_reads_commute() {
-    let reads_only = executions(|| {
+    let reads_only = executions("reads-only", || {
         let cell = Arc::new(RwCell::new(7u32));
         let readers: Vec<_> = (0..2)
             .map(|_| {
@@ -79,7 +84,7 @@ fn two_reads_commute() {
             assert_eq!(reader.join().expect("a reader does not panic"), 7);
         }
     });
-    let read_and_write = executions(|| {
+    let read_and_write = executions("read-and-write", || {
         let cell = Arc::new(RwCell::new(7u32));
         let reader = {
             let cell = Arc::clone(&cell);

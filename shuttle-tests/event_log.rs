@@ -158,6 +158,7 @@ fn fixed_variants_event_logs_are_clean_offline_and_inline() {
                     executions: FIXED_LOGS,
                 }),
                 monitors: true,
+                ..Observe::default()
             },
         };
         let result = run_case(case, &spec);

@@ -21,6 +21,8 @@ use crate::unmodelled::{Counter, ExpectedPanic, Shared, Stopwatch, quiet_expecte
 pub struct Exploration {
     /// Executions loom ran (up to and including the failing one).
     pub iterations: u64,
+    /// Whether loom explored every interleaving or only those within a preemption bound.
+    pub mode: ExplorationMode,
     /// The violation's message, if an execution broke an invariant (or another panic's).
     pub violation: Option<String>,
     /// The protocol events of the violating execution, and only of it.
@@ -39,7 +41,8 @@ impl Exploration {
 }
 
 /// Explores `scenario` exhaustively (loom's defaults; `LOOM_MAX_PREEMPTIONS` and
-/// `LOOM_CHECKPOINT_FILE` apply) and prints the iteration count and wall time.
+/// `LOOM_CHECKPOINT_FILE` apply) and prints the iteration count, wall time and mode
+/// (`exhaustive`, or `bounded(k)` when `LOOM_MAX_PREEMPTIONS` set a bound).
 pub fn explore(
     name: &str,
     scenario: impl Fn() -> Result<(), Violation> + Send + Sync + 'static,
@@ -76,6 +79,7 @@ fn explore_with(
     let recorder = Recorder::default();
     let in_model = recorder.clone();
     quiet_expected_panics();
+    let builder_bound = builder.preemption_bound;
     let stopwatch = Stopwatch::start();
     let result = recorder.install(|| {
         catch_unwind(AssertUnwindSafe(|| {
@@ -89,13 +93,14 @@ fn explore_with(
             })
         }))
     });
+    let mode = ExplorationMode::of(builder_bound);
     let (violation, story) = match (result, found.take()) {
         (Ok(()), _) => (None, None),
         (Err(_), Some((violation, story))) => (Some(violation), Some(story)),
         (Err(payload), None) => (Some(panic_message(payload.as_ref())), None),
     };
     println!(
-        "loom {name}: {} iteration(s) in {:.2?}, {}",
+        "loom {name}: {} iteration(s) in {:.2?}, {mode}, {}",
         iterations.get(),
         stopwatch.elapsed(),
         match &violation {
@@ -105,8 +110,38 @@ fn explore_with(
     );
     Exploration {
         iterations: iterations.get(),
+        mode,
         violation,
         story,
+    }
+}
+
+/// How far an exploration went: every interleaving, or those within a preemption bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExplorationMode {
+    /// Every interleaving of the model (no preemption bound).
+    Exhaustive,
+    /// Only the interleavings with at most this many preemptions per execution (set by
+    /// the model, or by `LOOM_MAX_PREEMPTIONS`): a pass proves nothing beyond it.
+    Bounded(usize),
+}
+
+impl ExplorationMode {
+    /// The mode of a builder whose preemption bound is `bound`.
+    pub fn of(bound: Option<usize>) -> Self {
+        match bound {
+            None => Self::Exhaustive,
+            Some(k) => Self::Bounded(k),
+        }
+    }
+}
+
+impl std::fmt::Display for ExplorationMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Exhaustive => f.write_str("exhaustive"),
+            Self::Bounded(k) => write!(f, "bounded({k})"),
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod catalogue;
 pub mod conformance;
+pub mod exploration;
 #[cfg(loom)]
 pub mod loom;
 pub mod monitor;

@@ -43,6 +43,13 @@ pub mod thread {
         }
     }
 
+    /// A number that tells the calling thread from the others of the execution, without
+    /// allocating (a hash of its id).
+    pub fn current_key() -> u64 {
+        use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+        BuildHasherDefault::<DefaultHasher>::default().hash_one(loom::thread::current().id())
+    }
+
     /// Loom does not model time: sleeping is a scheduling point and nothing more.
     pub fn sleep(_duration: std::time::Duration) {
         yield_now();

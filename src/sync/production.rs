@@ -39,6 +39,13 @@ pub mod thread {
             .unwrap_or_else(|error| panic!("failed to spawn thread {name}: {error}"))
     }
 
+    /// A number that tells the calling thread from the others, without allocating (a hash
+    /// of its id).
+    pub fn current_key() -> u64 {
+        use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+        BuildHasherDefault::<DefaultHasher>::default().hash_one(std::thread::current().id())
+    }
+
     /// The calling thread's name, or its id when it has none.
     pub fn current_label() -> String {
         let current = std::thread::current();

@@ -37,6 +37,15 @@ pub mod thread {
             .map_or_else(|| format!("{:?}", current.id()), str::to_owned)
     }
 
+    /// A number that tells the calling thread from the others of the execution, without
+    /// allocating (its task id; a coverage count keys racing events by it). Never panics:
+    /// `u64::MAX` outside an execution (a destructor, shuttle's own teardown).
+    pub fn current_key() -> u64 {
+        shuttle::current::try_get_current_task()
+            .and_then(|task| u64::try_from(usize::from(task)).ok())
+            .unwrap_or(u64::MAX)
+    }
+
     /// Shuttle does not model time: sleeping is a scheduling point and nothing more.
     pub fn sleep(_duration: std::time::Duration) {
         yield_now();

@@ -3,6 +3,7 @@
 
 mod conformance;
 mod defects;
+mod exploration;
 mod monitor;
 mod monitor_state;
 mod plan;

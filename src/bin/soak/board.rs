@@ -304,6 +304,8 @@ fn run(runs: Vec<PlannedRun>, options: &BoardOptions) -> Result<Vec<Row>, String
         no_minimize: true,
         events: None,
         monitors: false,
+        // Times to a catch are the board's figures: nothing is counted beside the runs.
+        coverage: false,
     };
     let rows = pool.run_all(runs);
     // Best effort: a leftover directory in the temporary directory is harmless.

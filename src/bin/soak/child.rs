@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use hadoop_ref::check::catalogue::{self, Case};
+use hadoop_ref::check::exploration::Coverage;
 use hadoop_ref::check::plan::SchedulerKind;
 use hadoop_ref::check::shuttle::{
     EventLogs, Listeners, Observe, ReplayOutcome, RunSpec, explain_file, replay_file_with, run_case,
@@ -17,7 +18,7 @@ use hadoop_ref::story::EventLogWriter;
 use hadoop_ref::unmodelled::Stopwatch;
 
 use crate::cli::RunOne;
-use crate::report::{RunStatus, Shrink};
+use crate::report::{CoverageStatus, RunStatus, Shrink};
 use crate::shrink;
 
 /// Chunks a run is explored in: each writes a progress update.
@@ -60,6 +61,8 @@ fn explore(case: Case, scheduler: SchedulerKind, run: &RunOne) -> RunStatus {
     let chunk_iterations = run.iterations.div_ceil(CHUNKS).max(1);
     let mut seeds = SeededRng::new(run.seed);
     let mut status = RunStatus::default();
+    // One count over every chunk: a sequence seen in two chunks is one sequence.
+    let coverage = (!run.no_coverage).then(|| Coverage::new(case.windows));
     for chunk in 0..CHUNKS {
         let remaining = run.iterations.saturating_sub(status.schedules);
         let remaining_time = budget.map(|b| b.saturating_sub(stopwatch.elapsed()));
@@ -73,7 +76,10 @@ fn explore(case: Case, scheduler: SchedulerKind, run: &RunOne) -> RunStatus {
             seed: seeds.next_u64(),
             schedule_dir: Some(run.out.clone()),
             // The first chunk's first executions are logged: numbering restarts each chunk.
-            observe: observe(run, &case, chunk == 0),
+            observe: Observe {
+                coverage: coverage.clone(),
+                ..observe(run, &case, chunk == 0)
+            },
         };
         let result = run_case(case, &spec);
         status.schedules += result.iterations;
@@ -107,6 +113,7 @@ fn explore(case: Case, scheduler: SchedulerKind, run: &RunOne) -> RunStatus {
         let _ = write_status(&run.status, &status);
     }
     status.elapsed_ms = millis(stopwatch.elapsed());
+    status.coverage = coverage.map(|c| CoverageStatus::from(&c.summary()));
     status.done = true;
     status
 }
@@ -160,6 +167,7 @@ fn observe(run: &RunOne, case: &Case, first_chunk: bool) -> Observe {
                 executions: usize::try_from(run.events_per_run).unwrap_or(usize::MAX),
             }),
         monitors: run.monitors,
+        coverage: None,
     }
 }
 

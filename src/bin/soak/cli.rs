@@ -119,6 +119,10 @@ pub struct RunOptions {
     /// run's result).
     #[arg(long)]
     pub monitors: bool,
+    /// Do not count what the runs explored (distinct event sequences, racing pairs, the
+    /// cases' race windows reached): to measure what counting costs.
+    #[arg(long)]
+    pub no_coverage: bool,
 }
 
 /// How `check-log` reads and reports.
@@ -198,6 +202,9 @@ pub struct RunOne {
     /// Run the event monitors inline.
     #[arg(long)]
     pub monitors: bool,
+    /// Do not count coverage.
+    #[arg(long)]
+    pub no_coverage: bool,
 }
 
 /// How the scoreboard runs.

@@ -8,6 +8,13 @@
 //! shows a progress bar per run (or a short line every few seconds when it is not a
 //! terminal) and, at the end, the table; `--json` also writes the table for CI.
 //!
+//! The table also says what each run explored (`check::exploration`): `seqs`, the distinct
+//! sequences of protocol events (kinds per node) its executions took; `pairs`, the
+//! distinct ordered pairs of event kinds that followed each other on different threads;
+//! `windows`, how many of its case's named race windows it reached. Below the table, each
+//! window with the executions that reached it; a window a fixed variant never reached is
+//! flagged. `--no-coverage` leaves the counting out (it costs schedules per second).
+//!
 //! ```text
 //! cargo soak                                  # every case, random + PCT, 20 000 schedules each
 //! cargo soak run --time 600 --filter heartbeat  # ten minutes over the matching cases

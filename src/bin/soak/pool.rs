@@ -85,12 +85,14 @@ pub fn soak(options: &RunOptions) -> ExitCode {
             .clone()
             .map(|dir| (dir, options.events_per_run)),
         monitors: options.monitors,
+        coverage: !options.no_coverage,
     };
     let wall = Stopwatch::start();
     let rows = pool.run_all(runs);
     // Best effort: a leftover directory in the temporary directory is harmless.
     let _ = fs::remove_dir_all(&work);
     report::print_table(&rows);
+    report::print_windows(&rows);
     report::print_monitors(&rows);
     report::print_totals(&rows, wall.elapsed());
     if let Some(path) = &options.json {
@@ -181,6 +183,7 @@ pub(crate) struct Pool {
     pub(crate) no_minimize: bool,
     pub(crate) events: Option<(PathBuf, u64)>,
     pub(crate) monitors: bool,
+    pub(crate) coverage: bool,
 }
 
 /// A run whose child process is working on it.
@@ -310,6 +313,9 @@ impl Pool {
         }
         if self.monitors {
             command.arg("--monitors");
+        }
+        if !self.coverage {
+            command.arg("--no-coverage");
         }
         if let Some(time) = time {
             command.args(["--time-ms", &time.as_millis().to_string()]);

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use hadoop_ref::check::catalogue::Expectation;
+use hadoop_ref::check::exploration::CoverageSummary;
 use hadoop_ref::check::plan::{PlannedRun, SchedulerKind};
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +35,69 @@ pub struct RunStatus {
     /// Event logs written (`--events`).
     #[serde(default)]
     pub event_logs: usize,
+    /// What the run explored (absent with `--no-coverage`).
+    #[serde(default)]
+    pub coverage: Option<CoverageStatus>,
+}
+
+/// What a run explored (`check::exploration`): distinct event sequences, distinct ordered
+/// pairs of racing event kinds, and the executions that reached each of its case's race
+/// windows.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CoverageStatus {
+    /// Executions counted.
+    pub executions: u64,
+    /// Distinct sequences of (node, event kind).
+    pub sequences: u64,
+    /// Distinct ordered pairs of event kinds that followed each other on different threads.
+    pub racing_pairs: u64,
+    /// New sequences past the bound kept, not counted in `sequences`.
+    #[serde(default)]
+    pub overflow: u64,
+    /// The case's race windows.
+    pub windows: Vec<WindowStatus>,
+}
+
+/// A race window and the executions of a run that reached it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct WindowStatus {
+    /// The seed's key.
+    pub seed: String,
+    /// The window, in the seed's terms.
+    pub name: String,
+    /// Executions that reached it.
+    pub reached: u64,
+}
+
+impl From<&CoverageSummary> for CoverageStatus {
+    fn from(summary: &CoverageSummary) -> Self {
+        Self {
+            executions: summary.executions,
+            sequences: summary.sequences,
+            racing_pairs: summary.racing_pairs,
+            overflow: summary.overflow,
+            windows: summary
+                .windows
+                .iter()
+                .map(|w| WindowStatus {
+                    seed: w.seed.to_owned(),
+                    name: w.name.to_owned(),
+                    reached: w.reached,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl CoverageStatus {
+    /// `reached/declared` windows, `-` when the case declares none.
+    fn windows_cell(&self) -> String {
+        if self.windows.is_empty() {
+            return "-".to_owned();
+        }
+        let reached = self.windows.iter().filter(|w| w.reached > 0).count();
+        format!("{reached}/{}", self.windows.len())
+    }
 }
 
 /// A catch's schedule before and after minimization.
@@ -127,12 +191,23 @@ pub fn print_table(rows: &[Row]) {
         .unwrap_or(0)
         .max("scenario".len());
     println!(
-        "\n{:<width$} {:<36} {:<7} {:<7} {:>10} {:>10} {:<8} {:>11}",
-        "scenario", "variant", "sched", "expect", "schedules", "sched/s", "result", "first catch"
+        "\n{:<width$} {:<36} {:<7} {:<7} {:>10} {:>10} {:<8} {:>11} {:>8} {:>6} {:>7}",
+        "scenario",
+        "variant",
+        "sched",
+        "expect",
+        "schedules",
+        "sched/s",
+        "result",
+        "first catch",
+        "seqs",
+        "pairs",
+        "windows"
     );
     for row in rows {
+        let coverage = row.status.coverage.as_ref();
         println!(
-            "{:<width$} {:<36} {:<7} {:<7} {:>10} {:>10.0} {:<8} {:>11}",
+            "{:<width$} {:<36} {:<7} {:<7} {:>10} {:>10.0} {:<8} {:>11} {:>8} {:>6} {:>7}",
             row.run.case.scenario,
             row.run.case.variant,
             row.run.scheduler.label(),
@@ -141,6 +216,9 @@ pub fn print_table(rows: &[Row]) {
             row.rate_per_s(),
             row.result(),
             row.first_catch().map_or("-".to_owned(), |n| n.to_string()),
+            coverage.map_or("-".to_owned(), |c| c.sequences.to_string()),
+            coverage.map_or("-".to_owned(), |c| c.racing_pairs.to_string()),
+            coverage.map_or("-".to_owned(), CoverageStatus::windows_cell),
         );
     }
     let failures: Vec<_> = rows.iter().filter(|r| r.status.failure.is_some()).collect();
@@ -163,6 +241,49 @@ pub fn print_table(rows: &[Row]) {
                 println!("      minimized: {shrink}");
             }
         }
+    }
+}
+
+/// Prints, per run with race windows, how many executions reached each (`seqs`, `pairs`
+/// and `windows` in the table are its totals); a window a fixed variant's run never
+/// reached is flagged: the run proves nothing about it.
+pub fn print_windows(rows: &[Row]) {
+    let with_windows: Vec<_> = rows
+        .iter()
+        .filter_map(|r| Some((r, r.status.coverage.as_ref()?)))
+        .filter(|(_, c)| !c.windows.is_empty())
+        .collect();
+    if with_windows.is_empty() {
+        return;
+    }
+    println!("\nrace windows reached (executions that reached each, of those run):");
+    let mut unreached = 0;
+    for (row, coverage) in with_windows {
+        println!(
+            "  {} [{}] ({}):",
+            row.run.case.id(),
+            row.run.scheduler.label(),
+            expectation(row.run.case.expectation)
+        );
+        for window in &coverage.windows {
+            let flag = if window.reached > 0 {
+                ""
+            } else if row.run.case.expectation == Expectation::Holds {
+                unreached += 1;
+                "  NOT REACHED"
+            } else {
+                "  not reached"
+            };
+            println!(
+                "    {}: {}: {} of {}{flag}",
+                window.seed, window.name, window.reached, coverage.executions
+            );
+        }
+    }
+    if unreached > 0 {
+        println!(
+            "  {unreached} window(s) never reached by a fixed variant's run: it proves nothing about them"
+        );
     }
 }
 
@@ -224,6 +345,7 @@ struct JsonRow<'a> {
     monitored: u64,
     monitor_violations: &'a BTreeMap<String, u64>,
     event_logs: usize,
+    coverage: Option<&'a CoverageStatus>,
 }
 
 /// Writes the table as a JSON array, one object per run, in plan order.
@@ -247,6 +369,7 @@ pub fn write_json(rows: &[Row], path: &Path) -> std::io::Result<()> {
             monitored: row.status.monitored,
             monitor_violations: &row.status.monitor_violations,
             event_logs: row.status.event_logs,
+            coverage: row.status.coverage.as_ref(),
         })
         .collect();
     let text = serde_json::to_string_pretty(&json).map_err(std::io::Error::other)?;
@@ -268,5 +391,58 @@ pub fn verdict(rows: &[Row]) -> ExitCode {
             "\n{bad} of {runs} run(s) NOT as expected (FAILED: a fixed variant broke; ESCAPED: a legacy defect went unseen)"
         );
         ExitCode::FAILURE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hadoop_ref::check::catalogue;
+    use hadoop_ref::check::plan::{PlannedRun, SchedulerKind};
+
+    use super::{CoverageStatus, Row, RunStatus, WindowStatus, write_json};
+
+    #[test]
+    fn the_json_report_carries_the_coverage_of_each_run() {
+        let case = catalogue::all()
+            .into_iter()
+            .find(|c| !c.windows.is_empty())
+            .expect("a case with race windows");
+        let coverage = CoverageStatus {
+            executions: 10,
+            sequences: 4,
+            racing_pairs: 7,
+            overflow: 0,
+            windows: vec![WindowStatus {
+                seed: case.windows[0].seed.to_owned(),
+                name: case.windows[0].name.to_owned(),
+                reached: 3,
+            }],
+        };
+        let row = Row {
+            run: PlannedRun {
+                index: 0,
+                case,
+                scheduler: SchedulerKind::Random,
+                seed: 1,
+            },
+            status: RunStatus {
+                schedules: 10,
+                done: true,
+                coverage: Some(coverage),
+                ..RunStatus::default()
+            },
+        };
+        let path = std::env::temp_dir().join(format!("soak-json-{}.json", std::process::id()));
+        write_json(&[row], &path).expect("the report is written");
+        let text = std::fs::read_to_string(&path).expect("the report is read");
+        let _ = std::fs::remove_file(&path);
+        let json: serde_json::Value = serde_json::from_str(&text).expect("the report is JSON");
+        let coverage = &json[0]["coverage"];
+        assert_eq!(coverage["executions"], 10);
+        assert_eq!(coverage["sequences"], 4);
+        assert_eq!(coverage["racing_pairs"], 7);
+        assert_eq!(coverage["windows"][0]["seed"], case.windows[0].seed);
+        assert_eq!(coverage["windows"][0]["name"], case.windows[0].name);
+        assert_eq!(coverage["windows"][0]["reached"], 3);
     }
 }

@@ -1,6 +1,7 @@
 //! A scenario's variant with what it must do under a checker ([`Case`], [`Expectation`]),
 //! and the macro each seed's list builds its cases with.
 
+use crate::check::exploration::RaceWindow;
 use crate::scenarios::Violation;
 
 /// What a variant of a scenario must do under a checker.
@@ -32,6 +33,9 @@ pub struct Case {
     /// The scenario spawns no thread (a fixed sequence of steps, like the seed's own
     /// reproduction): one execution says all, and PCT does not apply.
     pub sequential: bool,
+    /// The named race windows its executions must reach (`catalogue::windows`): the
+    /// soak's coverage says how often each was.
+    pub windows: &'static [RaceWindow],
     run: fn(u64) -> Result<(), Violation>,
 }
 
@@ -50,6 +54,7 @@ impl Case {
             pct_reaches: true,
             random_reaches: true,
             sequential: false,
+            windows: &[],
             run,
         }
     }

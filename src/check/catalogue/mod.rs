@@ -9,6 +9,7 @@ mod container;
 mod defects;
 mod standby;
 mod term_fencing;
+pub mod windows;
 
 pub use allocation::allocation;
 pub use case::{Case, Expectation};
@@ -25,5 +26,6 @@ pub fn all() -> Vec<Case> {
     cases.extend(standby());
     cases.extend(container());
     cases.extend(cluster());
+    windows::attach(&mut cases);
     cases
 }

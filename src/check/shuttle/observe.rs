@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::check::exploration::Coverage;
 use crate::check::monitor::{Judgement, MonitorSet, Verdict};
 use crate::story::log::encode_line;
 use crate::story::{Event, EventSink};
@@ -39,10 +40,13 @@ pub struct Observe {
     pub event_logs: Option<EventLogs>,
     /// Run every event monitor inline over every execution and count its violations.
     pub monitors: bool,
+    /// Count what the executions explored into this coverage (`check::exploration`):
+    /// its own cheap hook, no recorder needed.
+    pub coverage: Option<Coverage>,
 }
 
 impl Observe {
-    /// Whether anything is observed (a recorder is needed).
+    /// Whether anything is observed through the story's recorder (logs, monitors).
     pub fn any(&self) -> bool {
         self.event_logs.is_some() || self.monitors
     }

@@ -59,6 +59,7 @@ pub fn explore_run<S: Scheduler + Send + 'static>(
     let ran = Shared::new(None);
     let recording = Recording::new(scheduler, found.clone(), ran.clone());
     let inbox = found.clone();
+    let coverage = observe.coverage.clone();
     let sinks = observe.any().then(|| ExecutionSinks::new(observe));
     let observed = sinks.clone();
     let outcome = on_new_os_thread(move || {
@@ -70,6 +71,7 @@ pub fn explore_run<S: Scheduler + Send + 'static>(
             .as_ref()
             .map(|sinks| sinks.install_on(Recorder::discarding()));
         let in_body = recorder.clone().zip(sinks);
+        let counted = coverage.clone();
         let body = move || {
             executions.increment();
             let seed = thread_rng().next_u64();
@@ -77,7 +79,13 @@ pub fn explore_run<S: Scheduler + Send + 'static>(
                 recorder.take();
                 sinks.start();
             }
+            if let Some(coverage) = &counted {
+                coverage.start();
+            }
             let result = run(seed);
+            if let Some(coverage) = &counted {
+                coverage.end();
+            }
             if let Some((_, sinks)) = &in_body {
                 sinks.end();
             }
@@ -86,12 +94,13 @@ pub fn explore_run<S: Scheduler + Send + 'static>(
             }
         };
         let run = || Runner::new(recording, config).run(body);
-        catch_unwind(AssertUnwindSafe(|| match recorder {
-            Some(recorder) if super::relay::relaying() => {
+        catch_unwind(AssertUnwindSafe(|| match (coverage, recorder) {
+            (Some(coverage), recorder) => coverage.install(recorder, run),
+            (None, Some(recorder)) if super::relay::relaying() => {
                 super::relay::with_recorder(&recorder, run)
             }
-            Some(recorder) => recorder.install(run),
-            None => run(),
+            (None, Some(recorder)) => recorder.install(run),
+            (None, None) => run(),
         }))
         .err()
         .map(|payload| panic_message(payload.as_ref()))

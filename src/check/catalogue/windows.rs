@@ -1,0 +1,615 @@
+//! The named race windows of the catalogue's cases: for each seed, the interleavings its
+//! defect needs, as predicates over the protocol events (`docs/event-log.md`), and which
+//! scenarios must reach which. A fixed variant's soak proves nothing about a window it
+//! never reached; the soak's report says, per case, how often each was.
+
+use crate::check::catalogue::case::Case;
+use crate::check::exploration::{RaceWindow, Seen, WindowState};
+
+/// HDDS-17268: a heartbeat's term arrives while the datanode's term is unset, then a
+/// command of a lower term is queued before the term is initialised (the seed's MC4).
+pub const TERM_BEFORE_INIT: RaceWindow = RaceWindow {
+    seed: "HDDS-17268",
+    name: "heartbeat term before init, then a stale command",
+    reads: &[
+        "heartbeat term recorded for init",
+        "heartbeat term ignored before init",
+        "command queued",
+        "term initialised",
+        "restarted: term and queue lost",
+    ],
+    fields: &["term"],
+    step: term_before_init,
+};
+
+fn term_before_init(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let node = event.node_key();
+    match event.name {
+        "heartbeat term recorded for init" | "heartbeat term ignored before init" => {
+            let term = event.number("term").unwrap_or(0);
+            if state.stage == 0 || state.slots[1] != node {
+                *state = WindowState::default();
+            }
+            state.stage = 1;
+            state.slots[0] = state.slots[0].max(term);
+            state.slots[1] = node;
+            false
+        }
+        "command queued" => {
+            state.stage == 1
+                && state.slots[1] == node
+                && event.number("term").is_some_and(|t| t < state.slots[0])
+        }
+        _ if state.slots[1] == node => {
+            *state = WindowState::default();
+            false
+        }
+        _ => false,
+    }
+}
+
+/// HDDS-17268: two heartbeat threads hold different terms at once, one between receiving
+/// its term and applying it while the other receives its own (the seed's MC5).
+pub const HEARTBEAT_TERMS_IN_FLIGHT: RaceWindow = RaceWindow {
+    seed: "HDDS-17268",
+    name: "two heartbeat terms in flight at once",
+    reads: &[
+        "heartbeat term received",
+        "term set",
+        "term set without the lock",
+        "term read without the lock",
+        "heartbeat term recorded for init",
+        "heartbeat term ignored before init",
+        "command queued",
+    ],
+    fields: &["term"],
+    step: heartbeat_terms_in_flight,
+};
+
+fn heartbeat_terms_in_flight(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let in_flight = state.stage == 1;
+    let term = event.number("term").unwrap_or(0);
+    match event.name {
+        "heartbeat term received" if in_flight && event.thread != state.slots[0] => {
+            term != state.slots[1]
+        }
+        "heartbeat term received" => {
+            state.stage = 1;
+            state.slots[0] = event.thread;
+            state.slots[1] = term;
+            false
+        }
+        // The holder applied its term (or read it unlocked, then set it: still in flight).
+        "term read without the lock" => false,
+        _ => {
+            if in_flight && event.thread == state.slots[0] {
+                state.stage = 0;
+            }
+            false
+        }
+    }
+}
+
+/// HDDS-17268: after a datanode restart, a command of a leader already deposed is queued
+/// before the datanode initialised its term (the window the seed's patch leaves open: it
+/// initialises from that command when no heartbeat term came first).
+pub const DEPOSED_COMMAND_AFTER_RESTART: RaceWindow = RaceWindow {
+    seed: "HDDS-17268",
+    name: "restart, then a deposed leader's command before the term's init",
+    reads: &[
+        "stepped down",
+        "restarted: term and queue lost",
+        "command queued",
+        "term initialised",
+    ],
+    fields: &["term"],
+    step: deposed_command_after_restart,
+};
+
+fn deposed_command_after_restart(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let node = event.node_key();
+    let term = event.number("term").unwrap_or(0);
+    // slots: 0 the highest deposed term, 1 the restarted node.
+    match event.name {
+        "stepped down" => {
+            state.slots[0] = state.slots[0].max(term);
+            false
+        }
+        "restarted: term and queue lost" => {
+            state.stage = 1;
+            state.slots[1] = node;
+            false
+        }
+        "command queued" => state.stage == 1 && state.slots[1] == node && term <= state.slots[0],
+        "term initialised" if state.slots[1] == node => {
+            state.stage = 0;
+            false
+        }
+        _ => false,
+    }
+}
+
+/// The key of the replica an event names: its node and container.
+fn replica_key(event: &Seen<'_>) -> u64 {
+    event.node_key() ^ event.key("container").rotate_left(21)
+}
+
+/// HDDS-16811: the block deleting service deletes a block of a replica whose repair has
+/// begun pulling (the trees compared, or a chunk pulled) and not yet decided its commit.
+pub const DELETE_BETWEEN_PULL_AND_COMMIT: RaceWindow = RaceWindow {
+    seed: "HDDS-16811",
+    name: "deletion between a repair's pull and its commit",
+    reads: &[
+        "trees compared",
+        "chunk pulled",
+        "block deleted",
+        "commit decided",
+        "reconciliation finished",
+    ],
+    fields: &["container"],
+    step: delete_between_pull_and_commit,
+};
+
+fn delete_between_pull_and_commit(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let key = replica_key(event);
+    match event.name {
+        "trees compared" | "chunk pulled" => {
+            state.stage = 1;
+            state.slots[0] = key;
+            false
+        }
+        "block deleted" => state.stage == 1 && state.slots[0] == key,
+        _ => {
+            if state.slots[0] == key {
+                state.stage = 0;
+            }
+            false
+        }
+    }
+}
+
+/// HDDS-16811: a block of a replica is deleted while a reconciliation of that replica
+/// runs (between its start and its end).
+pub const DELETE_DURING_RECONCILIATION: RaceWindow = RaceWindow {
+    seed: "HDDS-16811",
+    name: "deletion during a reconciliation of the replica",
+    reads: &[
+        "reconciliation started",
+        "block deleted",
+        "reconciliation finished",
+    ],
+    fields: &["container"],
+    step: delete_during_reconciliation,
+};
+
+fn delete_during_reconciliation(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let key = replica_key(event);
+    match event.name {
+        "reconciliation started" => {
+            state.stage = 1;
+            state.slots[0] = key;
+            false
+        }
+        "block deleted" => state.stage == 1 && state.slots[0] == key,
+        _ => {
+            if state.slots[0] == key {
+                state.stage = 0;
+            }
+            false
+        }
+    }
+}
+
+/// HDDS-16811: a block is deleted on a replica, then reconciliation compares that
+/// replica's tree with a peer that still has the block.
+pub const DELETE_BEFORE_COMPARE: RaceWindow = RaceWindow {
+    seed: "HDDS-16811",
+    name: "deletion before the repair compares trees",
+    reads: &["block deleted", "trees compared"],
+    fields: &["container"],
+    step: delete_before_compare,
+};
+
+fn delete_before_compare(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let key = replica_key(event);
+    match event.name {
+        "block deleted" => {
+            state.stage = 1;
+            state.slots[0] = key;
+            false
+        }
+        _ => state.stage == 1 && state.slots[0] == key,
+    }
+}
+
+/// HDDS-16891: an SCM that became leader is asked to allocate before its pending
+/// buckets were rebuilt from the replicated log.
+pub const ALLOCATION_BEFORE_REBUILD: RaceWindow = RaceWindow {
+    seed: "HDDS-16891",
+    name: "allocation before the rebuild",
+    reads: &[
+        "became leader",
+        "buckets rebuilt",
+        "allocation refused",
+        "slots reserved",
+        "allocation granted",
+    ],
+    fields: &[],
+    step: allocation_before_rebuild,
+};
+
+fn allocation_before_rebuild(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let node = event.node_key();
+    match event.name {
+        "became leader" => {
+            state.stage = 1;
+            state.slots[0] = node;
+            false
+        }
+        "buckets rebuilt" => {
+            if state.slots[0] == node {
+                state.stage = 0;
+            }
+            false
+        }
+        _ => state.stage == 1 && state.slots[0] == node,
+    }
+}
+
+/// HDDS-16891: leadership moves (or the leader restarts) after a container was granted
+/// and before its datanodes created it, and the new leader allocates meanwhile.
+pub const LEADER_CHANGE_BEFORE_CREATION: RaceWindow = RaceWindow {
+    seed: "HDDS-16891",
+    name: "leader change between a grant and the container's creation, then an allocation",
+    reads: &[
+        "allocation granted",
+        "became leader",
+        "container created",
+        "slots reserved",
+        "allocation refused",
+    ],
+    fields: &["container"],
+    step: leader_change_before_creation,
+};
+
+fn leader_change_before_creation(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    match event.name {
+        "allocation granted" if state.stage == 0 => {
+            state.stage = 1;
+            state.slots[0] = event.key("container");
+            false
+        }
+        "became leader" if state.stage >= 1 => {
+            state.stage = 2;
+            state.slots[1] = event.node_key();
+            false
+        }
+        "container created" => {
+            if state.slots[0] == event.key("container") {
+                state.stage = 0;
+            }
+            false
+        }
+        "slots reserved" | "allocation refused" => {
+            state.stage == 2 && state.slots[1] == event.node_key()
+        }
+        _ => false,
+    }
+}
+
+/// HDDS-16891: a datanode re-registers (a new address, version or port) after a container
+/// was granted on it and before it created the container, and the leader allocates
+/// meanwhile.
+pub const REREGISTRATION_BEFORE_CREATION: RaceWindow = RaceWindow {
+    seed: "HDDS-16891",
+    name: "re-registration between a grant and the container's creation, then an allocation",
+    reads: &[
+        "allocation granted",
+        "datanode re-registered",
+        "container created",
+        "slots reserved",
+        "allocation refused",
+    ],
+    fields: &["container"],
+    step: reregistration_before_creation,
+};
+
+fn reregistration_before_creation(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    match event.name {
+        "allocation granted" if state.stage == 0 => {
+            state.stage = 1;
+            state.slots[0] = event.key("container");
+            false
+        }
+        "datanode re-registered" if state.stage >= 1 => {
+            state.stage = 2;
+            false
+        }
+        "container created" => {
+            if state.slots[0] == event.key("container") {
+                state.stage = 0;
+            }
+            false
+        }
+        _ => state.stage == 2,
+    }
+}
+
+/// HDDS-16811: a second reconciliation of a replica is asked for while one runs (it
+/// starts, or the handler refuses it as one already in flight).
+pub const CONCURRENT_RECONCILIATIONS: RaceWindow = RaceWindow {
+    seed: "HDDS-16811",
+    name: "a second reconciliation of the replica while one runs",
+    reads: &[
+        "reconciliation started",
+        "reconciliation refused",
+        "reconciliation finished",
+    ],
+    fields: &["container"],
+    step: concurrent_reconciliations,
+};
+
+fn concurrent_reconciliations(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let key = replica_key(event);
+    match event.name {
+        "reconciliation started" | "reconciliation refused"
+            if state.stage == 1 && state.slots[0] == key =>
+        {
+            true
+        }
+        "reconciliation refused" => false,
+        "reconciliation started" => {
+            state.stage = 1;
+            state.slots[0] = key;
+            false
+        }
+        _ => {
+            if state.slots[0] == key {
+                state.stage = 0;
+            }
+            false
+        }
+    }
+}
+
+/// The key of the block a NameNode event names, on that NameNode.
+fn namenode_block_key(event: &Seen<'_>) -> u64 {
+    event.node_key() ^ event.key("block").rotate_left(21)
+}
+
+/// HDFS-2742: a datanode's RBW report of a block reaches a NameNode ahead of the edits
+/// that complete the block (it is queued, and the completion edit is replayed after), or
+/// is handled after the completion (queued, judged, or marked corrupt): either way the
+/// report is older than the block's last state, and judging it against the COMPLETE block
+/// is the seed's false corruption. (A whole queued message names no block: it counts
+/// when its RBW replica is judged.)
+pub const RBW_AFTER_COMPLETION: RaceWindow = RaceWindow {
+    seed: "HDFS-2742",
+    name: "RBW report queued ahead of the completion edit, or arriving after it",
+    reads: &[
+        "block completed",
+        "report queued",
+        "report processed",
+        "replica marked corrupt",
+    ],
+    fields: &["block", "state"],
+    step: rbw_after_completion,
+};
+
+fn rbw_after_completion(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let key = namenode_block_key(event);
+    // slots: 0 the completed block, 1 the block of an RBW report queued.
+    match event.name {
+        "block completed" if state.slots[1] == key => true,
+        "block completed" => {
+            state.stage = 1;
+            state.slots[0] = key;
+            false
+        }
+        _ if event.field("state") != Some("RBW") => false,
+        "report queued" if state.stage == 0 || state.slots[0] != key => {
+            state.slots[1] = key;
+            false
+        }
+        _ => state.stage == 1 && state.slots[0] == key,
+    }
+}
+
+/// HDFS-2742: a NameNode judges a FINALIZED report of a block before it replayed the
+/// block's completion (`OP_CLOSE`): the replica the safe-mode count must credit when the
+/// block completes.
+pub const FINALIZED_BEFORE_COMPLETION: RaceWindow = RaceWindow {
+    seed: "HDFS-2742",
+    name: "FINALIZED report judged before the completion edit",
+    reads: &["report processed", "edit applied", "block completed"],
+    fields: &["block", "state", "op"],
+    step: finalized_before_completion,
+};
+
+fn finalized_before_completion(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let key = namenode_block_key(event);
+    match event.name {
+        "report processed" if event.field("state") == Some("FINALIZED") => {
+            state.stage = 1;
+            state.slots[0] = key;
+            false
+        }
+        "report processed" => false,
+        "edit applied" if event.field("op") != Some("OP_CLOSE") => false,
+        _ => state.stage == 1 && state.slots[0] == key,
+    }
+}
+
+/// HDFS-2742: a datanode's newer report of a replica arrives (queued or judged) while an
+/// older report of the same replica still waits in the queue (the older one is
+/// superseded).
+pub const SUPERSEDED_QUEUED_REPORT: RaceWindow = RaceWindow {
+    seed: "HDFS-2742",
+    name: "a newer report of a replica while an older one waits queued",
+    reads: &[
+        "report queued",
+        "report processed",
+        "queued reports drained",
+    ],
+    fields: &["block", "datanode", "gs", "state", "report"],
+    step: superseded_queued_report,
+};
+
+fn superseded_queued_report(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let key = namenode_block_key(event);
+    let replica = key ^ event.key("datanode").rotate_left(42);
+    let version = event.key("gs") ^ event.key("state").rotate_left(13);
+    let newer = state.stage == 1 && state.slots[0] == replica && state.slots[1] != version;
+    match event.name {
+        "report processed" => newer && event.field("report") != Some("queued"),
+        "report queued" => {
+            if newer {
+                return true;
+            }
+            state.stage = 1;
+            state.slots[0] = replica;
+            state.slots[1] = version;
+            state.slots[2] = key;
+            false
+        }
+        _ => {
+            // Drained: what was queued of the block is judged, nothing is left behind.
+            if state.slots[2] == key {
+                state.stage = 0;
+            }
+            false
+        }
+    }
+}
+
+/// HDDS-16891: a datanode created a container and the leader allocates on it before the
+/// datanode's report of that container was processed (the space check must count the
+/// container as pending or as created, never as neither).
+pub const ALLOCATION_BEFORE_CREATION_REPORT: RaceWindow = RaceWindow {
+    seed: "HDDS-16891",
+    name: "allocation between a container's creation and its report",
+    reads: &[
+        "container created",
+        "container report processed",
+        "slots reserved",
+        "allocation refused",
+    ],
+    fields: &["container", "confirmed"],
+    step: allocation_before_creation_report,
+};
+
+fn allocation_before_creation_report(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    match event.name {
+        "container created" => {
+            state.stage = 1;
+            state.slots[0] = event.key("container");
+            false
+        }
+        "container report processed" => {
+            if state.slots[0] == event.key("confirmed") {
+                state.stage = 0;
+            }
+            false
+        }
+        _ => state.stage == 1,
+    }
+}
+
+const TERM_FENCING: &[RaceWindow] = &[TERM_BEFORE_INIT];
+const MC5: &[RaceWindow] = &[HEARTBEAT_TERMS_IN_FLIGHT];
+const RESTART: &[RaceWindow] = &[DEPOSED_COMMAND_AFTER_RESTART];
+const FENCING_CLUSTER: &[RaceWindow] = &[
+    TERM_BEFORE_INIT,
+    HEARTBEAT_TERMS_IN_FLIGHT,
+    DEPOSED_COMMAND_AFTER_RESTART,
+];
+const REPAIR: &[RaceWindow] = &[DELETE_BETWEEN_PULL_AND_COMMIT, DELETE_DURING_RECONCILIATION];
+const RESTORE: &[RaceWindow] = &[DELETE_BEFORE_COMPARE];
+const CLUSTER_DELETES: &[RaceWindow] = &[DELETE_BEFORE_COMPARE, DELETE_DURING_RECONCILIATION];
+const RECONCILE: &[RaceWindow] = &[CONCURRENT_RECONCILIATIONS];
+const REREGISTRATION: &[RaceWindow] = &[REREGISTRATION_BEFORE_CREATION];
+const REBUILD: &[RaceWindow] = &[ALLOCATION_BEFORE_REBUILD];
+const SLOTS: &[RaceWindow] = &[LEADER_CHANGE_BEFORE_CREATION];
+const FAILOVERS: &[RaceWindow] = &[ALLOCATION_BEFORE_REBUILD, LEADER_CHANGE_BEFORE_CREATION];
+const SAFE_MODE: &[RaceWindow] = &[FINALIZED_BEFORE_COMPLETION];
+const PURGE: &[RaceWindow] = &[SUPERSEDED_QUEUED_REPORT];
+const RBW_RACE: &[RaceWindow] = &[RBW_AFTER_COMPLETION, SUPERSEDED_QUEUED_REPORT];
+const SPACE_CHECK: &[RaceWindow] = &[ALLOCATION_BEFORE_CREATION_REPORT];
+const STANDBY: &[RaceWindow] = &[RBW_AFTER_COMPLETION, FINALIZED_BEFORE_COMPLETION];
+
+/// Each scenario's race windows (a scenario not listed declares none yet).
+const WINDOWS: &[(&str, &[RaceWindow])] = &[
+    ("heartbeat_term_fences_believing_old_leader", TERM_FENCING),
+    (
+        "heartbeat_term_fences_stepped_down_old_leader",
+        TERM_FENCING,
+    ),
+    ("deposed_leader_command_after_restart", RESTART),
+    ("concurrent_leader_heartbeats_keep_the_highest_term", MC5),
+    (
+        "leader_transfers_never_run_a_stale_command",
+        FENCING_CLUSTER,
+    ),
+    ("transfer_keeps_unwritten_slots", SLOTS),
+    ("single_scm_restart_keeps_unwritten_slots", SLOTS),
+    ("all_scms_restart_keeps_unwritten_slots", SLOTS),
+    ("address_change_keeps_unwritten_slots", REREGISTRATION),
+    ("version_change_keeps_unwritten_slots", REREGISTRATION),
+    ("port_change_keeps_unwritten_slots", REREGISTRATION),
+    ("allocation_waits_for_the_rebuild", REBUILD),
+    (
+        "rebuild_sees_allocation_committed_across_reelection",
+        REBUILD,
+    ),
+    (
+        "reregistration_during_allocation_keeps_the_slot",
+        REREGISTRATION,
+    ),
+    ("random_failovers_never_over_grant", FAILOVERS),
+    ("space_check_sees_created_container", SPACE_CHECK),
+    ("superseded_queued_report_is_purged", PURGE),
+    ("rbw_report_before_close_loses_no_replica", STANDBY),
+    (
+        "safe_mode_credits_replicas_reported_before_close",
+        SAFE_MODE,
+    ),
+    ("rbw_report_races_completion", RBW_RACE),
+    ("failovers_lose_no_replica_and_keep_counts", STANDBY),
+    ("delete_during_repair", REPAIR),
+    ("delete_during_partial_repair", REPAIR),
+    ("deleted_block_not_restored", RESTORE),
+    ("block_deleted_during_reconciliation", REPAIR),
+    ("block_deleted_during_partial_reconciliation", REPAIR),
+    ("deletes_and_repairs_keep_replicas_consistent", REPAIR),
+    ("concurrent_reconciliations", RECONCILE),
+    ("concurrent_reconciliations_unguarded", RECONCILE),
+    ("stale_force_delete_during_repair", TERM_FENCING),
+    (
+        "deposed_leaders_force_delete_through_the_cluster",
+        TERM_FENCING,
+    ),
+    ("keys_written_while_leadership_moves", FAILOVERS),
+    (
+        "deletions_across_transfer_restart_and_repair",
+        CLUSTER_DELETES,
+    ),
+    (
+        "key_deleted_from_a_quasi_closed_container_during_reconcile",
+        CLUSTER_DELETES,
+    ),
+];
+
+/// The race windows of `scenario`.
+pub fn windows_of(scenario: &str) -> &'static [RaceWindow] {
+    WINDOWS
+        .iter()
+        .find(|(name, _)| *name == scenario)
+        .map_or(&[], |(_, windows)| windows)
+}
+
+/// Gives every case the windows of its scenario.
+pub(super) fn attach(cases: &mut [Case]) {
+    for case in cases {
+        case.windows = windows_of(case.scenario);
+    }
+}

@@ -1,0 +1,91 @@
+//! What a run explored: per case, the distinct protocol-event sequences its executions
+//! took, the distinct ordered pairs of racing events, and how often each of the case's
+//! named race windows was reached.
+//!
+//! **The gap.** A soak that passes says nothing of what it tried: a fixed variant that
+//! never ran the deletion between a repair's pull and its commit (HDDS-16811), or never
+//! let a stale command in after a heartbeat's term (HDDS-17268), "held" for free.
+//! **The count.** Each event is abstracted to its kind (component and message) and node;
+//! an execution's sequence of them is hashed incrementally, and two consecutive events of
+//! different threads make an ordered pair of racing kinds (the Lincheck/P "scenario
+//! coverage" idea, at the granularity of the story's events). Every race window declared
+//! with the case ([`RaceWindow`], `check::catalogue`) is a predicate over the events, fed
+//! as they happen; a run counts the executions that reached it.
+//!
+//! The hook is a `tracing` subscriber of its own ([`Coverage::install`]): it never builds
+//! the story's events (no allocation per event once a run has seen its kinds and nodes).
+//! It is installed scoped, around the run: as the process's global default it would cost
+//! shuttle nothing per context switch, but it then missed the standby's events (its batch
+//! dry run silences events with a scoped `Dispatch::none`, which shuttle's parking of
+//! per-task defaults does not restore to a global default), so counts differed. It is not the event monitors' coverage
+//! (`check::monitor`), which says which events an upstream log can show.
+
+mod summary;
+mod tally;
+mod window;
+
+pub use summary::{CoverageSummary, WindowCount};
+pub use tally::MAX_DISTINCT;
+pub use window::{Captured, FieldSource, MAX_WINDOWS, RaceWindow, Seen, WindowState};
+
+use crate::story::Recorder;
+use crate::unmodelled::Shared;
+use tally::{Exploring, Tally};
+
+/// The coverage of one run (over as many explorations as it is installed around): a
+/// handle, cloned into the run's body, read at its end.
+#[derive(Clone)]
+pub struct Coverage {
+    tally: Shared<Tally>,
+}
+
+impl std::fmt::Debug for Coverage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Coverage")
+            .field("summary", &self.summary())
+            .finish()
+    }
+}
+
+impl Coverage {
+    /// Coverage of a case whose race windows are `windows` (at most [`MAX_WINDOWS`] are
+    /// fed; more are left out).
+    pub fn new(windows: &'static [RaceWindow]) -> Self {
+        Self {
+            tally: Shared::new(Tally::new(windows)),
+        }
+    }
+
+    /// Runs `f` with the coverage hook as the calling thread's default subscriber, handing
+    /// every event on to `recorder` too when one is given (event logs, monitors, stories).
+    pub fn install<T>(&self, recorder: Option<Recorder>, f: impl FnOnce() -> T) -> T {
+        let subscriber = Exploring {
+            tally: self.tally.clone(),
+            inner: recorder,
+        };
+        tracing::subscriber::with_default(subscriber, f)
+    }
+
+    /// At the start of an execution.
+    pub fn start(&self) {
+        self.tally.with(Tally::start);
+    }
+
+    /// At the end of an execution.
+    pub fn end(&self) {
+        self.tally.with(Tally::end);
+    }
+
+    /// Runs `f` as one execution: [`start`](Self::start), `f`, [`end`](Self::end).
+    pub fn execution<T>(&self, f: impl FnOnce() -> T) -> T {
+        self.start();
+        let value = f();
+        self.end();
+        value
+    }
+
+    /// What was counted so far.
+    pub fn summary(&self) -> CoverageSummary {
+        self.tally.with(|tally| tally.summary())
+    }
+}
