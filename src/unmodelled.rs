@@ -251,3 +251,26 @@ unsafe impl GlobalAlloc for CountingAllocator {
         self.live.fetch_sub(layout.size(), Ordering::Relaxed);
     }
 }
+
+/// A value made once per process and kept for its life: what a harness registers once
+/// (a `tracing` dispatcher) outside any checker's model.
+#[derive(Debug)]
+pub struct Once<T>(std::sync::OnceLock<T>);
+
+impl<T> Once<T> {
+    /// An empty cell, for a `static`.
+    pub const fn new() -> Self {
+        Self(std::sync::OnceLock::new())
+    }
+
+    /// The value, made by `init` on the first call.
+    pub fn get_or_init(&self, init: impl FnOnce() -> T) -> &T {
+        self.0.get_or_init(init)
+    }
+}
+
+impl<T> Default for Once<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -55,6 +55,7 @@
 mod event;
 mod format;
 mod html;
+mod interest;
 mod json;
 mod lines;
 pub mod log;
@@ -65,6 +66,7 @@ pub mod upstream;
 pub use event::{Event, Story};
 pub use format::{AnyLogReader, LogFormat};
 pub use html::timeline;
+pub(crate) use interest::with_scoped_default;
 pub use log::{EventLogReader, EventLogWriter, LogError, LogRecord, SCHEMA_VERSION};
 pub use recorder::{EventSink, MAX_EVENTS, Recorder};
 pub use table::{StepTable, fields_text};

@@ -102,7 +102,7 @@ impl Recorder {
 
     /// Runs `f` with this recorder as the calling thread's default subscriber.
     pub fn install<T>(&self, f: impl FnOnce() -> T) -> T {
-        tracing::subscriber::with_default(self.clone(), f)
+        super::interest::with_scoped_default(self.clone(), f)
     }
 
     /// The events recorded so far, leaving the recorder empty for the next execution.

@@ -63,7 +63,7 @@ impl Coverage {
             tally: self.tally.clone(),
             inner: recorder,
         };
-        tracing::subscriber::with_default(subscriber, f)
+        crate::story::with_scoped_default(subscriber, f)
     }
 
     /// At the start of an execution.
