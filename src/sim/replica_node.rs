@@ -40,6 +40,8 @@ use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
 use crate::sim::peers::InProcessPeer;
 use crate::sync::Arc;
 
+mod api;
+
 /// The container every [`ReplicaNode`] holds a replica of.
 pub const CONTAINER: ContainerId = ContainerId(1);
 

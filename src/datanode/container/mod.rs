@@ -25,6 +25,8 @@
 //!   scans and what it serves to peers; [`replica_set`]: loading, adding, deleting and
 //!   importing whole replicas.
 //! - [`controller`]: the `ContainerController` the SCM commands run through.
+//! - [`contract`]: the replica's repair/deletion boundary ([`KeyValueContainerApi`]), which
+//!   another implementation fits to be held to HDDS-16811's fix by the conformance kit.
 //!
 //! # Example
 //!
@@ -73,6 +75,7 @@
 
 pub mod checksum_tree;
 pub mod config;
+pub mod contract;
 pub mod controller;
 pub mod deletion;
 pub mod disk;
@@ -88,5 +91,6 @@ pub mod store;
 pub mod volume;
 
 pub use config::{ContainerBehavior, ContainerConfig};
+pub use contract::{KeyValueContainerApi, ReplicaFactory, ScanFindings, TreeEntry};
 pub use controller::ContainerController;
 pub use error::{ContainerError, PeerError};

@@ -13,14 +13,15 @@ use super::invariants::{
     replica_healthy, replicas_agree_on_the_data_checksum,
 };
 use super::seed::setup;
-use crate::datanode::container::{ContainerBehavior, ContainerConfig};
+use crate::datanode::container::reconcile::PeerDatanode;
+use crate::datanode::container::{ContainerBehavior, KeyValueContainerApi, ReplicaFactory};
 use crate::hdds::command::DeletedBlocksTransaction;
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{DatanodeId, LocalId};
 use crate::scenarios::rng::SeededRng;
 use crate::scenarios::{Violation, join_all};
-use crate::sim::replica_node::{CONTAINER, ReplicaNode, transaction};
-use crate::sync::thread;
+use crate::sim::replica_node::transaction;
+use crate::sync::{Arc, thread};
 
 /// The size of the cluster scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,9 +68,18 @@ pub fn deletes_and_repairs_keep_replicas_consistent(
     seed: u64,
     shape: ContainerClusterShape,
 ) -> Result<(), Violation> {
+    deletes_and_repairs_keep_replicas_consistent_on(&behavior, seed, shape)
+}
+
+/// [`deletes_and_repairs_keep_replicas_consistent`] over the replicas `factory` starts.
+pub fn deletes_and_repairs_keep_replicas_consistent_on<F: ReplicaFactory>(
+    factory: &F,
+    seed: u64,
+    shape: ContainerClusterShape,
+) -> Result<(), Violation> {
     let mut rng = SeededRng::new(seed);
     let plan = ClusterPlan::draw(&mut rng, shape);
-    let nodes = plan.replicas(ContainerConfig::new(behavior))?;
+    let nodes = plan.replicas(factory)?;
     let mut handles = Vec::new();
     for index in 0..CLUSTER_NODES {
         let deliver_after = rng.below(shape.deleting_passes as u64 + 1) as usize;
@@ -138,17 +148,14 @@ impl ClusterPlan {
     }
 
     /// dn1..dn3, each holding its blocks, QUASI_CLOSED.
-    fn replicas(&self, config: ContainerConfig) -> Result<Vec<ReplicaNode>, Violation> {
+    fn replicas<F: ReplicaFactory>(&self, factory: &F) -> Result<Vec<Arc<F::Replica>>, Violation> {
         self.holders
             .iter()
             .enumerate()
             .map(|(i, held)| {
-                ReplicaNode::new(
-                    DatanodeId(i as u64 + 1),
-                    config,
-                    ContainerState::QuasiClosed,
-                    held,
-                )
+                factory
+                    .create(DatanodeId(i as u64 + 1), ContainerState::QuasiClosed, held)
+                    .map(Arc::new)
             })
             .collect::<Result<_, _>>()
             .map_err(setup)
@@ -157,20 +164,20 @@ impl ClusterPlan {
 
 /// A datanode's service thread: `passes` deleting passes, the transactions stored before
 /// pass `deliver_after` (or after the last).
-fn spawn_deleting_service(
-    node: ReplicaNode,
+fn spawn_deleting_service<R: KeyValueContainerApi>(
+    node: Arc<R>,
     txs: Vec<DeletedBlocksTransaction>,
     deliver_after: usize,
     passes: usize,
 ) -> thread::JoinHandle<Result<Vec<()>, Violation>> {
-    let name = format!("deleting service {}", node.id());
+    let name = format!("deleting service {}", node.datanode());
     thread::spawn_named(&name, move || {
         for pass in 0..=passes {
             if pass == deliver_after {
-                node.store_transactions(&txs).map_err(setup)?;
+                node.store_delete_transactions(&txs).map_err(setup)?;
             }
             if pass < passes {
-                node.delete_blocks().map_err(setup)?;
+                node.run_block_deleting_pass().map_err(setup)?;
             }
         }
         Ok(Vec::<()>::new())
@@ -193,22 +200,22 @@ fn draw_repair_ops(rng: &mut SeededRng, index: usize, count: usize) -> Vec<Optio
 }
 
 /// A datanode's repair thread: runs `ops` on `nodes[index]`.
-fn spawn_repairs(
-    nodes: Vec<ReplicaNode>,
+fn spawn_repairs<R: KeyValueContainerApi>(
+    nodes: Vec<Arc<R>>,
     index: usize,
     ops: Vec<Option<usize>>,
 ) -> thread::JoinHandle<Result<Vec<()>, Violation>> {
-    let name = format!("reconciler {}", nodes[index].id());
+    let name = format!("reconciler {}", nodes[index].datanode());
     thread::spawn_named(&name, move || {
         let node = &nodes[index];
         for op in ops {
             // Failed rounds and scans are outcomes; the invariants judge the end.
             match op {
                 Some(peer) => {
-                    let _ = node.reconcile(&[&nodes[peer]]);
+                    let _ = node.reconcile_container(&[nodes[peer].peer()]);
                 }
                 None => {
-                    let _ = node.handler.scan(CONTAINER);
+                    let _ = node.scan_container();
                 }
             }
         }
@@ -218,10 +225,13 @@ fn spawn_repairs(
 
 /// Quiescence: every transaction stored (a duplicate is acknowledged) and executed
 /// everywhere; then no deleted block is live and no metadata lacks its file.
-fn check_at_quiescence(nodes: &[ReplicaNode], plan: &ClusterPlan) -> Result<(), Violation> {
+fn check_at_quiescence<R: KeyValueContainerApi>(
+    nodes: &[R],
+    plan: &ClusterPlan,
+) -> Result<(), Violation> {
     for node in nodes {
-        node.store_transactions(&plan.txs).map_err(setup)?;
-        node.delete_blocks().map_err(setup)?;
+        node.store_delete_transactions(&plan.txs).map_err(setup)?;
+        node.run_block_deleting_pass().map_err(setup)?;
     }
     for node in nodes {
         deleted_blocks_not_live(node, &plan.deleted)?;
@@ -231,15 +241,18 @@ fn check_at_quiescence(nodes: &[ReplicaNode], plan: &ClusterPlan) -> Result<(), 
 }
 
 /// A full reconcile round (each replica with every peer), then every invariant.
-fn check_after_full_round(nodes: &[ReplicaNode], plan: &ClusterPlan) -> Result<(), Violation> {
+fn check_after_full_round<R: KeyValueContainerApi>(
+    nodes: &[R],
+    plan: &ClusterPlan,
+) -> Result<(), Violation> {
     for (index, node) in nodes.iter().enumerate() {
-        let peers: Vec<&ReplicaNode> = nodes
+        let peers: Vec<Arc<dyn PeerDatanode>> = nodes
             .iter()
             .enumerate()
             .filter(|(i, _)| *i != index)
-            .map(|(_, n)| n)
+            .map(|(_, n)| n.peer())
             .collect();
-        node.reconcile(&peers).map_err(setup)?;
+        node.reconcile_container(&peers).map_err(setup)?;
     }
     for node in nodes {
         deleted_blocks_not_live(node, &plan.deleted)?;

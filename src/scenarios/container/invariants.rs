@@ -10,10 +10,14 @@
 //! (HDDS-16808, [`data_checksum_follows_the_tree`]) and replicas agree on it
 //! ([`replicas_agree_on_the_data_checksum`]), and no replica UNHEALTHY
 //! ([`replica_healthy`]).
+//!
+//! Each reads a replica through the boundary ([`KeyValueContainerApi`]), so the same
+//! checks judge this crate's replica and another implementation; the two on the data
+//! checksum's three copies (HDDS-16808) read this crate's replica itself.
 
 use super::seed::{setup, violation};
-use crate::datanode::container::ContainerError;
 use crate::datanode::container::store::{ContainerStore, StoreError};
+use crate::datanode::container::{ContainerError, KeyValueContainerApi, TreeEntry};
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::LocalId;
 use crate::scenarios::Violation;
@@ -24,17 +28,20 @@ pub const DELETED_BLOCK_NOT_LIVE: &str = "a block whose deletion was executed is
 
 /// Once a replica executed the deletion of `blocks`, it holds neither metadata nor a file
 /// for any of them: the harm of the seed's first result (a deleted block copied back).
-pub fn deleted_blocks_not_live(node: &ReplicaNode, blocks: &[LocalId]) -> Result<(), Violation> {
+pub fn deleted_blocks_not_live<R: KeyValueContainerApi>(
+    node: &R,
+    blocks: &[LocalId],
+) -> Result<(), Violation> {
     for &block in blocks {
-        if node.has_metadata(block) || node.has_file(block) {
-            let entry = node.tree_entry_deleted(block).map_err(setup)?;
+        if has_metadata(node, block) || has_file(node, block) {
+            let entry = node.tree_entry(block).map_err(setup)?;
             return Err(violation(
                 DELETED_BLOCK_NOT_LIVE,
                 format!(
                     "{} block {block}: metadata {}, file {}, tree entry {}",
-                    node.id(),
-                    node.has_metadata(block),
-                    node.has_file(block),
+                    node.datanode(),
+                    has_metadata(node, block),
+                    has_file(node, block),
                     entry_name(entry)
                 ),
             ));
@@ -43,11 +50,21 @@ pub fn deleted_blocks_not_live(node: &ReplicaNode, blocks: &[LocalId]) -> Result
     Ok(())
 }
 
-fn entry_name(entry: Option<bool>) -> &'static str {
+/// Whether `node` has metadata for `block` (an unreadable store counts as none).
+pub fn has_metadata<R: KeyValueContainerApi>(node: &R, block: LocalId) -> bool {
+    matches!(node.block(block), Ok(Some(_)))
+}
+
+/// Whether `node` has a file for `block` (an unreadable store counts as none).
+pub fn has_file<R: KeyValueContainerApi>(node: &R, block: LocalId) -> bool {
+    matches!(node.block_file_len(block), Ok(Some(_)))
+}
+
+fn entry_name(entry: TreeEntry) -> &'static str {
     match entry {
-        None => "absent",
-        Some(true) => "deleted",
-        Some(false) => "live",
+        TreeEntry::Absent => "absent",
+        TreeEntry::Deleted => "deleted",
+        TreeEntry::Live => "live",
     }
 }
 
@@ -55,15 +72,18 @@ fn entry_name(entry: Option<bool>) -> &'static str {
 /// Checked where every replica executed the deletions and reconciled with every peer: a
 /// replica on the legacy code that never had a block leaves no entry when it deletes it,
 /// which is the defect's mechanism rather than its harm, and adopts the entry from a peer.
-pub fn deletions_witnessed(node: &ReplicaNode, blocks: &[LocalId]) -> Result<(), Violation> {
+pub fn deletions_witnessed<R: KeyValueContainerApi>(
+    node: &R,
+    blocks: &[LocalId],
+) -> Result<(), Violation> {
     for &block in blocks {
-        let entry = node.tree_entry_deleted(block).map_err(setup)?;
-        if entry != Some(true) {
+        let entry = node.tree_entry(block).map_err(setup)?;
+        if entry != TreeEntry::Deleted {
             return Err(violation(
                 "the tree marks every executed deletion",
                 format!(
                     "{} block {block}: tree entry {}",
-                    node.id(),
+                    node.datanode(),
                     entry_name(entry)
                 ),
             ));
@@ -74,16 +94,22 @@ pub fn deletions_witnessed(node: &ReplicaNode, blocks: &[LocalId]) -> Result<(),
 
 /// Every block with metadata has its file, holding all of its chunks: the harm of the
 /// seed's second result (metadata committed without its file, then MISSING_DATA_FILE).
-pub fn no_metadata_without_file(node: &ReplicaNode) -> Result<(), Violation> {
-    match first_metadata_without_file(node.store.as_ref())
-        .map_err(|e| setup(ContainerError::store(CONTAINER)(e)))?
-    {
-        None => Ok(()),
-        Some(gap) => Err(violation(
-            METADATA_WITH_FILE,
-            format!("{} {gap}", node.id()),
-        )),
+pub fn no_metadata_without_file<R: KeyValueContainerApi>(node: &R) -> Result<(), Violation> {
+    for block in node.blocks().map_err(setup)? {
+        let file = node.block_file_len(block.local_id).map_err(setup)?;
+        if file.is_none_or(|len| len < block.end()) {
+            let gap = MissingData {
+                block: block.local_id,
+                listed: block.end(),
+                file,
+            };
+            return Err(violation(
+                METADATA_WITH_FILE,
+                format!("{} {gap}", node.datanode()),
+            ));
+        }
     }
+    Ok(())
 }
 
 /// Every block file is named by metadata: no orphan a crash left behind (a repair's
@@ -160,30 +186,29 @@ pub fn first_file_without_metadata(
 
 /// No data of a live key is lost: every block of `live` has metadata and a file with its
 /// data on every replica of `nodes`.
-pub fn live_blocks_present(
-    nodes: &[ReplicaNode],
+pub fn live_blocks_present<R: KeyValueContainerApi>(
+    nodes: &[R],
     live: &[(LocalId, usize)],
 ) -> Result<(), Violation> {
     for node in nodes {
         for &(block, chunks) in live {
             let expected = block_data(block, chunks);
-            let intact = node.store.get_block(block).ok().flatten() == Some(expected.clone())
+            let intact = node.block(block).ok().flatten() == Some(expected.clone())
                 && (0..chunks).all(|i| {
                     let chunk = &expected.chunks[i];
-                    node.store
-                        .read_block(block, chunk.offset, chunk.length)
+                    node.read_block_file(block, chunk.offset, chunk.length)
                         .ok()
                         .flatten()
                         == Some(chunk_bytes(block, i))
                 });
             if !intact {
-                let listed = node.store.get_block(block).ok().flatten();
-                let file = node.store.block_file_len(block).ok().flatten();
+                let listed = node.block(block).ok().flatten();
+                let file = node.block_file_len(block).ok().flatten();
                 return Err(violation(
                     "no block of a live key lost",
                     format!(
                         "{} block {block}: metadata lists {} of {chunks} chunk(s), file {}",
-                        node.id(),
+                        node.datanode(),
                         listed.map_or("none".to_owned(), |b| b.chunks.len().to_string()),
                         file.map_or("absent".to_owned(), |l| format!("of {l} byte(s)"))
                     ),
@@ -211,15 +236,13 @@ pub fn data_checksum_follows_the_tree(node: &ReplicaNode) -> Result<(), Violatio
 }
 
 /// All replicas' tree files have the same root (reconciliation converges).
-pub fn replicas_agree_on_the_data_checksum(nodes: &[ReplicaNode]) -> Result<(), Violation> {
+pub fn replicas_agree_on_the_data_checksum<R: KeyValueContainerApi>(
+    nodes: &[R],
+) -> Result<(), Violation> {
     let mut roots = Vec::new();
     for node in nodes {
-        let root = node
-            .container()
-            .and_then(|c| c.checksum_views())
-            .map_err(setup)?
-            .tree;
-        roots.push((node.id(), root));
+        let root = node.data_checksum().map_err(setup)?;
+        roots.push((node.datanode(), root));
     }
     if roots.windows(2).any(|w| w[0].1 != w[1].1) {
         return Err(violation(
@@ -240,12 +263,12 @@ pub fn data_checksums_agree(nodes: &[ReplicaNode]) -> Result<(), Violation> {
 }
 
 /// The replica was not marked UNHEALTHY.
-pub fn replica_healthy(node: &ReplicaNode) -> Result<(), Violation> {
-    let state = node.container().map_err(setup)?.state();
+pub fn replica_healthy<R: KeyValueContainerApi>(node: &R) -> Result<(), Violation> {
+    let state = node.state().map_err(setup)?;
     if state == ContainerState::Unhealthy {
         return Err(violation(
             "no replica marked UNHEALTHY by the race",
-            format!("{} is UNHEALTHY", node.id()),
+            format!("{} is UNHEALTHY", node.datanode()),
         ));
     }
     Ok(())

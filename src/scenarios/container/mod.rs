@@ -13,7 +13,11 @@
 //! where the seed's race is the subject, the legacy code (`Legacy`).
 //!
 //! Real `KeyValueHandler`s over in-memory stores ([`ReplicaNode`](crate::sim::replica_node::ReplicaNode)s of the simulation),
-//! peers answered in process.
+//! peers answered in process. The scenarios whose parties are the replica's own entry
+//! points (a `_on` function each) take any [`ReplicaFactory`](crate::datanode::container::ReplicaFactory),
+//! so the conformance kit runs them against another implementation of
+//! [`KeyValueContainerApi`](crate::datanode::container::KeyValueContainerApi); the
+//! catalogue runs them on this crate's replica (each `ContainerBehavior` is a factory).
 //!
 //! - [`invariants`]: what is checked on replicas.
 //! - [`repair_races`]: a reconciliation against a deleting pass (the loom race), and two
@@ -37,21 +41,28 @@ pub use beyond_seed::{
     data_checksum_follows_concurrent_tree_writes_with,
     failed_deletion_tree_write_never_orphans_a_repair,
 };
-pub use cluster::{ContainerClusterShape, deletes_and_repairs_keep_replicas_consistent};
+pub use cluster::{
+    ContainerClusterShape, deletes_and_repairs_keep_replicas_consistent,
+    deletes_and_repairs_keep_replicas_consistent_on,
+};
 pub use invariants::{
     data_checksum_follows_the_tree, data_checksums_agree, deleted_blocks_not_live,
     deletions_witnessed, live_blocks_present, no_file_without_metadata, no_metadata_without_file,
     replica_healthy, replicas_agree_on_the_data_checksum,
 };
 pub use repair_races::{
-    concurrent_reconciliations, concurrent_reconciliations_with, delete_during_partial_repair,
-    delete_during_repair, delete_during_repair_with,
+    concurrent_reconciliations, concurrent_reconciliations_on, concurrent_reconciliations_with,
+    delete_during_partial_repair, delete_during_repair, delete_during_repair_on,
+    delete_during_repair_with,
 };
 pub use reproductions::{
     DeleteMidReconcileRun, DeleteThenReconcileRun,
-    block_deleted_during_reconciliation_is_not_committed, delete_mid_reconcile,
-    delete_mid_reconcile_on, delete_then_reconcile, delete_then_reconcile_on,
-    deleted_block_is_not_restored_by_reconciliation, deleted_block_restored_as_reported,
+    block_deleted_during_reconciliation_is_not_committed,
+    block_deleted_during_reconciliation_is_not_committed_on, delete_mid_reconcile,
+    delete_mid_reconcile_on, delete_mid_reconcile_with, delete_then_reconcile,
+    delete_then_reconcile_on, delete_then_reconcile_with,
+    deleted_block_is_not_restored_by_reconciliation,
+    deleted_block_is_not_restored_by_reconciliation_on, deleted_block_restored_as_reported,
     metadata_without_file_as_reported,
 };
 pub use seed::{BLOCK_X, BLOCK_Y, SEED_KEY};

@@ -15,12 +15,14 @@ use super::invariants::{
 };
 use super::seed::{BLOCK_X, setup, violation};
 use crate::datanode::container::reconcile::{self, PeerDatanode};
-use crate::datanode::container::{ContainerBehavior, ContainerConfig};
+use crate::datanode::container::{
+    ContainerBehavior, ContainerConfig, KeyValueContainerApi, ReplicaFactory,
+};
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{DatanodeId, LocalId};
 use crate::scenarios::{Violation, join_all};
 use crate::sim::peers::{PeerFailure, ScriptedPeer};
-use crate::sim::replica_node::{CONTAINER, ReplicaNode, transaction};
+use crate::sim::replica_node::transaction;
 use crate::sync::{Arc, thread};
 
 /// The loom race: dn1 lacks block X, which dn2 has with two chunks; X's delete transaction
@@ -51,46 +53,51 @@ pub fn delete_during_repair_with(
     config: ContainerConfig,
     local_chunks: usize,
 ) -> Result<(), Violation> {
-    let dn1 = run_delete_during_repair(config, local_chunks)?;
+    delete_during_repair_on(&config, local_chunks)
+}
+
+/// [`delete_during_repair_with`] over the replicas `factory` starts (dn1 and its peer dn2):
+/// the race against any implementation of the boundary.
+pub fn delete_during_repair_on<F: ReplicaFactory>(
+    factory: &F,
+    local_chunks: usize,
+) -> Result<(), Violation> {
+    let dn1 = run_delete_during_repair(factory, local_chunks)?;
     deleted_blocks_not_live(&dn1, &[BLOCK_X])?;
     no_metadata_without_file(&dn1)
 }
 
-/// Runs the race of [`delete_during_repair_with`] and returns dn1 once both threads ended
+/// Runs the race of [`delete_during_repair_on`] and returns dn1 once both threads ended
 /// and the deleting pass executed X's transaction.
-fn run_delete_during_repair(
-    config: ContainerConfig,
+fn run_delete_during_repair<F: ReplicaFactory>(
+    factory: &F,
     local_chunks: usize,
-) -> Result<ReplicaNode, Violation> {
+) -> Result<Arc<F::Replica>, Violation> {
     let local: &[(LocalId, usize)] = if local_chunks == 0 {
         &[]
     } else {
         &[(BLOCK_X, local_chunks)]
     };
-    let dn1 = ReplicaNode::new(DatanodeId(1), config, ContainerState::QuasiClosed, local)
+    let qc = ContainerState::QuasiClosed;
+    let dn1 = Arc::new(factory.create(DatanodeId(1), qc, local).map_err(setup)?);
+    let dn2 = factory
+        .create(DatanodeId(2), qc, &[(BLOCK_X, 2)])
         .map_err(setup)?;
-    let dn2 = ReplicaNode::new(
-        DatanodeId(2),
-        config,
-        ContainerState::QuasiClosed,
-        &[(BLOCK_X, 2)],
-    )
-    .map_err(setup)?;
-    dn1.store_transactions(&[transaction(1, &[BLOCK_X])])
+    dn1.store_delete_transactions(&[transaction(1, &[BLOCK_X])])
         .map_err(setup)?;
 
     let repair = {
-        let (dn1, peer) = (dn1.clone(), dn2.peer());
+        let (dn1, peer) = (Arc::clone(&dn1), dn2.peer());
         thread::spawn_named("reconciler", move || {
             // A failed block or peer round is an outcome, not a violation.
-            let _ = dn1.handler.reconcile_without_scan(CONTAINER, &[peer]);
+            let _ = dn1.reconcile_without_scan(&[peer]);
             Ok(Vec::<()>::new())
         })
     };
     let deleting = {
-        let dn1 = dn1.clone();
+        let dn1 = Arc::clone(&dn1);
         thread::spawn_named("deleting service", move || {
-            dn1.delete_blocks().map_err(setup)?;
+            dn1.run_block_deleting_pass().map_err(setup)?;
             Ok(Vec::new())
         })
     };
@@ -104,7 +111,7 @@ fn run_delete_during_repair(
     Ok(dn1)
 }
 
-/// Two reconciliations of [`CONTAINER`] on dn1, which lacks X (dn2 has it with two
+/// Two reconciliations of [`CONTAINER`](crate::sim::replica_node::CONTAINER) on dn1, which lacks X (dn2 has it with two
 /// chunks): one with dn2, one with dn2 behind a connection that drops at X's second chunk.
 /// With `guarded` both go through the handler, which refuses the second while the first
 /// runs (as Ozone's replication supervisor does); without, they call reconciliation
@@ -133,34 +140,57 @@ pub fn concurrent_reconciliations_with(
     config: ContainerConfig,
     guarded: bool,
 ) -> Result<(), Violation> {
+    if guarded {
+        return concurrent_reconciliations_on(&config);
+    }
+    concurrent_reconciliations_by(&config, |node, peer| {
+        let container = node.container().map_err(setup)?;
+        // Failed or repaired: an outcome, not a violation.
+        let _ = reconcile::reconcile_container(&container, &[peer]);
+        Ok(())
+    })
+}
+
+/// [`concurrent_reconciliations`] through the replica's own entry point (`guarded`) over
+/// the replicas `factory` starts: an implementation must refuse, or otherwise order, a
+/// second reconciliation of the container while one runs.
+pub fn concurrent_reconciliations_on<F: ReplicaFactory>(factory: &F) -> Result<(), Violation> {
+    concurrent_reconciliations_by(factory, |node, peer| {
+        // Refused, failed or repaired: an outcome, not a violation.
+        let _ = node.reconcile_without_scan(&[peer]);
+        Ok(())
+    })
+}
+
+/// How one of the two threads reconciles dn1 with a peer.
+type Reconcile<R> = fn(&R, Arc<dyn PeerDatanode>) -> Result<(), Violation>;
+
+fn concurrent_reconciliations_by<F: ReplicaFactory>(
+    factory: &F,
+    reconcile: Reconcile<F::Replica>,
+) -> Result<(), Violation> {
     let qc = ContainerState::QuasiClosed;
-    let dn1 = ReplicaNode::new(DatanodeId(1), config, qc, &[]).map_err(setup)?;
-    let dn2 = ReplicaNode::new(DatanodeId(2), config, qc, &[(BLOCK_X, 2)]).map_err(setup)?;
-    let reconcile = move |name: &str, node: ReplicaNode, peer: Arc<dyn PeerDatanode>| {
+    let dn1 = Arc::new(factory.create(DatanodeId(1), qc, &[]).map_err(setup)?);
+    let dn2 = factory
+        .create(DatanodeId(2), qc, &[(BLOCK_X, 2)])
+        .map_err(setup)?;
+    let spawn = move |name: &str, node: Arc<F::Replica>, peer: Arc<dyn PeerDatanode>| {
         thread::spawn_named(name, move || {
-            // Refused, failed or repaired: an outcome, not a violation.
-            if guarded {
-                let _ = node.handler.reconcile_without_scan(CONTAINER, &[peer]);
-            } else {
-                let container = node.container().map_err(setup)?;
-                let _ = reconcile::reconcile_container(&container, &[peer]);
-            }
+            reconcile(&node, peer)?;
             Ok(Vec::<()>::new())
         })
     };
-    let whole = reconcile("reconciler", dn1.clone(), dn2.peer());
-    let failing = reconcile(
+    let whole = spawn("reconciler", Arc::clone(&dn1), dn2.peer());
+    let failing = spawn(
         "reconciler, failing peer",
-        dn1.clone(),
+        Arc::clone(&dn1),
         ScriptedPeer::failing(dn2.peer(), 1, PeerFailure::FromThenOn),
     );
     join_all(vec![whole, failing])?;
     no_metadata_without_file(&dn1)?;
-    dn1.handler
-        .reconcile_without_scan(CONTAINER, &[dn2.peer()])
-        .map_err(setup)?;
+    dn1.reconcile_without_scan(&[dn2.peer()]).map_err(setup)?;
     no_metadata_without_file(&dn1)?;
-    let nodes = [dn1, dn2];
+    let nodes = [dn1, Arc::new(dn2)];
     live_blocks_present(&nodes, &[(BLOCK_X, 2)])?;
     replicas_agree_on_the_data_checksum(&nodes)
 }

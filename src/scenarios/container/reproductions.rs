@@ -9,17 +9,53 @@
 //! **The fix** records the deletion in the tree even without metadata, and commits a
 //! repair under the read lock only if the tree does not mark the block deleted.
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 
-use super::invariants::{deleted_blocks_not_live, no_metadata_without_file, replica_healthy};
+use super::invariants::{
+    deleted_blocks_not_live, has_file, has_metadata, no_metadata_without_file, replica_healthy,
+};
 use super::seed::{BLOCK_X, BLOCK_Y, setup, violation};
 use crate::datanode::container::scanner::ScanFailure;
-use crate::datanode::container::{ContainerBehavior, ContainerConfig, ContainerError};
+use crate::datanode::container::{
+    ContainerBehavior, ContainerConfig, ContainerError, KeyValueContainerApi, ReplicaFactory,
+    TreeEntry,
+};
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{DatanodeId, LocalId};
 use crate::scenarios::Violation;
 use crate::sim::peers::{PeerFailure, ScriptedPeer};
-use crate::sim::replica_node::{CONTAINER, ReplicaNode, StoreFactory, memory_stores, transaction};
+use crate::sim::replica_node::{ReplicaNode, StoreFactory, transaction};
+use crate::sync::Arc;
+
+/// This crate's replicas over the stores a [`StoreFactory`] makes (on disk, say).
+struct StoreBacked<'s, 'a> {
+    config: ContainerConfig,
+    stores: RefCell<&'s mut StoreFactory<'a>>,
+}
+
+impl ReplicaFactory for StoreBacked<'_, '_> {
+    type Replica = ReplicaNode;
+
+    fn create(
+        &self,
+        datanode: DatanodeId,
+        state: ContainerState,
+        blocks: &[(LocalId, usize)],
+    ) -> Result<ReplicaNode, ContainerError> {
+        let mut stores = self.stores.borrow_mut();
+        ReplicaNode::from_factory(*stores, datanode, self.config, state, blocks)
+    }
+}
+
+/// A tree entry as the seed's assertions read it: `None` absent, else whether deleted.
+fn deleted_mark(entry: TreeEntry) -> Option<bool> {
+    match entry {
+        TreeEntry::Absent => None,
+        TreeEntry::Live => Some(false),
+        TreeEntry::Deleted => Some(true),
+    }
+}
 
 // ---------------------------------------------------------------------------------------
 // MC2: a deleted block restored
@@ -27,7 +63,7 @@ use crate::sim::replica_node::{CONTAINER, ReplicaNode, StoreFactory, memory_stor
 
 /// What the seed's MC2 reproduction looks at, step by step.
 #[derive(Debug, Clone)]
-pub struct DeleteThenReconcileRun {
+pub struct DeleteThenReconcileRun<R = ReplicaNode> {
     /// After dn1's deleting pass: X's metadata, tree entry (None absent, Some(deleted)),
     /// pending transactions.
     pub after_delete: (bool, Option<bool>, u64),
@@ -41,7 +77,7 @@ pub struct DeleteThenReconcileRun {
     /// After Y's deletion everywhere: which replicas are marked empty.
     pub empty: [bool; 3],
     /// The replicas, for the invariants.
-    pub nodes: [ReplicaNode; 3],
+    pub nodes: [R; 3],
 }
 
 /// The seed's MC2: three QUASI_CLOSED replicas, dn1 without block X, X's transaction
@@ -50,7 +86,7 @@ pub struct DeleteThenReconcileRun {
 pub fn delete_then_reconcile(
     behavior: ContainerBehavior,
 ) -> Result<DeleteThenReconcileRun, ContainerError> {
-    delete_then_reconcile_on(behavior, &mut memory_stores)
+    delete_then_reconcile_with(&behavior)
 }
 
 /// [`delete_then_reconcile`] over the stores `stores` makes.
@@ -58,31 +94,45 @@ pub fn delete_then_reconcile_on(
     behavior: ContainerBehavior,
     stores: &mut StoreFactory<'_>,
 ) -> Result<DeleteThenReconcileRun, ContainerError> {
-    let [dn1, dn2, dn3] = three_replicas_dn1_without_x(behavior, stores)?;
-    dn1.delete_blocks()?;
+    delete_then_reconcile_with(&StoreBacked {
+        config: ContainerConfig::new(behavior),
+        stores: RefCell::new(stores),
+    })
+}
+
+/// [`delete_then_reconcile`] over the replicas `factory` starts.
+pub fn delete_then_reconcile_with<F: ReplicaFactory>(
+    factory: &F,
+) -> Result<DeleteThenReconcileRun<F::Replica>, ContainerError> {
+    let [dn1, dn2, dn3] = three_replicas_dn1_without_x(factory)?;
+    dn1.run_block_deleting_pass()?;
     let after_delete = (
-        dn1.has_metadata(BLOCK_X),
-        dn1.tree_entry_deleted(BLOCK_X)?,
+        has_metadata(&dn1, BLOCK_X),
+        deleted_mark(dn1.tree_entry(BLOCK_X)?),
         dn1.pending_transactions(),
     );
-    dn1.reconcile(&[&dn2])?;
+    dn1.reconcile_container(&[dn2.peer()])?;
     let after_reconcile = (
-        dn1.has_metadata(BLOCK_X),
-        dn1.has_file(BLOCK_X),
-        dn1.tree_entry_deleted(BLOCK_X)?,
+        has_metadata(&dn1, BLOCK_X),
+        has_file(&dn1, BLOCK_X),
+        deleted_mark(dn1.tree_entry(BLOCK_X)?),
         dn1.pending_transactions(),
     );
-    dn2.delete_blocks()?;
-    dn3.delete_blocks()?;
-    dn1.reconcile(&[&dn2, &dn3])?;
-    dn1.delete_blocks()?;
-    dn1.handler.scan(CONTAINER)?;
+    dn2.run_block_deleting_pass()?;
+    dn3.run_block_deleting_pass()?;
+    dn1.reconcile_container(&[dn2.peer(), dn3.peer()])?;
+    dn1.run_block_deleting_pass()?;
+    dn1.scan_container()?;
     let after_second_round = (
-        dn1.has_metadata(BLOCK_X),
-        dn1.has_file(BLOCK_X),
-        dn1.tree_entry_deleted(BLOCK_X)?,
+        has_metadata(&dn1, BLOCK_X),
+        has_file(&dn1, BLOCK_X),
+        deleted_mark(dn1.tree_entry(BLOCK_X)?),
     );
-    let roots = [tree_root(&dn1)?, tree_root(&dn2)?, tree_root(&dn3)?];
+    let roots = [
+        dn1.data_checksum()?,
+        dn2.data_checksum()?,
+        dn3.data_checksum()?,
+    ];
     let empty = delete_block_y_everywhere([&dn1, &dn2, &dn3])?;
     Ok(DeleteThenReconcileRun {
         after_delete,
@@ -96,45 +146,42 @@ pub fn delete_then_reconcile_on(
 
 /// MC2's replicas: dn1 with Y only, dn2 and dn3 with X (two chunks) and Y, X's
 /// transaction stored on all three.
-fn three_replicas_dn1_without_x(
-    behavior: ContainerBehavior,
-    stores: &mut StoreFactory<'_>,
-) -> Result<[ReplicaNode; 3], ContainerError> {
-    let config = ContainerConfig::new(behavior);
+fn three_replicas_dn1_without_x<F: ReplicaFactory>(
+    factory: &F,
+) -> Result<[F::Replica; 3], ContainerError> {
     let qc = ContainerState::QuasiClosed;
     let both: &[(LocalId, usize)] = &[(BLOCK_X, 2), (BLOCK_Y, 1)];
-    let dn1 = ReplicaNode::from_factory(stores, DatanodeId(1), config, qc, &[(BLOCK_Y, 1)])?;
-    let dn2 = ReplicaNode::from_factory(stores, DatanodeId(2), config, qc, both)?;
-    let dn3 = ReplicaNode::from_factory(stores, DatanodeId(3), config, qc, both)?;
+    let dn1 = factory.create(DatanodeId(1), qc, &[(BLOCK_Y, 1)])?;
+    let dn2 = factory.create(DatanodeId(2), qc, both)?;
+    let dn3 = factory.create(DatanodeId(3), qc, both)?;
     let tx_x = transaction(1, &[BLOCK_X]);
     for node in [&dn1, &dn2, &dn3] {
-        node.store_transactions(std::slice::from_ref(&tx_x))?;
+        node.store_delete_transactions(std::slice::from_ref(&tx_x))?;
     }
     Ok([dn1, dn2, dn3])
 }
 
-/// The root of `node`'s tree file.
-fn tree_root(node: &ReplicaNode) -> Result<Option<u64>, ContainerError> {
-    Ok(node.container()?.checksums().read()?.tree.data_checksum())
-}
-
 /// Y's transaction stored and executed on each of `nodes`; then which are marked empty.
-fn delete_block_y_everywhere(nodes: [&ReplicaNode; 3]) -> Result<[bool; 3], ContainerError> {
+fn delete_block_y_everywhere<R: KeyValueContainerApi>(
+    nodes: [&R; 3],
+) -> Result<[bool; 3], ContainerError> {
     let tx_y = transaction(2, &[BLOCK_Y]);
     for node in nodes {
-        node.store_transactions(std::slice::from_ref(&tx_y))?;
-        node.delete_blocks()?;
+        node.store_delete_transactions(std::slice::from_ref(&tx_y))?;
+        node.run_block_deleting_pass()?;
     }
     Ok([
-        nodes[0].container()?.is_empty(),
-        nodes[1].container()?.is_empty(),
-        nodes[2].container()?.is_empty(),
+        nodes[0].is_empty()?,
+        nodes[1].is_empty()?,
+        nodes[2].is_empty()?,
     ])
 }
 
 /// The assertions of the seed's MC2 test, which pass while the defect is present: `Ok`
 /// means the deleted block was restored and survives, `Err` names the first that failed.
-pub fn deleted_block_restored_as_reported(run: &DeleteThenReconcileRun) -> Result<(), String> {
+pub fn deleted_block_restored_as_reported<R>(
+    run: &DeleteThenReconcileRun<R>,
+) -> Result<(), String> {
     let check = |ok: bool, what: &str| if ok { Ok(()) } else { Err(what.to_owned()) };
     check(
         run.after_delete == (false, None, 0),
@@ -164,7 +211,14 @@ pub fn deleted_block_restored_as_reported(run: &DeleteThenReconcileRun) -> Resul
 pub fn deleted_block_is_not_restored_by_reconciliation(
     behavior: ContainerBehavior,
 ) -> Result<(), Violation> {
-    let run = delete_then_reconcile(behavior).map_err(setup)?;
+    deleted_block_is_not_restored_by_reconciliation_on(&behavior)
+}
+
+/// [`deleted_block_is_not_restored_by_reconciliation`] over the replicas `factory` starts.
+pub fn deleted_block_is_not_restored_by_reconciliation_on<F: ReplicaFactory>(
+    factory: &F,
+) -> Result<(), Violation> {
+    let run = delete_then_reconcile_with(factory).map_err(setup)?;
     for node in &run.nodes {
         deleted_blocks_not_live(node, &[BLOCK_X, BLOCK_Y])?;
         no_metadata_without_file(node)?;
@@ -184,7 +238,7 @@ pub fn deleted_block_is_not_restored_by_reconciliation(
 
 /// What the seed's MC3 reproduction looks at.
 #[derive(Debug, Clone)]
-pub struct DeleteMidReconcileRun {
+pub struct DeleteMidReconcileRun<R = ReplicaNode> {
     /// X's metadata present afterwards.
     pub metadata: bool,
     /// X's file present afterwards.
@@ -194,7 +248,7 @@ pub struct DeleteMidReconcileRun {
     /// dn1's state afterwards.
     pub state: ContainerState,
     /// dn1, for the invariants.
-    pub dn1: ReplicaNode,
+    pub dn1: Arc<R>,
 }
 
 /// The seed's MC3: two replicas, X's transaction pending on dn1, which lacks X (or, with
@@ -204,7 +258,7 @@ pub fn delete_mid_reconcile(
     behavior: ContainerBehavior,
     partial: bool,
 ) -> Result<DeleteMidReconcileRun, ContainerError> {
-    delete_mid_reconcile_on(behavior, partial, &mut memory_stores)
+    delete_mid_reconcile_with(&behavior, partial)
 }
 
 /// [`delete_mid_reconcile`] over the stores `stores` makes.
@@ -213,29 +267,35 @@ pub fn delete_mid_reconcile_on(
     partial: bool,
     stores: &mut StoreFactory<'_>,
 ) -> Result<DeleteMidReconcileRun, ContainerError> {
-    let config = ContainerConfig::new(behavior);
+    let factory = StoreBacked {
+        config: ContainerConfig::new(behavior),
+        stores: RefCell::new(stores),
+    };
+    delete_mid_reconcile_with(&factory, partial)
+}
+
+/// [`delete_mid_reconcile`] over the replicas `factory` starts.
+pub fn delete_mid_reconcile_with<F: ReplicaFactory>(
+    factory: &F,
+    partial: bool,
+) -> Result<DeleteMidReconcileRun<F::Replica>, ContainerError> {
     let qc = ContainerState::QuasiClosed;
     let dn1_blocks: &[(LocalId, usize)] = if partial { &[(BLOCK_X, 1)] } else { &[] };
-    let dn1 = ReplicaNode::from_factory(stores, DatanodeId(1), config, qc, dn1_blocks)?;
-    let dn2 = ReplicaNode::from_factory(stores, DatanodeId(2), config, qc, &[(BLOCK_X, 2)])?;
-    dn1.store_transactions(&[transaction(1, &[BLOCK_X])])?;
-    let hook_target = dn1.clone();
+    let dn1 = Arc::new(factory.create(DatanodeId(1), qc, dn1_blocks)?);
+    let dn2 = factory.create(DatanodeId(2), qc, &[(BLOCK_X, 2)])?;
+    dn1.store_delete_transactions(&[transaction(1, &[BLOCK_X])])?;
+    let hook_target = Arc::clone(&dn1);
     let at = if partial { 0 } else { 1 };
     let peer = ScriptedPeer::hooked(dn2.peer(), at, PeerFailure::None, move || {
         // The deleting pass's own outcome is checked through the replica afterwards.
-        let _ = hook_target.delete_blocks();
+        let _ = hook_target.run_block_deleting_pass();
     });
-    let (result, scan) = dn1.handler.reconcile_with(CONTAINER, &[peer]);
-    result?;
-    let scan_failures = match scan.transpose()? {
-        Some(report) => report.errors.iter().map(|e| e.kind).collect(),
-        None => BTreeSet::new(),
-    };
+    let scan_failures = dn1.reconcile_container(&[peer])?.unwrap_or_default();
     Ok(DeleteMidReconcileRun {
-        metadata: dn1.has_metadata(BLOCK_X),
-        file: dn1.has_file(BLOCK_X) && dn1.store.block_file_len(BLOCK_X).ok().flatten() != Some(0),
+        metadata: has_metadata(&dn1, BLOCK_X),
+        file: has_file(&dn1, BLOCK_X) && dn1.block_file_len(BLOCK_X).ok().flatten() != Some(0),
         scan_failures,
-        state: dn1.container()?.state(),
+        state: dn1.state()?,
         dn1,
     })
 }
@@ -243,8 +303,8 @@ pub fn delete_mid_reconcile_on(
 /// The assertions of the seed's MC3 test (and of its MISSING_CHUNK variant with
 /// `partial`), which pass while the defect is present: metadata committed without its
 /// file, found by the scan, the replica UNHEALTHY.
-pub fn metadata_without_file_as_reported(
-    run: &DeleteMidReconcileRun,
+pub fn metadata_without_file_as_reported<R>(
+    run: &DeleteMidReconcileRun<R>,
     partial: bool,
 ) -> Result<(), String> {
     let kind = if partial {
@@ -274,7 +334,16 @@ pub fn block_deleted_during_reconciliation_is_not_committed(
     behavior: ContainerBehavior,
     partial: bool,
 ) -> Result<(), Violation> {
-    let run = delete_mid_reconcile(behavior, partial).map_err(setup)?;
+    block_deleted_during_reconciliation_is_not_committed_on(&behavior, partial)
+}
+
+/// [`block_deleted_during_reconciliation_is_not_committed`] over the replicas `factory`
+/// starts.
+pub fn block_deleted_during_reconciliation_is_not_committed_on<F: ReplicaFactory>(
+    factory: &F,
+    partial: bool,
+) -> Result<(), Violation> {
+    let run = delete_mid_reconcile_with(factory, partial).map_err(setup)?;
     no_metadata_without_file(&run.dn1)?;
     deleted_blocks_not_live(&run.dn1, &[BLOCK_X])?;
     replica_healthy(&run.dn1)
