@@ -1,9 +1,12 @@
 //! The conformance kit held against the crate's own variants: a reference conforms to
 //! itself, each legacy behavior diverges from the patch it lacks (HDDS-17268, HDDS-16891,
-//! HDFS-2742), and the suites' scenario lists are the catalogue's.
+//! HDFS-2742, HDDS-16811), and the suites' scenario lists are the catalogue's.
 
 use hadoop_ref::check::catalogue;
-use hadoop_ref::check::conformance::{DifferentialConfig, allocation, standby, term_fencing};
+use hadoop_ref::check::conformance::{
+    DifferentialConfig, allocation, replica, standby, term_fencing,
+};
+use hadoop_ref::datanode::container::ContainerBehavior;
 use hadoop_ref::datanode::state_context::StateContextBehavior;
 use hadoop_ref::namenode::namesystem::NamesystemBehavior;
 use hadoop_ref::scm::ScmBehavior;
@@ -175,4 +178,62 @@ fn ungated_rebuild_alone_is_sequentially_the_seed_patch() {
         &DifferentialConfig::default(),
     )
     .assert_conforms();
+}
+
+#[test]
+fn replica_suite_runs_the_catalogues_scenarios_but_three_beyond_the_boundary() {
+    let mut listed: Vec<_> = replica::scenarios::<ContainerBehavior>()
+        .iter()
+        .map(|s| s.name)
+        .chain(replica::NOT_IN_SUITE)
+        .collect();
+    let mut catalogued: Vec<_> = catalogue::container().iter().map(|c| c.scenario).collect();
+    listed.sort_unstable();
+    catalogued.sort_unstable();
+    catalogued.dedup();
+    assert_eq!(listed, catalogued);
+}
+
+#[test]
+fn each_patched_replica_conforms_to_itself() {
+    for reference in ContainerBehavior::PATCHED {
+        let report = replica::differential(reference, reference, &DifferentialConfig::default());
+        report.assert_conforms();
+        assert_eq!(report.cases, 256);
+        assert!(report.implementation.ends_with("ReplicaNode"));
+    }
+}
+
+#[test]
+fn legacy_replica_diverges_from_the_seed_patch_at_a_deleting_pass() {
+    let report = replica::differential(
+        ContainerBehavior::Legacy,
+        ContainerBehavior::SeedPatch,
+        &DifferentialConfig::default(),
+    );
+    let divergence = report.assert_diverges();
+    println!(
+        "Legacy: after {} sequence(s), {} operation(s):\n{divergence}",
+        divergence.found_after_cases, divergence.length
+    );
+    // The block the replica never had leaves no deleted entry in its tree.
+    let last = divergence.story.events.last().expect("a step");
+    assert_eq!(last.name, "block deleting pass", "{divergence}");
+}
+
+#[test]
+fn seed_patch_replica_diverges_from_hardened_on_a_peer_deletion() {
+    let report = replica::differential(
+        ContainerBehavior::SeedPatch,
+        ContainerBehavior::Hardened,
+        &DifferentialConfig::default(),
+    );
+    let divergence = report.assert_diverges();
+    println!(
+        "SeedPatch: after {} sequence(s), {} operation(s):\n{divergence}",
+        divergence.found_after_cases, divergence.length
+    );
+    // HDDS-11765: the hardened replica deletes a block its peer's tree marks deleted.
+    let last = divergence.story.events.last().expect("a step");
+    assert_eq!(last.name, "reconcile, then scan", "{divergence}");
 }

@@ -83,6 +83,7 @@
 pub mod allocation;
 #[cfg(not(any(loom, feature = "shuttle")))]
 mod differential;
+pub mod replica;
 mod report;
 #[cfg(feature = "shuttle")]
 mod shuttle_run;
