@@ -3,6 +3,7 @@
 //! of its scenario; `support` counts executions and keeps the violation.
 #![cfg(loom)]
 
+mod conformance;
 mod cross_seed_race;
 mod delete_during_repair;
 mod heartbeat_term_race;
