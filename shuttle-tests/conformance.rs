@@ -41,7 +41,11 @@ fn patched_replicas_pass_the_hdds_16811_shuttle_suite() {
         assert!(report.implementation.ends_with("ReplicaNode"));
         // Three reproductions once, four races under two schedulers each.
         assert_eq!(report.cases.len(), 11, "{}", report.table());
-        assert!(report.cases.iter().all(|c| c.executions > 0), "{}", report.table());
+        assert!(
+            report.cases.iter().all(|c| c.executions > 0),
+            "{}",
+            report.table()
+        );
     }
 }
 
@@ -55,7 +59,10 @@ fn legacy_replica_is_caught_by_the_hdds_16811_shuttle_suite() {
     let first = report.assert_caught();
     println!("{}", report.table());
     assert_eq!(first.scenario, "deleted_block_not_restored", "{report}");
-    for scenario in ["delete_during_repair", "deletes_and_repairs_keep_replicas_consistent"] {
+    for scenario in [
+        "delete_during_repair",
+        "deletes_and_repairs_keep_replicas_consistent",
+    ] {
         assert!(
             report.caught().iter().any(|c| c.scenario == scenario),
             "{scenario} missed the legacy replica:\n{}",

@@ -73,17 +73,16 @@
 //!
 //! ## Check your own implementation
 //!
-//! Three seeds' components have a boundary trait, named after the upstream class it stands
+//! Each seed's component has a boundary trait, named after the upstream class it stands
 //! for and implemented by the crate's own component in every behavior:
 //! [`StateContextApi`](datanode::state_context::StateContextApi) (HDDS-17268),
-//! [`PendingContainerTrackerApi`](scm::PendingContainerTrackerApi) (HDDS-16891) and
-//! [`NamesystemApi`](namenode::namesystem::NamesystemApi) (HDFS-2742). Implement one for
-//! your own code, with `hadoop_ref::sync` for every lock, and [`check::conformance`] runs
-//! the seed's loom models, its shuttle cases and a differential property test against it,
-//! in a few lines per build. The fourth seed, HDDS-16811, has none:
-//! [`ContainerController`](datanode::container::controller::ContainerController) is the
-//! replicas as SCM's commands see them, not the boundary of its race (the
-//! [`check::conformance`] docs say why).
+//! [`PendingContainerTrackerApi`](scm::PendingContainerTrackerApi) (HDDS-16891),
+//! [`NamesystemApi`](namenode::namesystem::NamesystemApi) (HDFS-2742) and
+//! [`KeyValueContainerApi`](datanode::container::KeyValueContainerApi) (HDDS-16811, the
+//! whole replica: its race's other party, a block deleting pass, runs on no SCM command).
+//! Implement one for your own code, with `hadoop_ref::sync` for every lock, and
+//! [`check::conformance`] runs the seed's loom models, its shuttle cases and a
+//! differential property test against it, in a few lines per build.
 //!
 //! ```ignore
 //! #[cfg(loom)]
@@ -100,8 +99,8 @@
 //! ```
 //!
 //! The README's section *Check your own implementation* has the whole recipe, and
-//! `examples/conformance-kit` a correct and a defective implementation of each of the
-//! three components.
+//! `examples/conformance-kit` a correct and a defective implementation of three of the
+//! components.
 
 #![warn(missing_docs)]
 

@@ -5,10 +5,12 @@
 //! before init or in an unlocked update (HDDS-17268), an SCM that grants again the slots of
 //! containers granted and not yet written after a leader change or restart (HDDS-16891), a
 //! standby that judges a datanode's report against a block state it was not produced under
-//! (HDFS-2742).
+//! (HDFS-2742), a container replica whose block deleting pass and reconciliation restore a
+//! deleted block or commit it without its file (HDDS-16811).
 //!
 //! **How an implementation is held to the fix.** It implements the component's boundary
-//! trait ([`StateContextApi`], [`PendingContainerTrackerApi`], [`NamesystemApi`]) and is
+//! trait ([`StateContextApi`], [`PendingContainerTrackerApi`], [`NamesystemApi`],
+//! [`KeyValueContainerApi`]) and is
 //! checked three ways: the loom
 //! models and the shuttle cases of the catalogue run against it unchanged (the very
 //! scenarios and invariants the crate's own variants are judged by), and a differential
@@ -55,30 +57,37 @@
 //! The SCM's suites ([`allocation`]) take the function that starts one SCM (a
 //! [`ScmFactory`]); every SCM of the scenarios' clusters is then the implementation.
 //!
-//! # The fourth seed: the container replica (HDDS-16811)
+//! # The container replica (HDDS-16811)
 //!
-//! [`ContainerController`] as it already is is not the boundary for HDDS-16811, and no
-//! suite takes it. It is the replicas as SCM's commands see them: it stores delete
-//! transactions (`DeleteBlocksCommandHandler`) and starts a reconciliation
-//! (`ReconcileContainerCommandHandler`), but the race's other party, a pass of the block
-//! deleting service (`BlockDeletingService`), runs on the datanode's own schedule with no
-//! command, the peer a reconciliation reads from (`DNContainerOperationClient`, here
-//! `PeerDatanode`) is another seam, and the invariants judge what the trait does not show:
-//! a block's metadata, its file and its mark in the checksum tree
-//! (`ContainerChecksumTreeManager`). The race lives inside one replica's lock discipline
-//! (`KeyValueContainer`'s lock held across the deleting pass's and the reconciliation's
-//! check-then-act), so a boundary that fits it is the replica itself: the two
-//! [`ContainerController`] operations, a deleting pass, the peer's read side and a per-block
-//! view. That is most of a datanode's container layer rather than a seam a port plugs in;
-//! HDDS-16811's scenarios take the crate's own `KeyValueHandler`, and the three seeds with
-//! a small control-plane boundary have suites here.
+//! The boundary of HDDS-16811 is the whole replica ([`KeyValueContainerApi`], started by a
+//! [`ReplicaFactory`]), not [`ContainerController`]: that trait is the replicas as SCM's
+//! commands see them, while the race's other party, a pass of the block deleting service
+//! (`BlockDeletingService`), runs on the datanode's own schedule with no command, and the
+//! invariants judge what no command returns: a block's metadata, its file and its mark in
+//! the checksum tree (`ContainerChecksumTreeManager`). The race lives inside one replica's
+//! lock discipline, so the boundary carries the replica's entry points (the delete-blocks
+//! command, a deleting pass, reconciliation with and without its scan, a scan, a restart),
+//! the read side its peers pull from ([`PeerDatanode`]) and a per-block view. Its suites
+//! ([`replica`]) run every replica of the scenarios as the implementation:
+//!
+//! ```ignore
+//! use hadoop_ref::datanode::container::ContainerBehavior::SeedPatch;
+//!
+//! #[cfg(loom)]
+//! #[test]
+//! fn my_replica_passes_the_hdds_16811_loom_models() {
+//!     replica::loom_suite(MyReplica::start, SeedPatch).assert_passes();
+//! }
+//! ```
 //!
 //! [`StateContextApi`]: crate::datanode::state_context::StateContextApi
 //! [`NamesystemApi`]: crate::namenode::namesystem::NamesystemApi
 //! [`PendingContainerTrackerApi`]: crate::scm::PendingContainerTrackerApi
 //! [`ScmFactory`]: crate::scm::ScmFactory
 //! [`ContainerController`]: crate::datanode::container::controller::ContainerController
-//! [`KeyValueHandler`]: crate::datanode::container::handler::KeyValueHandler
+//! [`KeyValueContainerApi`]: crate::datanode::container::KeyValueContainerApi
+//! [`ReplicaFactory`]: crate::datanode::container::ReplicaFactory
+//! [`PeerDatanode`]: crate::datanode::container::reconcile::PeerDatanode
 
 pub mod allocation;
 #[cfg(not(any(loom, feature = "shuttle")))]

@@ -194,7 +194,11 @@ where
 /// those `reference` itself breaks are not claimed. In the shuttle build
 /// (`--features shuttle`).
 #[cfg(feature = "shuttle")]
-pub fn shuttle_suite<F>(factory: F, reference: ContainerBehavior, config: &SuiteConfig) -> SuiteReport
+pub fn shuttle_suite<F>(
+    factory: F,
+    reference: ContainerBehavior,
+    config: &SuiteConfig,
+) -> SuiteReport
 where
     F: ReplicaFactory + Copy + Send + Sync + 'static,
 {

@@ -77,7 +77,8 @@ pub enum TreeEntry {
 ///   file are removed, and every block of the transaction is marked deleted in the tree,
 ///   also one that has no metadata here (`deleteUnreferenced`): a deleted entry keeps the
 ///   checksum it had, a new one gets that of a block without chunks. The transaction is then
-///   no longer pending, and a replica left without block metadata is marked empty for good.
+///   no longer pending, and a replica left without block metadata is marked empty for good
+///   (as one started CLOSED or QUASI_CLOSED without any is).
 /// - **Never restore, never orphan (part 2).** Reconciliation copies each block that is live
 ///   in the peer's tree and absent or different in its own, skipping blocks its tree marks
 ///   deleted; a repaired block's chunk writes are finished (the cached handle closed) before

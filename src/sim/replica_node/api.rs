@@ -68,11 +68,8 @@ impl KeyValueContainerApi for ReplicaNode {
     }
 
     fn restart(&self) -> Result<Self, ContainerError> {
-        let mut node = ReplicaNode::reopened(
-            self.id(),
-            *self.handler.config(),
-            Arc::clone(&self.store),
-        )?;
+        let mut node =
+            ReplicaNode::reopened(self.id(), *self.handler.config(), Arc::clone(&self.store))?;
         node.memory = self.memory.clone();
         Ok(node)
     }
@@ -84,7 +81,9 @@ impl KeyValueContainerApi for ReplicaNode {
     }
 
     fn blocks(&self) -> Result<Vec<BlockData>, ContainerError> {
-        self.store.blocks().map_err(ContainerError::store(CONTAINER))
+        self.store
+            .blocks()
+            .map_err(ContainerError::store(CONTAINER))
     }
 
     fn block_file_len(&self, block: LocalId) -> Result<Option<u64>, ContainerError> {

@@ -119,7 +119,11 @@ impl<R: KeyValueContainerApi> Side<R> {
         let nodes = (0..NODES)
             .map(|i| {
                 let blocks = holdings(layout, i);
-                factory.create(DatanodeId(i as u64 + 1), ContainerState::QuasiClosed, &blocks)
+                factory.create(
+                    DatanodeId(i as u64 + 1),
+                    ContainerState::QuasiClosed,
+                    &blocks,
+                )
             })
             .collect::<Result<Vec<_>, _>>()
             .map_err(|error| format!("could not start: {error}"))?;
@@ -164,7 +168,9 @@ impl<R: KeyValueContainerApi> Side<R> {
             let state = node
                 .state()
                 .map_or_else(|_| "unreadable".to_owned(), |s| format!("{s:?}"));
-            let empty = node.is_empty().map_or("?", |e| if e { " empty" } else { "" });
+            let empty = node
+                .is_empty()
+                .map_or("?", |e| if e { " empty" } else { "" });
             let _ = write!(
                 out,
                 "; {} {state}{empty} pending {} [",
