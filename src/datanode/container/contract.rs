@@ -107,6 +107,31 @@ pub enum TreeEntry {
 ///
 /// Use [`crate::sync`] (or `hadoop_ref::sync` from another crate) for every lock and
 /// atomic: loom and shuttle see only those.
+///
+/// # Example
+///
+/// This crate's replica, started by its behavior as a [`ReplicaFactory`]: dn1 never had
+/// block 1, executes its deletion, then reconciles with dn2, which still has it.
+///
+/// ```
+/// # hadoop_ref::sync::run_example(|| {
+/// use hadoop_ref::datanode::container::ContainerBehavior::SeedPatch;
+/// use hadoop_ref::datanode::container::{KeyValueContainerApi, ReplicaFactory, TreeEntry};
+/// use hadoop_ref::hdds::container::ContainerState::QuasiClosed;
+/// use hadoop_ref::hdds::ids::DatanodeId;
+/// use hadoop_ref::sim::replica_node::transaction;
+///
+/// let dn1 = SeedPatch.create(DatanodeId(1), QuasiClosed, &[])?;
+/// let dn2 = SeedPatch.create(DatanodeId(2), QuasiClosed, &[(1, 2)])?;
+/// dn1.store_delete_transactions(&[transaction(1, &[1])])?;
+/// dn1.run_block_deleting_pass()?;
+/// assert_eq!(dn1.tree_entry(1)?, TreeEntry::Deleted);
+/// dn1.reconcile_container(&[dn2.peer()])?;
+/// assert_eq!(dn1.block(1)?, None);
+/// assert_eq!(dn1.block_file_len(1)?, None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # });
+/// ```
 pub trait KeyValueContainerApi: Send + Sync + 'static {
     /// The datanode this replica is on.
     fn datanode(&self) -> DatanodeId;
