@@ -4,14 +4,18 @@
 //! replica whose tree has N = 1k, 10k, 100k entries; and whole repairs of a replica
 //! holding N blocks and missing N others. Goal: at 100k the check costs at least 100×
 //! less with the generation check, and the check overhead of repairing 100k blocks stays
-//! under 1 s.
+//! under 1 s. `replica_trait_vs_concrete`: a repair of 1k missing blocks and a read of
+//! every block's metadata and tree entry, on the concrete `ReplicaNode` and through the
+//! `KeyValueContainerApi` boundary (goal: within noise).
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
-use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig};
+use hadoop_ref::datanode::container::{
+    ContainerBehavior, ContainerConfig, KeyValueContainerApi, TreeEntry,
+};
 use hadoop_ref::hdds::container::ContainerState;
 use hadoop_ref::hdds::ids::DatanodeId;
 use hadoop_ref::hdds::ids::LocalId;
@@ -140,5 +144,60 @@ fn repair(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, commit_check, repair);
+/// A repair of `TRAIT_BLOCKS` missing blocks and a read of every block, on the concrete
+/// type and through the boundary trait monomorphised.
+fn trait_vs_concrete(c: &mut Criterion) {
+    const TRAIT_BLOCKS: u64 = 1_000;
+    let mut group = c.benchmark_group("replica_trait_vs_concrete");
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3))
+        .throughput(Throughput::Elements(TRAIT_BLOCKS));
+    let peer = replica(2, true, 1, 2 * TRAIT_BLOCKS);
+    let fresh = || replica(1, true, 1, TRAIT_BLOCKS);
+    group.bench_function("concrete", |b| {
+        b.iter_batched(
+            fresh,
+            |local| {
+                let report = local
+                    .handler
+                    .reconcile_without_scan(CONTAINER, &[peer.peer()])
+                    .expect("reconciliation runs");
+                let mut live = 0;
+                for block in 1..=2 * TRAIT_BLOCKS {
+                    let marked = local.tree_entry_deleted(block).expect("tree readable");
+                    let data = local.store.get_block(block).expect("readable");
+                    live += usize::from(data.is_some() && marked != Some(true));
+                }
+                black_box((report.committed().len(), live))
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.bench_function("generic_KeyValueContainerApi", |b| {
+        b.iter_batched(
+            fresh,
+            |local| repair_through(&local, &peer, TRAIT_BLOCKS),
+            BatchSize::PerIteration,
+        );
+    });
+    group.finish();
+}
+
+/// [`trait_vs_concrete`]'s repair and read through the boundary trait.
+fn repair_through<R: KeyValueContainerApi>(local: &R, peer: &R, blocks: u64) -> usize {
+    local
+        .reconcile_without_scan(&[peer.peer()])
+        .expect("reconciliation runs");
+    let mut live = 0;
+    for block in 1..=2 * blocks {
+        let entry = local.tree_entry(block).expect("tree readable");
+        let data = local.block(block).expect("readable");
+        live += usize::from(data.is_some() && entry != TreeEntry::Deleted);
+    }
+    black_box(live)
+}
+
+criterion_group!(benches, commit_check, repair, trait_vs_concrete);
 criterion_main!(benches);
