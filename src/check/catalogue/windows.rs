@@ -440,6 +440,13 @@ const WINDOWS: &[(&str, &[RaceWindow])] = &[
         TERM_FENCING,
     ),
     ("keys_written_while_leadership_moves", FAILOVERS),
+    // Its deletion during a reconciliation is not reached: each datanode's deleting
+    // service runs in its ticks, after that tick's commands (a reconcile among them), and
+    // the leader transfer, at a round the seed picks, drops most reconcile commands of the
+    // deposed leader as stale before they run on the datanodes' threads; the runs left
+    // happen in the settling phase, one datanode at a time. (Services on threads of their
+    // own, as the quasi-closed case has, reached it in none of 3 000 PCT and 2 000 random
+    // executions.)
     (
         "deletions_across_transfer_restart_and_repair",
         CLUSTER_DELETES,
