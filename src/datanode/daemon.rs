@@ -331,6 +331,26 @@ impl Datanode {
     /// For a driver that steps a whole cluster; not to be mixed with [`start`](Self::start).
     /// An SCM that does not answer is skipped until the next tick.
     pub fn tick(&self) -> Result<Tick, DatanodeError> {
+        let tick = self.tick_commands()?;
+        // A failed task is retried next tick, as the service retries next interval.
+        let _ = self.handler.run_block_deleting_service();
+        Ok(tick)
+    }
+
+    /// [`tick`](Self::tick) without the block deleting service: the heartbeats and the
+    /// commands only, for a driver that runs the service on a thread of its own (as a
+    /// datanode does), so that a deletion can land while a command (a reconciliation)
+    /// runs.
+    ///
+    /// ```
+    /// use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
+    ///
+    /// let cluster = MiniOzoneCluster::builder().build().unwrap();
+    /// let tick = cluster.datanode(0).unwrap().tick_commands().unwrap();
+    /// // One heartbeat to each of the three SCMs.
+    /// assert_eq!(tick.heartbeats, 3);
+    /// ```
+    pub fn tick_commands(&self) -> Result<Tick, DatanodeError> {
         let tasks = HeartbeatEndpointTask::for_all_endpoints(self.id, &self.context, &self.scms)?;
         let mut tick = Tick::default();
         for task in tasks {
@@ -352,8 +372,6 @@ impl Datanode {
         while processor.process_next() {
             tick.commands += 1;
         }
-        // A failed task is retried next tick, as the service retries next interval.
-        let _ = self.handler.run_block_deleting_service();
         Ok(tick)
     }
 }

@@ -8,3 +8,4 @@ mod monitor;
 mod monitor_state;
 mod plan;
 mod real_logs;
+mod windows;

@@ -7,7 +7,9 @@ mod allocation;
 mod cluster;
 mod container;
 mod defects;
+mod scm_windows;
 mod standby;
+mod standby_windows;
 mod term_fencing;
 pub mod windows;
 

@@ -12,7 +12,10 @@
 //! block in the replica's tree, which reconciliation reads before it commits a block.
 
 use super::invariants::{SEED_KEY, settled_deletion_survives_repair};
-use super::setup::{CUT_OFF, ROUNDS, setup, spawn_datanodes, write_kept_and_lagging};
+use super::setup::{
+    CUT_OFF, DELETING, ROUNDS, setup, spawn_datanodes_with_deleting_services,
+    write_kept_and_lagging,
+};
 
 use crate::datanode::container::{ContainerBehavior, ContainerConfig};
 use crate::datanode::daemon::DatanodeConfig;
@@ -25,9 +28,11 @@ use crate::sync::{Arc, thread};
 /// One SCM with Ozone's replication manager timing and three datanodes (replica code
 /// `behavior`) hold one QUASI_CLOSED container with a kept key and a doomed key whose
 /// replica on datanode 3 lacks its last block; datanode 1 is cut off from the SCM. Three
-/// spawned threads tick a datanode each `ROUNDS` (4) times; a fourth deletes the doomed
-/// key, runs the SCM's services each round, and runs `ozone admin container reconcile`
-/// at a round the seed picks. Then datanode 1 is healed, and
+/// spawned threads tick a datanode each `ROUNDS` (4) times, datanodes 2 and 3 without
+/// their block deleting service, which runs on a thread of its own for each, once a
+/// round (a deletion can then land during a reconciliation of the replica); a sixth
+/// deletes the doomed key, runs the SCM's services each round, and runs `ozone admin
+/// container reconcile` at a round the seed picks. Then datanode 1 is healed, and
 /// [`settled_deletion_survives_repair`] judges the cluster.
 pub fn key_deleted_from_a_quasi_closed_container_during_reconcile(
     behavior: ContainerBehavior,
@@ -35,7 +40,7 @@ pub fn key_deleted_from_a_quasi_closed_container_during_reconcile(
 ) -> Result<(), Violation> {
     let (cluster, kept, doomed) = quasi_closed_cluster(behavior)?;
     let cluster = Arc::new(cluster);
-    let mut handles = spawn_datanodes(&cluster, None);
+    let mut handles = spawn_datanodes_with_deleting_services(&cluster, None, &DELETING);
     let driver = Arc::clone(&cluster);
     let key = doomed.clone();
     handles.push(thread::spawn(move || drive_scm(&driver, &key, seed)));

@@ -316,6 +316,39 @@ impl MiniOzoneCluster {
         Ok(())
     }
 
+    /// [`tick_datanode`](Self::tick_datanode) without the block deleting service
+    /// ([`Datanode::tick_commands`]): for a driver that runs each datanode's service on a
+    /// thread of its own ([`run_block_deleting_service`](Self::run_block_deleting_service)).
+    ///
+    /// ```
+    /// use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
+    ///
+    /// let cluster = MiniOzoneCluster::builder().build().unwrap();
+    /// cluster.tick_datanode_commands(0).unwrap();
+    /// cluster.run_block_deleting_service(0).unwrap();
+    /// assert!(cluster.tick_datanode_commands(7).is_err());
+    /// ```
+    pub fn tick_datanode_commands(&self, index: usize) -> Result<(), ClusterError> {
+        if self.is_started() {
+            return Err(ClusterError::Started);
+        }
+        self.datanode(index)?.tick_commands()?;
+        Ok(())
+    }
+
+    /// One run of the block deleting service of the datanode at `index`, on the calling
+    /// thread. A failed container task is retried at the next run, as the service does.
+    pub fn run_block_deleting_service(&self, index: usize) -> Result<(), ClusterError> {
+        if self.is_started() {
+            return Err(ClusterError::Started);
+        }
+        let _ = self
+            .datanode(index)?
+            .replicas()
+            .run_block_deleting_service();
+        Ok(())
+    }
+
     /// The SCMs' part of a tick: each SCM in safe mode leaves it if every datanode has
     /// registered with it, then every running SCM runs its replication manager and block
     /// deleting service by what it believes (only a serving leader, or a deposed one that

@@ -1,0 +1,151 @@
+//! The named race windows of the SCM's cases (HDDS-16891): predicates over the SCM's and
+//! the datanodes' protocol events (`docs/event-log.md`), declared per scenario in
+//! `windows`.
+
+use crate::check::exploration::{RaceWindow, Seen, WindowState};
+
+/// HDDS-16891: an SCM that became leader is asked to allocate before its pending
+/// buckets were rebuilt from the replicated log.
+pub const ALLOCATION_BEFORE_REBUILD: RaceWindow = RaceWindow {
+    seed: "HDDS-16891",
+    name: "allocation before the rebuild",
+    reads: &[
+        "became leader",
+        "buckets rebuilt",
+        "allocation refused",
+        "slots reserved",
+        "allocation granted",
+    ],
+    fields: &[],
+    step: allocation_before_rebuild,
+};
+
+fn allocation_before_rebuild(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let node = event.node_key();
+    match event.name {
+        "became leader" => {
+            state.stage = 1;
+            state.slots[0] = node;
+            false
+        }
+        "buckets rebuilt" => {
+            if state.slots[0] == node {
+                state.stage = 0;
+            }
+            false
+        }
+        _ => state.stage == 1 && state.slots[0] == node,
+    }
+}
+
+/// HDDS-16891: leadership moves (or the leader restarts) after a container was granted
+/// and before its datanodes created it, and the new leader allocates meanwhile.
+pub const LEADER_CHANGE_BEFORE_CREATION: RaceWindow = RaceWindow {
+    seed: "HDDS-16891",
+    name: "leader change between a grant and the container's creation, then an allocation",
+    reads: &[
+        "allocation granted",
+        "became leader",
+        "container created",
+        "slots reserved",
+        "allocation refused",
+    ],
+    fields: &["container"],
+    step: leader_change_before_creation,
+};
+
+fn leader_change_before_creation(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    match event.name {
+        "allocation granted" if state.stage == 0 => {
+            state.stage = 1;
+            state.slots[0] = event.key("container");
+            false
+        }
+        "became leader" if state.stage >= 1 => {
+            state.stage = 2;
+            state.slots[1] = event.node_key();
+            false
+        }
+        "container created" => {
+            if state.slots[0] == event.key("container") {
+                state.stage = 0;
+            }
+            false
+        }
+        "slots reserved" | "allocation refused" => {
+            state.stage == 2 && state.slots[1] == event.node_key()
+        }
+        _ => false,
+    }
+}
+
+/// HDDS-16891: a datanode re-registers (a new address, version or port) after a container
+/// was granted on it and before it created the container, and the leader allocates
+/// meanwhile.
+pub const REREGISTRATION_BEFORE_CREATION: RaceWindow = RaceWindow {
+    seed: "HDDS-16891",
+    name: "re-registration between a grant and the container's creation, then an allocation",
+    reads: &[
+        "allocation granted",
+        "datanode re-registered",
+        "container created",
+        "slots reserved",
+        "allocation refused",
+    ],
+    fields: &["container"],
+    step: reregistration_before_creation,
+};
+
+fn reregistration_before_creation(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    match event.name {
+        "allocation granted" if state.stage == 0 => {
+            state.stage = 1;
+            state.slots[0] = event.key("container");
+            false
+        }
+        "datanode re-registered" if state.stage >= 1 => {
+            state.stage = 2;
+            false
+        }
+        "container created" => {
+            if state.slots[0] == event.key("container") {
+                state.stage = 0;
+            }
+            false
+        }
+        _ => state.stage == 2,
+    }
+}
+
+/// HDDS-16891: a datanode created a container and the leader allocates on it before the
+/// datanode's report of that container was processed (the space check must count the
+/// container as pending or as created, never as neither).
+pub const ALLOCATION_BEFORE_CREATION_REPORT: RaceWindow = RaceWindow {
+    seed: "HDDS-16891",
+    name: "allocation between a container's creation and its report",
+    reads: &[
+        "container created",
+        "container report processed",
+        "slots reserved",
+        "allocation refused",
+    ],
+    fields: &["container", "confirmed"],
+    step: allocation_before_creation_report,
+};
+
+fn allocation_before_creation_report(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    match event.name {
+        "container created" => {
+            state.stage = 1;
+            state.slots[0] = event.key("container");
+            false
+        }
+        "container report processed" => {
+            if state.slots[0] == event.key("confirmed") {
+                state.stage = 0;
+            }
+            false
+        }
+        _ => state.stage == 1,
+    }
+}
