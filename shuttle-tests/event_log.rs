@@ -1,7 +1,8 @@
 //! Shuttle: the event monitors judge runs from their event logs alone. Every committed
 //! failing schedule, replayed with its event log written (as `cargo soak replay
-//! --events`), is caught offline by the monitor of the property it breaks, wherever the
-//! property has one; the fixed variants' logs are clean offline, and so are their
+//! --events`), is caught offline by the monitor of the property it breaks; the few
+//! properties with no monitor yet (listed) by the monitor of the fault behind them, so
+//! every caught catalogue case is detected from its log alone; the fixed variants' logs are clean offline, and so are their
 //! executions judged inline, but for the properties a variant breaks by design.
 
 use std::path::{Path, PathBuf};
@@ -18,6 +19,15 @@ use hadoop_ref::scenarios::term_fencing::{
 use hadoop_ref::story::EventLogWriter;
 
 use crate::support::{RANDOM, SEED};
+
+/// Properties with no monitor of their own yet (`docs/event-log.md` says why): their
+/// committed schedules must each be caught by another monitor, the one of the fault that
+/// causes the loss.
+const NOT_YET_MONITORED: [&str; 3] = [
+    "no live key lost",
+    "no container left below its replication factor",
+    "no data-loss chain",
+];
 
 /// Schedules of each fixed case whose logs are checked.
 const FIXED_LOGS: usize = 12;
@@ -81,20 +91,25 @@ fn committed_schedules_are_caught_from_their_event_log_alone() {
             .judgements
             .iter()
             .any(|j| matches!(j.verdict, Verdict::Violated(_)));
+        if !detected {
+            missed.push(format!("{name}: no monitor found a violation in its log"));
+        }
         *cases.entry(case).or_default() |= detected;
         if !monitored.contains(&property) {
-            let by_another = check
-                .judgements
-                .iter()
-                .any(|j| matches!(j.verdict, Verdict::Violated(_)));
             let others: Vec<_> = check
                 .judgements
                 .iter()
                 .filter(|j| matches!(j.verdict, Verdict::Violated(_)))
                 .map(|j| j.property)
                 .collect();
-            println!("TMP {name} (`{property}` has no monitor) caught by {others:?}");
-            unmonitored.push(by_another);
+            println!("{name}: `{property}` has no monitor; caught by {others:?}");
+            if !NOT_YET_MONITORED.contains(&property) || others.is_empty() {
+                missed.push(format!(
+                    "{name}: `{property}` has no monitor and is not listed as not yet monitored, \
+                     or no other monitor caught it"
+                ));
+            }
+            unmonitored.push(!others.is_empty());
             continue;
         }
         let judgement = check
@@ -126,7 +141,7 @@ fn committed_schedules_are_caught_from_their_event_log_alone() {
         cases.len()
     );
     assert!(missed.is_empty(), "{}", missed.join("\n"));
-    assert!(caught >= 96, "only {caught} schedules judged");
+    assert!(caught >= 113, "only {caught} schedules judged");
 }
 
 /// A property `case` breaks by design, though its scenario holds: its variant runs

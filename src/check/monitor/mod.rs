@@ -23,6 +23,7 @@
 //! | HDDS-17268 | term covers every term heard | [`term_fencing`] |
 //! | HDDS-17268 | no command of a leader deposed before the restart | [`term_fencing`] |
 //! | HDDS-16811 | a block whose deletion was executed is not live | [`container`] |
+//! | HDDS-16811+HDDS-17268+HDDS-16891 | every deleted block deleted everywhere | [`container`] |
 //! | HDDS-16811 | block metadata only with its file | [`container`] |
 //! | HDDS-16811 | no block of a live key lost | [`replica_data`] |
 //! | HDDS-16811 | data checksum in memory, persisted and in the tree file agree (HDDS-16808) | [`replica_data`] |

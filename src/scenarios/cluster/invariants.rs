@@ -50,12 +50,15 @@ pub fn cluster_settles_after_healing(
     }
 }
 
+/// The property [`deleted_keys_are_gone_everywhere`] checks.
+pub const DELETED_EVERYWHERE: &str = "every deleted block deleted everywhere";
+
 /// Every replica of each deleted key's container holds none of its blocks.
 pub fn deleted_keys_are_gone_everywhere(
     cluster: &MiniOzoneCluster,
     deleted: &[Key],
 ) -> Result<(), Violation> {
-    no_block_live(cluster, deleted, "every deleted block deleted everywhere")
+    no_block_live(cluster, deleted, DELETED_EVERYWHERE)
 }
 
 /// After a full repair round ([`MiniOzoneCluster::repair_round`]), still no replica holds
