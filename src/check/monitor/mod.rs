@@ -30,6 +30,7 @@
 //! | HDDS-16891 | no datanode granted more containers than it has slots | [`allocation`] |
 //! | HDDS-16891 | no datanode granted more containers than it has room for (cluster) | [`allocation`] |
 //! | HDDS-16891 | serving leader reserves every granted unwritten container | [`allocation`] |
+//! | HDDS-17268 | no container left below its replication factor | [`replication`] |
 //! | HDFS-2742 | standby is passive | [`standby`] |
 //! | HDFS-2742 | no false corruption | [`standby`] |
 //! | HDFS-2742 | safe-mode recount | [`standby`] |
@@ -42,6 +43,7 @@ pub mod coverage;
 mod judgement;
 pub mod offline;
 pub mod replica_data;
+pub mod replication;
 pub mod standby;
 pub mod standby_end;
 pub mod term_fencing;
@@ -83,6 +85,7 @@ impl MonitorSet {
         monitors.extend(container::monitors());
         monitors.extend(replica_data::monitors());
         monitors.extend(allocation::monitors());
+        monitors.extend(replication::monitors());
         monitors.extend(standby::monitors());
         monitors.extend(standby_end::monitors());
         Self {
