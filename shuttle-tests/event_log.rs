@@ -45,6 +45,68 @@ fn monitored() -> Vec<&'static str> {
         .collect()
 }
 
+/// What a committed schedule's log showed the monitors.
+struct Judged {
+    /// Its catalogue case, `scenario.variant`.
+    case: String,
+    /// Whether any monitor found a violation.
+    detected: bool,
+    /// For a property with no monitor of its own, whether another caught it.
+    unmonitored: Option<bool>,
+    /// Why the schedule is not caught as it must be, if it is not.
+    missed: Option<String>,
+}
+
+/// Replays the committed schedule `file` with its event log written into `logs`, and
+/// judges the log offline; `None` for a schedule that replays clean (stale).
+fn judge_schedule(file: &Path, logs: &Path, monitored: &[&str]) -> Option<Judged> {
+    let log_path = logs.join(file.with_extension("ndjson").file_name().expect("a name"));
+    let log = EventLogWriter::create(&log_path).expect("the log is writable");
+    let listeners = Listeners {
+        sink: Some(Box::new(log.clone())),
+        ..Listeners::default()
+    };
+    let replayed = replay_file_with(file, listeners).unwrap_or_else(|e| panic!("{e}"));
+    log.flush().expect("the log is written");
+    // `replay.rs` fails on a stale schedule; here it only has no log to judge.
+    let ReplayOutcome::Violation(violation) = replayed.outcome else {
+        return None;
+    };
+    let (_, property) = property_of(&violation).expect("a violation names its property");
+    let check = check_log(&log_path).unwrap_or_else(|e| panic!("{e}"));
+    let name = file
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let violated: Vec<&str> = check
+        .judgements
+        .iter()
+        .filter(|j| matches!(j.verdict, Verdict::Violated(_)))
+        .map(|j| j.property)
+        .collect();
+    let mut judged = Judged {
+        case: name.split('.').take(2).collect::<Vec<_>>().join("."),
+        detected: !violated.is_empty(),
+        unmonitored: None,
+        missed: None,
+    };
+    if !monitored.contains(&property) {
+        println!("{name}: `{property}` has no monitor; caught by {violated:?}");
+        judged.unmonitored = Some(judged.detected);
+        if !NOT_YET_MONITORED.contains(&property) || !judged.detected {
+            judged.missed = Some(format!(
+                "{name}: `{property}` has no monitor and is not listed as not yet monitored, \
+                 or no other monitor caught it"
+            ));
+        }
+    } else if !violated.contains(&property) {
+        judged.missed = Some(format!(
+            "{name}: the scenario found `{property}` broken, its monitor over the log did not"
+        ));
+    }
+    Some(judged)
+}
+
 #[test]
 fn committed_schedules_are_caught_from_their_event_log_alone() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shuttle-tests/schedules");
@@ -57,71 +119,21 @@ fn committed_schedules_are_caught_from_their_event_log_alone() {
         .filter(|p| p.extension().is_some_and(|e| e == "schedule"))
         .collect();
     files.sort();
-    let (mut caught, mut unmonitored, mut stale) = (0, Vec::new(), 0);
-    let mut missed = Vec::new();
+    let (mut caught, mut unmonitored, mut stale, mut missed) = (0, Vec::new(), 0, Vec::new());
     // Each catalogue case (`scenario.variant`) and whether a monitor caught any of its
     // schedules from the log.
     let mut cases = std::collections::BTreeMap::<String, bool>::new();
     for file in &files {
-        let log_path = logs.join(file.with_extension("ndjson").file_name().expect("a name"));
-        let log = EventLogWriter::create(&log_path).expect("the log is writable");
-        let listeners = Listeners {
-            sink: Some(Box::new(log.clone())),
-            ..Listeners::default()
-        };
-        let replayed = replay_file_with(file, listeners).unwrap_or_else(|e| panic!("{e}"));
-        log.flush().expect("the log is written");
-        let ReplayOutcome::Violation(violation) = replayed.outcome else {
-            // `replay.rs` fails on a stale schedule; here it only has no log to judge.
+        let Some(judged) = judge_schedule(file, &logs, &monitored) else {
             stale += 1;
             continue;
         };
-        let (_, property) = property_of(&violation).expect("a violation names its property");
-        let check = check_log(&log_path).unwrap_or_else(|e| panic!("{e}"));
-        let name = file
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
-        let case = name.split('.').take(2).collect::<Vec<_>>().join(".");
-        let detected = check
-            .judgements
-            .iter()
-            .any(|j| matches!(j.verdict, Verdict::Violated(_)));
-        if !detected {
-            missed.push(format!("{name}: no monitor found a violation in its log"));
+        *cases.entry(judged.case).or_default() |= judged.detected;
+        match (judged.missed, judged.unmonitored) {
+            (Some(why), _) => missed.push(why),
+            (None, Some(by_another)) => unmonitored.push(by_another),
+            (None, None) => caught += 1,
         }
-        *cases.entry(case).or_default() |= detected;
-        if !monitored.contains(&property) {
-            let others: Vec<_> = check
-                .judgements
-                .iter()
-                .filter(|j| matches!(j.verdict, Verdict::Violated(_)))
-                .map(|j| j.property)
-                .collect();
-            println!("{name}: `{property}` has no monitor; caught by {others:?}");
-            if !NOT_YET_MONITORED.contains(&property) || others.is_empty() {
-                missed.push(format!(
-                    "{name}: `{property}` has no monitor and is not listed as not yet monitored, \
-                     or no other monitor caught it"
-                ));
-            }
-            unmonitored.push(!others.is_empty());
-            continue;
-        }
-        let judgement = check
-            .judgements
-            .iter()
-            .find(|j| j.property == property)
-            .expect("the property's monitor");
-        if !matches!(judgement.verdict, Verdict::Violated(_)) {
-            missed.push(format!(
-                "{}: the scenario found `{property}` broken, its monitor over the log says {:?}",
-                file.display(),
-                judgement.verdict
-            ));
-            continue;
-        }
-        caught += 1;
     }
     println!(
         "{} committed schedules: {caught} caught offline by the monitor of their property; \
