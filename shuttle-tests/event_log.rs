@@ -13,6 +13,7 @@ use hadoop_ref::check::monitor::{MonitorSet, Verdict};
 use hadoop_ref::check::shuttle::{
     EventLogs, Listeners, Observe, ReplayOutcome, RunSpec, property_of, replay_file_with, run_case,
 };
+use hadoop_ref::scenarios::container::invariants::DATA_CHECKSUM_FOLLOWS_TREE;
 use hadoop_ref::scenarios::term_fencing::{
     NO_COMMAND_BELOW_TAKEN_TERM, NO_COMMAND_OF_DEPOSED_LEADER, TERM_COVERS_HEARD_TERMS,
 };
@@ -153,10 +154,16 @@ fn committed_schedules_are_caught_from_their_event_log_alone() {
 }
 
 /// A property `case` breaks by design, though its scenario holds: its variant runs
-/// datanodes with the seed's patch (which leaves the restart window open) or before it.
+/// datanodes with the seed's patch (which leaves the restart window open) or before it;
+/// or replicas with the seed's patch, whose HDDS-16808 refresh in Ozone's order lets two
+/// tree writes leave the data checksum on the older root (a scenario whose deleting round
+/// and repair both write the tree, such as `delete_during_partial_repair`, shows it).
 fn broken_by_design(case: &Case, property: &str) -> bool {
     match case.variant {
-        "SeedPatch" | "LegacyExcessOrder" => property == NO_COMMAND_OF_DEPOSED_LEADER,
+        "SeedPatch" => {
+            [NO_COMMAND_OF_DEPOSED_LEADER, DATA_CHECKSUM_FOLLOWS_TREE].contains(&property)
+        }
+        "LegacyExcessOrder" => property == NO_COMMAND_OF_DEPOSED_LEADER,
         "LegacyTermFence" => [
             NO_COMMAND_BELOW_TAKEN_TERM,
             TERM_COVERS_HEARD_TERMS,
