@@ -1,7 +1,8 @@
 //! Shuttle: the event monitors judge runs from their event logs alone. Every committed
 //! failing schedule, replayed with its event log written (as `cargo soak replay
-//! --events`), is caught offline by the monitor of the property it breaks, wherever the
-//! property has one; the fixed variants' logs are clean offline, and so are their
+//! --events`), is caught offline by the monitor of the property it breaks; the few
+//! properties with no monitor yet (listed) by the monitor of the fault behind them, so
+//! every caught catalogue case is detected from its log alone; the fixed variants' logs are clean offline, and so are their
 //! executions judged inline, but for the properties a variant breaks by design.
 
 use std::path::{Path, PathBuf};
@@ -12,12 +13,18 @@ use hadoop_ref::check::monitor::{MonitorSet, Verdict};
 use hadoop_ref::check::shuttle::{
     EventLogs, Listeners, Observe, ReplayOutcome, RunSpec, property_of, replay_file_with, run_case,
 };
+use hadoop_ref::scenarios::container::invariants::DATA_CHECKSUM_FOLLOWS_TREE;
 use hadoop_ref::scenarios::term_fencing::{
     NO_COMMAND_BELOW_TAKEN_TERM, NO_COMMAND_OF_DEPOSED_LEADER, TERM_COVERS_HEARD_TERMS,
 };
 use hadoop_ref::story::EventLogWriter;
 
 use crate::support::{RANDOM, SEED};
+
+/// Properties with no monitor of their own yet (`docs/event-log.md` says why): their
+/// committed schedules must each be caught by another monitor, the one of the fault that
+/// causes the loss.
+const NOT_YET_MONITORED: [&str; 2] = ["no live key lost", "no data-loss chain"];
 
 /// Schedules of each fixed case whose logs are checked.
 const FIXED_LOGS: usize = 12;
@@ -39,6 +46,68 @@ fn monitored() -> Vec<&'static str> {
         .collect()
 }
 
+/// What a committed schedule's log showed the monitors.
+struct Judged {
+    /// Its catalogue case, `scenario.variant`.
+    case: String,
+    /// Whether any monitor found a violation.
+    detected: bool,
+    /// For a property with no monitor of its own, whether another caught it.
+    unmonitored: Option<bool>,
+    /// Why the schedule is not caught as it must be, if it is not.
+    missed: Option<String>,
+}
+
+/// Replays the committed schedule `file` with its event log written into `logs`, and
+/// judges the log offline; `None` for a schedule that replays clean (stale).
+fn judge_schedule(file: &Path, logs: &Path, monitored: &[&str]) -> Option<Judged> {
+    let log_path = logs.join(file.with_extension("ndjson").file_name().expect("a name"));
+    let log = EventLogWriter::create(&log_path).expect("the log is writable");
+    let listeners = Listeners {
+        sink: Some(Box::new(log.clone())),
+        ..Listeners::default()
+    };
+    let replayed = replay_file_with(file, listeners).unwrap_or_else(|e| panic!("{e}"));
+    log.flush().expect("the log is written");
+    // `replay.rs` fails on a stale schedule; here it only has no log to judge.
+    let ReplayOutcome::Violation(violation) = replayed.outcome else {
+        return None;
+    };
+    let (_, property) = property_of(&violation).expect("a violation names its property");
+    let check = check_log(&log_path).unwrap_or_else(|e| panic!("{e}"));
+    let name = file
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let violated: Vec<&str> = check
+        .judgements
+        .iter()
+        .filter(|j| matches!(j.verdict, Verdict::Violated(_)))
+        .map(|j| j.property)
+        .collect();
+    let mut judged = Judged {
+        case: name.split('.').take(2).collect::<Vec<_>>().join("."),
+        detected: !violated.is_empty(),
+        unmonitored: None,
+        missed: None,
+    };
+    if !monitored.contains(&property) {
+        println!("{name}: `{property}` has no monitor; caught by {violated:?}");
+        judged.unmonitored = Some(judged.detected);
+        if !NOT_YET_MONITORED.contains(&property) || !judged.detected {
+            judged.missed = Some(format!(
+                "{name}: `{property}` has no monitor and is not listed as not yet monitored, \
+                 or no other monitor caught it"
+            ));
+        }
+    } else if !violated.contains(&property) {
+        judged.missed = Some(format!(
+            "{name}: the scenario found `{property}` broken, its monitor over the log did not"
+        ));
+    }
+    Some(judged)
+}
+
 #[test]
 fn committed_schedules_are_caught_from_their_event_log_alone() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shuttle-tests/schedules");
@@ -51,59 +120,21 @@ fn committed_schedules_are_caught_from_their_event_log_alone() {
         .filter(|p| p.extension().is_some_and(|e| e == "schedule"))
         .collect();
     files.sort();
-    let (mut caught, mut unmonitored, mut stale) = (0, Vec::new(), 0);
+    let (mut caught, mut unmonitored, mut stale, mut missed) = (0, Vec::new(), 0, Vec::new());
     // Each catalogue case (`scenario.variant`) and whether a monitor caught any of its
     // schedules from the log.
     let mut cases = std::collections::BTreeMap::<String, bool>::new();
     for file in &files {
-        let log_path = logs.join(file.with_extension("ndjson").file_name().expect("a name"));
-        let log = EventLogWriter::create(&log_path).expect("the log is writable");
-        let listeners = Listeners {
-            sink: Some(Box::new(log.clone())),
-            ..Listeners::default()
-        };
-        let replayed = replay_file_with(file, listeners).unwrap_or_else(|e| panic!("{e}"));
-        log.flush().expect("the log is written");
-        let ReplayOutcome::Violation(violation) = replayed.outcome else {
-            // `replay.rs` fails on a stale schedule; here it only has no log to judge.
+        let Some(judged) = judge_schedule(file, &logs, &monitored) else {
             stale += 1;
             continue;
         };
-        let (_, property) = property_of(&violation).expect("a violation names its property");
-        let check = check_log(&log_path).unwrap_or_else(|e| panic!("{e}"));
-        let name = file
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
-        let case = name.split('.').take(2).collect::<Vec<_>>().join(".");
-        let detected = check
-            .judgements
-            .iter()
-            .any(|j| matches!(j.verdict, Verdict::Violated(_)));
-        *cases.entry(case).or_default() |= detected;
-        if !monitored.contains(&property) {
-            let by_another = check
-                .judgements
-                .iter()
-                .any(|j| matches!(j.verdict, Verdict::Violated(_)));
-            if !by_another {
-                println!("not detected from its log: {name} (`{property}` has no monitor)");
-            }
-            unmonitored.push(by_another);
-            continue;
+        *cases.entry(judged.case).or_default() |= judged.detected;
+        match (judged.missed, judged.unmonitored) {
+            (Some(why), _) => missed.push(why),
+            (None, Some(by_another)) => unmonitored.push(by_another),
+            (None, None) => caught += 1,
         }
-        let judgement = check
-            .judgements
-            .iter()
-            .find(|j| j.property == property)
-            .expect("the property's monitor");
-        assert!(
-            matches!(judgement.verdict, Verdict::Violated(_)),
-            "{}: the scenario found `{property}` broken, its monitor over the log says {:?}",
-            file.display(),
-            judgement.verdict
-        );
-        caught += 1;
     }
     println!(
         "{} committed schedules: {caught} caught offline by the monitor of their property; \
@@ -118,14 +149,21 @@ fn committed_schedules_are_caught_from_their_event_log_alone() {
         cases.values().filter(|&&detected| detected).count(),
         cases.len()
     );
-    assert!(caught >= 96, "only {caught} schedules judged");
+    assert!(missed.is_empty(), "{}", missed.join("\n"));
+    assert!(caught >= 115, "only {caught} schedules judged");
 }
 
 /// A property `case` breaks by design, though its scenario holds: its variant runs
-/// datanodes with the seed's patch (which leaves the restart window open) or before it.
+/// datanodes with the seed's patch (which leaves the restart window open) or before it;
+/// or replicas with the seed's patch, whose HDDS-16808 refresh in Ozone's order lets two
+/// tree writes leave the data checksum on the older root (a scenario whose deleting round
+/// and repair both write the tree, such as `delete_during_partial_repair`, shows it).
 fn broken_by_design(case: &Case, property: &str) -> bool {
     match case.variant {
-        "SeedPatch" | "LegacyExcessOrder" => property == NO_COMMAND_OF_DEPOSED_LEADER,
+        "SeedPatch" => {
+            [NO_COMMAND_OF_DEPOSED_LEADER, DATA_CHECKSUM_FOLLOWS_TREE].contains(&property)
+        }
+        "LegacyExcessOrder" => property == NO_COMMAND_OF_DEPOSED_LEADER,
         "LegacyTermFence" => [
             NO_COMMAND_BELOW_TAKEN_TERM,
             TERM_COVERS_HEARD_TERMS,

@@ -5,6 +5,7 @@ mod conformance;
 mod defects;
 mod exploration;
 mod monitor;
+mod monitor_end;
 mod monitor_state;
 mod plan;
 mod real_logs;

@@ -6,6 +6,10 @@
 //!   block's metadata again (`commit decided` with `decision=commit`), unless another
 //!   deletion of it, or of the whole replica (`command run` of a `DeleteContainer` that
 //!   ran), follows. Judged at the end of the run, as the scenarios judge it at quiescence.
+//!   The cluster scenarios' **every deleted block deleted everywhere** is judged the same
+//!   way over every replica of the run: a block one replica deleted and a repair made
+//!   live again is a deleted block live somewhere (what the events cannot show, a replica
+//!   that never received the deletion, stays unjudged).
 //! - **block metadata only with its file**: no block ends the run with metadata whose
 //!   file is gone. Metadata comes with a commit and goes with a deletion; a file comes
 //!   with a pulled chunk (`chunk pulled`) and goes with a deletion, with `pulled chunks
@@ -18,6 +22,7 @@ use std::collections::BTreeMap;
 use super::judgement::{Finding, Monitor, Needed, Reads, Trail, Verdict};
 use super::values::{command_container, is_delete_container, parse_id};
 use crate::scenarios::Violation;
+use crate::scenarios::cluster::{DELETED_EVERYWHERE, SEED_KEY as CLUSTER_SEED_KEY};
 use crate::scenarios::container::SEED_KEY;
 use crate::scenarios::container::invariants::{DELETED_BLOCK_NOT_LIVE, METADATA_WITH_FILE};
 use crate::story::Event;
@@ -31,7 +36,11 @@ const REPLICA_DELETED: Needed =
 /// The container monitors.
 pub fn monitors() -> Vec<Box<dyn Monitor>> {
     vec![
-        Box::new(DeletedBlockNotLive::default()),
+        Box::new(DeletedBlockNotLive::new(SEED_KEY, DELETED_BLOCK_NOT_LIVE)),
+        Box::new(DeletedBlockNotLive::new(
+            CLUSTER_SEED_KEY,
+            DELETED_EVERYWHERE,
+        )),
         Box::new(MetadataOnlyWithFile::default()),
     ]
 }
@@ -103,21 +112,35 @@ fn violation(property: &'static str, detail: String) -> Violation {
 }
 
 /// No block is live after its deletion ran on the replica (judged at the end).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct DeletedBlockNotLive {
     /// Each deleted block: the step of its last deletion, and of the commit that made it
     /// live again since, if any.
     deleted: BTreeMap<BlockKey, (usize, Option<usize>)>,
     trail: Trail<BlockKey>,
+    seed: &'static str,
+    property: &'static str,
+}
+
+impl DeletedBlockNotLive {
+    /// The monitor, reporting its violations as `property` of `seed`.
+    pub fn new(seed: &'static str, property: &'static str) -> Self {
+        Self {
+            deleted: BTreeMap::new(),
+            trail: Trail::default(),
+            seed,
+            property,
+        }
+    }
 }
 
 impl Monitor for DeletedBlockNotLive {
     fn seed(&self) -> &'static str {
-        SEED_KEY
+        self.seed
     }
 
     fn property(&self) -> &'static str {
-        DELETED_BLOCK_NOT_LIVE
+        self.property
     }
 
     fn observe(&mut self, event: &Event) {
@@ -156,12 +179,13 @@ impl Monitor for DeletedBlockNotLive {
         match restored {
             Some(((node, container, block), deleted_at, restored_at)) => {
                 Verdict::Violated(Finding {
-                    violation: violation(
-                        DELETED_BLOCK_NOT_LIVE,
-                        format!(
+                    violation: Violation {
+                        seed: self.seed,
+                        property: self.property,
+                        detail: format!(
                             "{node} block {block} of c{container}: deleted at step {deleted_at}, committed again by a repair at step {restored_at}, and live at the end"
                         ),
-                    ),
+                    },
                     step: restored_at,
                     evidence: self.trail.evidence(
                         &(node.clone(), *container, *block),

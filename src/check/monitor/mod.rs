@@ -23,20 +23,29 @@
 //! | HDDS-17268 | term covers every term heard | [`term_fencing`] |
 //! | HDDS-17268 | no command of a leader deposed before the restart | [`term_fencing`] |
 //! | HDDS-16811 | a block whose deletion was executed is not live | [`container`] |
+//! | HDDS-16811+HDDS-17268+HDDS-16891 | every deleted block deleted everywhere | [`container`] |
 //! | HDDS-16811 | block metadata only with its file | [`container`] |
+//! | HDDS-16811 | no block of a live key lost | [`replica_data`] |
+//! | HDDS-16811 | data checksum in memory, persisted and in the tree file agree (HDDS-16808) | [`replica_data`] |
 //! | HDDS-16891 | no datanode granted more containers than it has slots | [`allocation`] |
 //! | HDDS-16891 | no datanode granted more containers than it has room for (cluster) | [`allocation`] |
 //! | HDDS-16891 | serving leader reserves every granted unwritten container | [`allocation`] |
+//! | HDDS-17268 | no container left below its replication factor | [`replication`] |
 //! | HDFS-2742 | standby is passive | [`standby`] |
 //! | HDFS-2742 | no false corruption | [`standby`] |
 //! | HDFS-2742 | safe-mode recount | [`standby`] |
+//! | HDFS-2742 | location completeness | [`standby_end`] |
+//! | HDFS-17905 | the standby's queue empties | [`standby_end`] |
 
 pub mod allocation;
 pub mod container;
 pub mod coverage;
 mod judgement;
 pub mod offline;
+pub mod replica_data;
+pub mod replication;
 pub mod standby;
+pub mod standby_end;
 pub mod term_fencing;
 mod values;
 
@@ -74,8 +83,11 @@ impl MonitorSet {
         let mut monitors: Vec<Box<dyn Monitor>> = Vec::new();
         monitors.extend(term_fencing::monitors());
         monitors.extend(container::monitors());
+        monitors.extend(replica_data::monitors());
         monitors.extend(allocation::monitors());
+        monitors.extend(replication::monitors());
         monitors.extend(standby::monitors());
+        monitors.extend(standby_end::monitors());
         Self {
             monitors,
             events: 0,

@@ -169,6 +169,8 @@ impl State {
     /// mode it states the counts beside their recount, for the safe-mode monitor: a
     /// stronger form of upstream's `doConsistencyCheck` (`BlockManagerSafeMode`, run only
     /// with Java assertions on), which holds the total against the active block count.
+    /// With reports queued, it states how many and of which blocks (upstream's
+    /// `PendingDataNodeMessageCount` metric), for the liveness monitor of the queue.
     pub(super) fn view(&self) -> NamesystemView {
         let recount = self.count_safe_blocks();
         if self.safe_mode.on {
@@ -180,6 +182,18 @@ impl State {
                 recount_safe = recount.1,
                 corrupt = self.corrupt.len(),
                 "safe mode consistency check"
+            );
+        }
+        let queued = self.queue.count();
+        if queued > 0 {
+            let mut blocks: Vec<String> =
+                self.queue.iter().map(|q| q.block.id.to_string()).collect();
+            blocks.dedup();
+            tracing::debug!(
+                node = self.node(),
+                queued,
+                blocks = %blocks.join(", "),
+                "pending messages read"
             );
         }
         NamesystemView {

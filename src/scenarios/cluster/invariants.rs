@@ -50,12 +50,15 @@ pub fn cluster_settles_after_healing(
     }
 }
 
+/// The property [`deleted_keys_are_gone_everywhere`] checks.
+pub const DELETED_EVERYWHERE: &str = "every deleted block deleted everywhere";
+
 /// Every replica of each deleted key's container holds none of its blocks.
 pub fn deleted_keys_are_gone_everywhere(
     cluster: &MiniOzoneCluster,
     deleted: &[Key],
 ) -> Result<(), Violation> {
-    no_block_live(cluster, deleted, "every deleted block deleted everywhere")
+    no_block_live(cluster, deleted, DELETED_EVERYWHERE)
 }
 
 /// After a full repair round ([`MiniOzoneCluster::repair_round`]), still no replica holds
@@ -237,6 +240,12 @@ pub fn replicas_keep_metadata_and_files_together(
 /// impact (HDDS-16449's double delete).
 const TERM_FENCING_SEED: &str = "HDDS-17268";
 
+/// The property of [`container_keeps_its_replication_factor`] a double delete breaks.
+pub const BELOW_REPLICATION_FACTOR: &str = "no container left below its replication factor";
+
+/// The seed a double delete of an over-replicated container's replicas is reported under.
+pub const REPLICATION_SEED: &str = TERM_FENCING_SEED;
+
 /// The datanodes holding a replica of `container` are exactly `factor`: fewer means two
 /// SCMs' over-replication deletes fell on different replicas (HDDS-16449's double delete,
 /// which HDDS-4589's order and HDDS-17268's fence each prevent), more that the excess was
@@ -246,7 +255,7 @@ pub fn container_keeps_its_replication_factor(
     container: ContainerId,
     factor: usize,
 ) -> Result<(), Violation> {
-    const BELOW: &str = "no container left below its replication factor";
+    const BELOW: &str = BELOW_REPLICATION_FACTOR;
     const ABOVE: &str = "an over-replicated container's excess is removed";
     let holders: Vec<usize> = (0..cluster.datanode_count())
         .filter(|&dn| {

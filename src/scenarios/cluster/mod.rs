@@ -28,7 +28,9 @@ pub use deleting::{
     DeletingContainerBehavior, emptied_but_one, emptied_container_deleted_despite_a_restored_block,
 };
 pub use deletions::keys_deleted_while_leadership_moves;
-pub use invariants::{NO_GRANT_PAST_ROOM, SEED_KEY};
+pub use invariants::{
+    BELOW_REPLICATION_FACTOR, DELETED_EVERYWHERE, NO_GRANT_PAST_ROOM, REPLICATION_SEED, SEED_KEY,
+};
 pub use over_replicated::{
     FailoverDeleteBehavior, over_replicated_container_across_a_leader_change,
     stale_excess_delete_in_flight,

@@ -121,6 +121,10 @@ pub fn over_replicated_container_across_a_leader_change(
         .set_link(stale_target, OLD_LEADER, true)
         .map_err(setup)?;
     cluster_settles_after_healing(&cluster, 50)?;
+    tracing::debug!(
+        why = "healed and settled: every link up, every command delivered",
+        "cluster quiescent"
+    );
     container_keeps_its_replication_factor(&cluster, container, FACTOR)
 }
 

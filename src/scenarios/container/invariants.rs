@@ -184,6 +184,13 @@ pub fn first_file_without_metadata(
     Ok(None)
 }
 
+/// The property [`live_blocks_present`] checks.
+pub const LIVE_BLOCKS_PRESENT: &str = "no block of a live key lost";
+
+/// The property [`data_checksum_follows_the_tree`] checks.
+pub const DATA_CHECKSUM_FOLLOWS_TREE: &str =
+    "data checksum in memory, persisted and in the tree file agree (HDDS-16808)";
+
 /// No data of a live key is lost: every block of `live` has metadata and a file with its
 /// data on every replica of `nodes`.
 pub fn live_blocks_present<R: KeyValueContainerApi>(
@@ -205,7 +212,7 @@ pub fn live_blocks_present<R: KeyValueContainerApi>(
                 let listed = node.block(block).ok().flatten();
                 let file = node.block_file_len(block).ok().flatten();
                 return Err(violation(
-                    "no block of a live key lost",
+                    LIVE_BLOCKS_PRESENT,
                     format!(
                         "{} block {block}: metadata lists {} of {chunks} chunk(s), file {}",
                         node.datanode(),
@@ -230,7 +237,7 @@ pub fn data_checksum_follows_the_tree(node: &ReplicaNode) -> Result<(), Violatio
         return Ok(());
     }
     Err(violation(
-        "data checksum in memory, persisted and in the tree file agree (HDDS-16808)",
+        DATA_CHECKSUM_FOLLOWS_TREE,
         format!("{}: {views:?}", node.id()),
     ))
 }

@@ -27,6 +27,8 @@ pub const STANDBY_IS_PASSIVE: &str = "standby is passive";
 pub const NO_FALSE_CORRUPTION: &str = "no false corruption";
 /// The property [`safe_mode_matches_recount`] checks.
 pub const SAFE_MODE_RECOUNT: &str = "safe-mode recount";
+/// The property [`location_completeness`] checks.
+pub const LOCATION_COMPLETENESS: &str = "location completeness";
 
 /// **Standby is passive** (and the half of **no false corruption** that needs no
 /// oracle): while `postpone` is on, nothing is ever marked corrupt.
@@ -169,7 +171,7 @@ pub fn location_completeness(
             && !stored.locations.contains(&storage)
         {
             return Err(violation(
-                "location completeness",
+                LOCATION_COMPLETENESS,
                 format!(
                     "{nn}: {storage:?} holds and reported {replica:?} FINALIZED, but is not a \
                      location of {id:?} (locations {:?})",

@@ -95,6 +95,10 @@ pub fn deleted_blocks_leave_no_queued_reports<F: NamesystemFactory>(
     }
     join_all(handles)?;
     heal(&pair)?;
+    tracing::debug!(
+        why = "heal phase over: every file deleted, every edit tailed, every report landed",
+        "cluster quiescent"
+    );
     let (_, standby) = pair.roles();
     standby_queue_empties(
         &format!("{} (standby)", standby.id()),

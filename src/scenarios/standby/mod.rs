@@ -49,10 +49,10 @@ pub use genstamp::{
     replica_reported_between_split_batches_is_recorded,
 };
 pub use invariants::{
-    NO_FALSE_CORRUPTION, SAFE_MODE_RECOUNT, STANDBY_IS_PASSIVE, check_namenode,
-    check_pair_namenodes, check_pair_quiescent, check_quiescent, generation_stamp_never_reused,
-    location_completeness, no_block_lost, no_false_corruption, no_stale_location, queue_is_sound,
-    safe_mode_matches_recount, standby_is_passive,
+    LOCATION_COMPLETENESS, NO_FALSE_CORRUPTION, SAFE_MODE_RECOUNT, STANDBY_IS_PASSIVE,
+    check_namenode, check_pair_namenodes, check_pair_quiescent, check_quiescent,
+    generation_stamp_never_reused, location_completeness, no_block_lost, no_false_corruption,
+    no_stale_location, queue_is_sound, safe_mode_matches_recount, standby_is_passive,
 };
 pub use leak::{
     LEAK_SEED_KEY, STANDBY_QUEUE_EMPTIES, deleted_blocks_leave_no_queued_reports,
