@@ -171,6 +171,10 @@ impl Kept {
 }
 
 impl Subscriber for Recorder {
+    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
+        Some(super::EVENT_LEVEL)
+    }
+
     fn enabled(&self, metadata: &Metadata<'_>) -> bool {
         metadata.is_event() && metadata.target().starts_with(TARGET_PREFIX)
     }

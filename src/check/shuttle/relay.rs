@@ -74,6 +74,10 @@ fn ours(metadata: &Metadata<'_>) -> bool {
 struct Relay;
 
 impl Subscriber for Relay {
+    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
+        Some(crate::story::EVENT_LEVEL)
+    }
+
     fn register_callsite(&self, metadata: &'static Metadata<'static>) -> Interest {
         // Whether a recorder is registered changes from thread to thread and run to run.
         if ours(metadata) {
