@@ -71,6 +71,13 @@ pub use log::{EventLogReader, EventLogWriter, LogError, LogRecord, SCHEMA_VERSIO
 pub use recorder::{EventSink, MAX_EVENTS, Recorder};
 pub use table::{StepTable, fields_text};
 
+/// The most verbose level this crate's components emit their events at (`debug!`, more
+/// severe for a few): its subscribers say so to `tracing` (`max_level_hint`), so the
+/// `trace!` calls of the checkers' own code (shuttle's, at each scheduling point) are
+/// turned down by the level check alone while they record.
+pub const EVENT_LEVEL: tracing::level_filters::LevelFilter =
+    tracing::level_filters::LevelFilter::DEBUG;
+
 /// Runs `f` with a fresh [`Recorder`] installed on this thread and returns what `f`
 /// returned with the story recorded meanwhile.
 ///

@@ -55,6 +55,29 @@ struct Kept {
     /// A recorder that keeps nothing refills this one event for each event it hands its
     /// sinks, reusing its strings: an inline monitor's run allocates nothing per event.
     scratch: Event,
+    /// The strings the scratch event's last fields and node were in, kept for the next
+    /// event that has them.
+    spare: Spare,
+    /// The label of each thread that emitted an event since the last [`Recorder::take`],
+    /// by its key: a thread's label is formatted once, not at each of its events.
+    labels: Vec<(u64, String)>,
+}
+
+/// Threads whose labels a recorder keeps between two takes; past it, a label is formatted
+/// at each event (a production process's short-lived threads).
+const MAX_LABELS: usize = 64;
+
+/// The label of the calling thread (its key `key`), from `labels` or formatted and kept.
+fn label_of(labels: &mut Vec<(u64, String)>, key: u64) -> std::borrow::Cow<'_, str> {
+    if let Some(at) = labels.iter().position(|(k, _)| *k == key) {
+        return std::borrow::Cow::Borrowed(labels[at].1.as_str());
+    }
+    let label = thread::current_label();
+    if labels.len() >= MAX_LABELS {
+        return std::borrow::Cow::Owned(label);
+    }
+    labels.push((key, label));
+    std::borrow::Cow::Borrowed(labels[labels.len() - 1].1.as_str())
 }
 
 impl Default for Kept {
@@ -65,6 +88,8 @@ impl Default for Kept {
             capacity: MAX_EVENTS,
             sinks: Vec::new(),
             scratch: Event::default(),
+            spare: Spare::default(),
+            labels: Vec::new(),
         }
     }
 }
@@ -108,32 +133,48 @@ impl Recorder {
     /// The events recorded so far, leaving the recorder empty for the next execution.
     /// The sinks stay; the next event is step 1 again.
     pub fn take(&self) -> Story {
-        self.kept.with(|kept| Story {
-            events: std::mem::take(&mut kept.events).into(),
-            left_out: std::mem::take(&mut kept.left_out),
+        self.kept.with(|kept| {
+            // A checker's next execution numbers its threads afresh.
+            kept.labels.clear();
+            Story {
+                events: std::mem::take(&mut kept.events).into(),
+                left_out: std::mem::take(&mut kept.left_out),
+            }
         })
     }
+}
 
-    fn push(&self, mut event: Event) {
-        self.kept.with(|kept| {
-            event.step = kept.left_out + kept.events.len() + 1;
-            for sink in &mut kept.sinks {
-                sink.event(&event);
-            }
-            if kept.capacity == 0 {
-                kept.left_out += 1;
-                return;
-            }
-            if kept.events.len() >= kept.capacity {
-                kept.events.pop_front();
-                kept.left_out += 1;
-            }
-            kept.events.push_back(event);
-        });
+impl Kept {
+    /// Numbers `event` and hands it to the sinks, then keeps it (within the bound).
+    fn push(&mut self, mut event: Event) {
+        event.step = self.left_out + self.events.len() + 1;
+        for sink in &mut self.sinks {
+            sink.event(&event);
+        }
+        if self.events.len() >= self.capacity {
+            self.events.pop_front();
+            self.left_out += 1;
+        }
+        self.events.push_back(event);
+    }
+
+    /// Refills the scratch event with `event`, numbers it and hands it to the sinks.
+    fn stream(&mut self, event: &TracingEvent<'_>, thread: u64) {
+        let label = label_of(&mut self.labels, thread);
+        refill(&mut self.scratch, &mut self.spare, event, &label);
+        self.left_out += 1;
+        self.scratch.step = self.left_out;
+        for sink in &mut self.sinks {
+            sink.event(&self.scratch);
+        }
     }
 }
 
 impl Subscriber for Recorder {
+    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
+        Some(super::EVENT_LEVEL)
+    }
+
     fn enabled(&self, metadata: &Metadata<'_>) -> bool {
         metadata.is_event() && metadata.target().starts_with(TARGET_PREFIX)
     }
@@ -151,21 +192,16 @@ impl Subscriber for Recorder {
         if !event.metadata().target().starts_with(TARGET_PREFIX) {
             return;
         }
-        let streamed = self.kept.with(|kept| {
-            if kept.capacity > 0 {
-                return false;
+        let thread = thread::current_key();
+        self.kept.with(|kept| {
+            if kept.capacity == 0 {
+                kept.stream(event, thread);
+                return;
             }
-            refill(&mut kept.scratch, event);
-            kept.left_out += 1;
-            kept.scratch.step = kept.left_out;
-            for sink in &mut kept.sinks {
-                sink.event(&kept.scratch);
-            }
-            true
+            let label = label_of(&mut kept.labels, thread).into_owned();
+            let recorded = event_with_label(event, label);
+            kept.push(recorded);
         });
-        if !streamed && let Some(event) = event_of(event) {
-            self.push(event);
-        }
     }
 
     fn enter(&self, _span: &Id) {}
@@ -180,30 +216,45 @@ pub(super) fn event_of(event: &TracingEvent<'_>) -> Option<Event> {
     if !metadata.target().starts_with(TARGET_PREFIX) {
         return None;
     }
+    Some(event_with_label(event, thread::current_label()))
+}
+
+/// [`event_of`] for an event of this crate emitted by the thread labelled `thread`.
+fn event_with_label(event: &TracingEvent<'_>, thread: String) -> Event {
+    let metadata = event.metadata();
     let mut fields = Fields::default();
     event.record(&mut fields);
-    Some(Event {
+    Event {
         step: 0,
-        thread: thread::current_label(),
+        thread,
         node: fields.node,
         component: component_of(metadata.target()),
         name: fields.message.unwrap_or_else(|| metadata.name().to_owned()),
         fields: fields.rest,
-    })
+    }
 }
 
-/// Rewrites `scratch` as the story's event of `event` (this crate's), as [`event_of`]
-/// makes it, reusing its strings' buffers.
-fn refill(scratch: &mut Event, event: &TracingEvent<'_>) {
+/// Strings a refilled event no longer needs, for the next one.
+#[derive(Default)]
+struct Spare {
+    fields: Vec<(String, String)>,
+    node: Option<String>,
+}
+
+/// Rewrites `scratch` as the story's event of `event` (this crate's), emitted by the
+/// thread labelled `thread`, as [`event_of`] makes it, reusing its strings' buffers (and
+/// those in `spare`).
+fn refill(scratch: &mut Event, spare: &mut Spare, event: &TracingEvent<'_>, thread: &str) {
     let metadata = event.metadata();
     scratch.thread.clear();
-    scratch.thread.push_str(&thread::current_label());
+    scratch.thread.push_str(thread);
     scratch.component.clear();
     scratch
         .component
         .push_str(component_of_str(metadata.target()));
     let mut refill = Refill {
         event: scratch,
+        spare: &mut *spare,
         node: false,
         message: false,
         fields: 0,
@@ -215,9 +266,9 @@ fn refill(scratch: &mut Event, event: &TracingEvent<'_>) {
         fields,
         ..
     } = refill;
-    scratch.fields.truncate(fields);
-    if !node {
-        scratch.node = None;
+    spare.fields.extend(scratch.fields.drain(fields..));
+    if !node && let Some(unused) = scratch.node.take() {
+        spare.node = Some(unused);
     }
     if !message {
         scratch.name.clear();
@@ -228,6 +279,7 @@ fn refill(scratch: &mut Event, event: &TracingEvent<'_>) {
 /// An event's fields written over a previous event's strings.
 struct Refill<'a> {
     event: &'a mut Event,
+    spare: &'a mut Spare,
     node: bool,
     message: bool,
     fields: usize,
@@ -243,13 +295,17 @@ impl Refill<'_> {
             }
             "node" => {
                 self.node = true;
-                self.event.node.get_or_insert_with(String::new)
+                let spare = &mut self.spare.node;
+                self.event
+                    .node
+                    .get_or_insert_with(|| spare.take().unwrap_or_default())
             }
             name => {
                 let at = self.fields;
                 self.fields += 1;
                 if at == self.event.fields.len() {
-                    self.event.fields.push((String::new(), String::new()));
+                    let pair = self.spare.fields.pop().unwrap_or_default();
+                    self.event.fields.push(pair);
                 }
                 let (key, value) = &mut self.event.fields[at];
                 key.clear();
@@ -267,11 +323,46 @@ impl Visit for Refill<'_> {
         self.slot(field).push_str(value);
     }
 
+    // Integers and flags written as `Debug` writes them, without its dynamic dispatch.
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        push_u64(self.slot(field), value);
+    }
+
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        let slot = self.slot(field);
+        if value < 0 {
+            slot.push('-');
+        }
+        push_u64(slot, value.unsigned_abs());
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.slot(field)
+            .push_str(if value { "true" } else { "false" });
+    }
+
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
         use std::fmt::Write as _;
         // Writing into a String cannot fail.
         let _ = write!(self.slot(field), "{value:?}");
     }
+}
+
+/// Appends `value` in decimal, as its `Display` does.
+fn push_u64(out: &mut String, value: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = value;
+    loop {
+        at -= 1;
+        // A digit is below 10: the cast keeps it.
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 /// `hadoop_ref::datanode::state_context` → `datanode::state_context`, borrowed.

@@ -36,8 +36,9 @@ pub fn run_one(run: &RunOne) -> ExitCode {
         );
         return ExitCode::from(2);
     };
-    if run.monitors || run.events.is_some() {
-        // One case a process: its recorder needs no scoped dispatcher for shuttle to park.
+    if run.monitors || run.events.is_some() || !run.no_coverage {
+        // One case a process: its recorder and its coverage hook need no scoped dispatcher
+        // for shuttle to park.
         hadoop_ref::check::shuttle::relay_events_globally();
     }
     let status = explore(case, scheduler, run);

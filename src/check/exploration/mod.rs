@@ -12,13 +12,15 @@
 //! with the case ([`RaceWindow`], `check::catalogue`) is a predicate over the events, fed
 //! as they happen; a run counts the executions that reached it.
 //!
-//! The hook is a `tracing` subscriber of its own ([`Coverage::install`]): it never builds
-//! the story's events (no allocation per event once a run has seen its kinds and nodes).
-//! It is installed scoped, around the run: as the process's global default it would cost
-//! shuttle nothing per context switch, but it then missed the standby's events (its batch
-//! dry run silences events with a scoped `Dispatch::none`, which shuttle's parking of
-//! per-task defaults does not restore to a global default), so counts differed. It is not the event monitors' coverage
-//! (`check::monitor`), which says which events an upstream log can show.
+//! The hook is a `tracing` subscriber of its own: it never builds the story's events (no
+//! allocation per event once a run has seen its kinds and nodes). A run installs it scoped
+//! ([`Coverage::install`]), or, in a process that relays every event to the subscriber its
+//! run registered (the soak tool's, `check::shuttle::relay_events_globally`), registers it
+//! there ([`Coverage::hook`]): a scoped default costs at every context switch, where
+//! shuttle parks and reinstates each task's default. Both count alike (the standby's dry
+//! run of a batch silences its events under a scoped `Dispatch::none` either way). It is
+//! not the event monitors' coverage (`check::monitor`), which says which events an
+//! upstream log can show.
 
 mod summary;
 mod tally;
@@ -64,6 +66,16 @@ impl Coverage {
             inner: recorder,
         };
         crate::story::with_scoped_default(subscriber, f)
+    }
+
+    /// The coverage hook as a dispatcher, handing every event on to `recorder` too when
+    /// one is given: for a harness that routes events to it without a scoped default
+    /// (the shuttle runner's relay).
+    pub fn hook(&self, recorder: Option<Recorder>) -> tracing::Dispatch {
+        tracing::Dispatch::new(Exploring {
+            tally: self.tally.clone(),
+            inner: recorder,
+        })
     }
 
     /// At the start of an execution.

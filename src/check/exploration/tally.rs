@@ -317,6 +317,10 @@ pub(super) struct Exploring {
 }
 
 impl Subscriber for Exploring {
+    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
+        Some(crate::story::EVENT_LEVEL)
+    }
+
     fn enabled(&self, metadata: &Metadata<'_>) -> bool {
         metadata.is_event() && metadata.target().starts_with(TARGET_PREFIX)
     }

@@ -1,14 +1,18 @@
 //! A process-wide `tracing` subscriber that relays the events of the calling OS thread to
-//! the [`Recorder`] that thread's run registered: how a shuttle run observes its events
-//! without a scoped default dispatcher.
+//! the subscriber that thread's run registered (the story's [`Recorder`], or the coverage
+//! hook wrapping one): how a shuttle run observes its events without a scoped default
+//! dispatcher.
 //!
-//! A recorder installed as the run's scoped default (`tracing::subscriber::with_default`)
+//! A subscriber installed as the run's scoped default (`tracing::subscriber::with_default`)
 //! costs at every task switch: shuttle parks and reinstates a task's scoped default each
 //! time the task yields (`set_default` and its guard), and while any scoped default is
 //! alive every event looks its dispatcher up through the thread's state. Installed once
 //! as the global default instead ([`relay_events_globally`]), the relay leaves shuttle
-//! nothing to park; a run registers its recorder on its own OS thread, where every one of
-//! its tasks runs ([`with_recorder`]). Events of a thread with no recorder are not enabled.
+//! nothing to park; a run registers its subscriber on its own OS thread, where every one
+//! of its tasks runs ([`with_subscriber`]). Events of a thread with no subscriber are not
+//! enabled. A component that silences its own events for a while (the standby's dry run
+//! of a batch, under a scoped `Dispatch::none` that yields nowhere) still silences them:
+//! its scoped default is the one asked while it lasts.
 //!
 //! For the soak tool's processes, which run one case at a time: a process whose other
 //! threads need their events must not install it (a thread spawned by the production
@@ -26,8 +30,8 @@ use crate::story::Recorder;
 const TARGET_PREFIX: &str = "hadoop_ref::";
 
 thread_local! {
-    /// The recorder of the run on this OS thread, if one is registered.
-    static TARGET: RefCell<Option<Recorder>> = const { RefCell::new(None) };
+    /// The subscriber of the run on this OS thread, if one is registered.
+    static TARGET: RefCell<Option<Dispatch>> = const { RefCell::new(None) };
 }
 
 /// Installs the relay as the process's global default `tracing` subscriber, unless
@@ -44,14 +48,19 @@ pub(super) fn relaying() -> bool {
 
 /// Runs `f` with `recorder` taking this OS thread's events through the relay.
 pub(super) fn with_recorder<T>(recorder: &Recorder, f: impl FnOnce() -> T) -> T {
-    /// Unregisters the recorder, also when `f` unwinds.
+    with_subscriber(Dispatch::new(recorder.clone()), f)
+}
+
+/// Runs `f` with `subscriber` taking this OS thread's events through the relay.
+pub(super) fn with_subscriber<T>(subscriber: Dispatch, f: impl FnOnce() -> T) -> T {
+    /// Unregisters the subscriber, also when `f` unwinds.
     struct Unregister;
     impl Drop for Unregister {
         fn drop(&mut self) {
             TARGET.with(|target| target.borrow_mut().take());
         }
     }
-    TARGET.with(|target| *target.borrow_mut() = Some(recorder.clone()));
+    TARGET.with(|target| *target.borrow_mut() = Some(subscriber));
     let _unregister = Unregister;
     f()
 }
@@ -65,6 +74,10 @@ fn ours(metadata: &Metadata<'_>) -> bool {
 struct Relay;
 
 impl Subscriber for Relay {
+    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
+        Some(crate::story::EVENT_LEVEL)
+    }
+
     fn register_callsite(&self, metadata: &'static Metadata<'static>) -> Interest {
         // Whether a recorder is registered changes from thread to thread and run to run.
         if ours(metadata) {
@@ -90,12 +103,12 @@ impl Subscriber for Relay {
 
     fn event(&self, event: &Event<'_>) {
         TARGET.with(|target| {
-            // A sink that emitted an event of its own would find the recorder borrowed:
+            // A sink that emitted an event of its own would find the subscriber borrowed:
             // that event is dropped rather than recorded out of order.
             if let Ok(target) = target.try_borrow()
-                && let Some(recorder) = target.as_ref()
+                && let Some(subscriber) = target.as_ref()
             {
-                recorder.event(event);
+                subscriber.event(event);
             }
         });
     }

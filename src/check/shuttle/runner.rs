@@ -95,6 +95,9 @@ pub fn explore_run<S: Scheduler + Send + 'static>(
         };
         let run = || Runner::new(recording, config).run(body);
         catch_unwind(AssertUnwindSafe(|| match (coverage, recorder) {
+            (Some(coverage), recorder) if super::relay::relaying() => {
+                super::relay::with_subscriber(coverage.hook(recorder), run)
+            }
             (Some(coverage), recorder) => coverage.install(recorder, run),
             (None, Some(recorder)) if super::relay::relaying() => {
                 super::relay::with_recorder(&recorder, run)
