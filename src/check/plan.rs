@@ -74,6 +74,17 @@ pub struct PlannedRun {
     pub seed: u64,
 }
 
+impl PlannedRun {
+    /// Whether the run's scheduler is expected to reach its case's defect
+    /// ([`Case::pct_reaches`], [`Case::random_reaches`]); always true of a fixed variant.
+    pub fn scheduler_reaches(&self) -> bool {
+        match self.scheduler {
+            SchedulerKind::Pct { .. } => self.case.pct_reaches,
+            SchedulerKind::Random | SchedulerKind::Urw => self.case.random_reaches,
+        }
+    }
+}
+
 /// The runs of `cases` under `schedulers`, in catalogue order, each seeded from `seed` and
 /// its index. A sequential case (no threads) runs under the random scheduler only: it has
 /// one schedule, and PCT needs threads to prioritise.

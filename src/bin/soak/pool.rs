@@ -169,9 +169,12 @@ impl Budget {
     }
 
     /// Whether `run` stops on its own early (a legacy variant at its catch, a sequential
-    /// scenario after its one schedule) rather than spending its share of the budget.
+    /// scenario after its one schedule) rather than spending its share of the budget. A
+    /// legacy run whose scheduler is documented not to reach the defect may never catch:
+    /// it takes a share like a fixed run, so `--time` alone (no schedule bound) ends.
     fn stops_early(run: &PlannedRun) -> bool {
-        run.case.sequential || run.case.expectation == Expectation::Caught
+        run.case.sequential
+            || (run.case.expectation == Expectation::Caught && run.scheduler_reaches())
     }
 }
 
@@ -264,13 +267,15 @@ impl Pool {
     /// The wall time `run` may take when it starts `elapsed` into the soak with
     /// `fixed_left` fixed runs not yet started (itself included): none for a run that
     /// stops early or a soak without a time budget, else an even share of what is left.
+    /// A run that stops early with no schedule bound (`--time` alone) may still take the
+    /// whole budget: a defect that escapes ends as ESCAPED instead of running for ever.
     fn time_for(&self, run: &PlannedRun, elapsed: Duration, fixed_left: usize) -> Option<Duration> {
         if self.budget.per_run.is_some() {
             return self.budget.per_run;
         }
         let total = self.budget.total?;
         if Budget::stops_early(run) {
-            return None;
+            return (self.budget.iterations == u64::MAX).then_some(total);
         }
         let left = total.saturating_sub(elapsed);
         let jobs = u32::try_from(self.jobs.min(fixed_left.max(1))).unwrap_or(u32::MAX);

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use hadoop_ref::check::catalogue::Expectation;
 use hadoop_ref::check::exploration::CoverageSummary;
-use hadoop_ref::check::plan::{PlannedRun, SchedulerKind};
+use hadoop_ref::check::plan::PlannedRun;
 use serde::{Deserialize, Serialize};
 
 /// A run's state, as its child process writes it to its status file.
@@ -136,10 +136,7 @@ impl Row {
     /// A legacy defect this scheduler is documented not to reach (`Case::pct_reaches`,
     /// `Case::random_reaches`).
     fn beyond_scheduler(&self) -> bool {
-        match self.run.scheduler {
-            SchedulerKind::Pct { .. } => !self.run.case.pct_reaches,
-            SchedulerKind::Random | SchedulerKind::Urw => !self.run.case.random_reaches,
-        }
+        !self.run.scheduler_reaches()
     }
 
     /// Whether the run did what its case must do.
