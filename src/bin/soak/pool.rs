@@ -500,3 +500,37 @@ impl Progress {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use hadoop_ref::check::catalogue::{self, Expectation};
+    use hadoop_ref::check::plan::{PlannedRun, SchedulerKind};
+
+    use super::Budget;
+
+    fn run_of(scheduler: SchedulerKind, pick: impl Fn(&catalogue::Case) -> bool) -> PlannedRun {
+        let case = catalogue::all()
+            .into_iter()
+            .find(|c| pick(c))
+            .expect("the catalogue has such a case");
+        PlannedRun {
+            index: 0,
+            case,
+            scheduler,
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn a_legacy_run_its_scheduler_cannot_reach_shares_the_time_budget() {
+        let pct = SchedulerKind::Pct { depth: 3 };
+        let unreached = run_of(pct, |c| {
+            c.expectation == Expectation::Caught && !c.pct_reaches
+        });
+        let reached = run_of(pct, |c| {
+            c.expectation == Expectation::Caught && c.pct_reaches && !c.sequential
+        });
+        assert!(!Budget::stops_early(&unreached));
+        assert!(Budget::stops_early(&reached));
+    }
+}
