@@ -24,10 +24,10 @@ pub enum Value {
 
 impl Value {
     /// The value as text: a string's contents, a number's digits, `true`/`false`; `None`
-    /// for `null` and objects.
-    pub fn text(&self) -> Option<String> {
+    /// for `null` and objects. A string or a number moves, not copies.
+    pub fn into_text(self) -> Option<String> {
         match self {
-            Value::Str(s) | Value::Number(s) => Some(s.clone()),
+            Value::Str(s) | Value::Number(s) => Some(s),
             Value::Bool(b) => Some(b.to_string()),
             Value::Null | Value::Object(_) => None,
         }
@@ -204,6 +204,13 @@ impl Parser<'_> {
         self.expect(b'"', "expected a string")?;
         let mut out = Vec::new();
         loop {
+            // Copy a run of plain bytes at once: most strings hold no escape.
+            let run = self.bytes[self.at..]
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                .unwrap_or(self.bytes.len() - self.at);
+            out.extend_from_slice(&self.bytes[self.at..self.at + run]);
+            self.at += run;
             match self.peek() {
                 None => return Err(self.error("unterminated string")),
                 Some(b'"') => {

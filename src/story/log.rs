@@ -356,50 +356,89 @@ pub fn parse_line(text: &str, line: usize) -> Result<LogRecord, LogError> {
         at: e.at,
         reason: e.reason.to_owned(),
     })?;
-    let get = |key: &str| members.iter().find(|(k, _)| k == key).map(|(_, v)| v);
-    let version = match get("v") {
-        Some(Value::Number(n)) => n.clone(),
-        Some(_) => return Err(bad(line, "v", "must be a number")),
-        None => return Err(bad(line, "v", "is missing")),
-    };
-    if version != SCHEMA_VERSION.to_string() {
-        return Err(LogError::UnsupportedVersion { line, version });
+    let mut keys = LineKeys::default();
+    for (key, value) in members {
+        let slot = match key.as_str() {
+            "v" => &mut keys.version,
+            "seq" => &mut keys.seq,
+            "time_ms" => &mut keys.time_ms,
+            "node" => &mut keys.node,
+            "thread" => &mut keys.thread,
+            "component" => &mut keys.component,
+            "event" => &mut keys.event,
+            "fields" => &mut keys.fields,
+            _ => continue,
+        };
+        // As a lookup by key would, the first of a repeated key wins.
+        slot.get_or_insert(value);
     }
-    let seq = number(get("seq"), line, "seq")?.ok_or_else(|| bad(line, "seq", "is missing"))?;
-    if seq == 0 {
-        return Err(bad(line, "seq", "must be at least 1"));
+    keys.into_record(line)
+}
+
+/// The keys of one line the schema knows, each as the line wrote it.
+#[derive(Default)]
+struct LineKeys {
+    version: Option<Value>,
+    seq: Option<Value>,
+    time_ms: Option<Value>,
+    node: Option<Value>,
+    thread: Option<Value>,
+    component: Option<Value>,
+    event: Option<Value>,
+    fields: Option<Value>,
+}
+
+impl LineKeys {
+    fn into_record(self, line: usize) -> Result<LogRecord, LogError> {
+        let version = match self.version {
+            Some(Value::Number(n)) => n,
+            Some(_) => return Err(bad(line, "v", "must be a number")),
+            None => return Err(bad(line, "v", "is missing")),
+        };
+        if version != SCHEMA_VERSION.to_string() {
+            return Err(LogError::UnsupportedVersion { line, version });
+        }
+        let seq = number(self.seq.as_ref(), line, "seq")?
+            .ok_or_else(|| bad(line, "seq", "is missing"))?;
+        if seq == 0 {
+            return Err(bad(line, "seq", "must be at least 1"));
+        }
+        let time_ms = number(self.time_ms.as_ref(), line, "time_ms")?;
+        let node = match self.node {
+            None | Some(Value::Null) => None,
+            Some(Value::Str(s)) => Some(s),
+            Some(_) => return Err(bad(line, "node", "must be a string or null")),
+        };
+        let fields = match self.fields {
+            None => Vec::new(),
+            Some(Value::Object(members)) => members
+                .into_iter()
+                .filter_map(|(k, v)| v.into_text().map(|t| (k, t)))
+                .collect(),
+            Some(_) => return Err(bad(line, "fields", "must be an object")),
+        };
+        Ok(LogRecord {
+            event: Event {
+                step: usize::try_from(seq).map_err(|_| bad(line, "seq", "is too large"))?,
+                thread: text_of(self.thread, line, "thread")?,
+                node,
+                component: text_of(self.component, line, "component")?,
+                name: text_of(self.event, line, "event")?,
+                fields,
+            },
+            time_ms,
+            line,
+        })
     }
-    let time_ms = number(get("time_ms"), line, "time_ms")?;
-    let text_of = |key: &'static str| match get(key) {
-        Some(Value::Str(s)) => Ok(s.clone()),
+}
+
+/// A required string key.
+fn text_of(value: Option<Value>, line: usize, key: &'static str) -> Result<String, LogError> {
+    match value {
+        Some(Value::Str(s)) => Ok(s),
         Some(_) => Err(bad(line, key, "must be a string")),
         None => Err(bad(line, key, "is missing")),
-    };
-    let node = match get("node") {
-        None | Some(Value::Null) => None,
-        Some(Value::Str(s)) => Some(s.clone()),
-        Some(_) => return Err(bad(line, "node", "must be a string or null")),
-    };
-    let fields = match get("fields") {
-        None => Vec::new(),
-        Some(Value::Object(members)) => members
-            .iter()
-            .filter_map(|(k, v)| v.text().map(|t| (k.clone(), t)))
-            .collect(),
-        Some(_) => return Err(bad(line, "fields", "must be an object")),
-    };
-    Ok(LogRecord {
-        event: Event {
-            step: usize::try_from(seq).map_err(|_| bad(line, "seq", "is too large"))?,
-            thread: text_of("thread")?,
-            node,
-            component: text_of("component")?,
-            name: text_of("event")?,
-            fields,
-        },
-        time_ms,
-        line,
-    })
+    }
 }
 
 fn bad(line: usize, key: &'static str, problem: &'static str) -> LogError {
