@@ -4,12 +4,13 @@
 //! line is small and flat, so a strict parser of that shape is short and never panics:
 //! every byte it indexes is checked, and nesting is refused past one level.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// A scalar value as written: its text (a string's contents unescaped, a number's or a
 /// literal's own characters) and whether it was a string.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Value {
+pub enum Value<'a> {
     /// A string, unescaped.
     Str(String),
     /// A number, as its text.
@@ -19,10 +20,10 @@ pub enum Value {
     /// `null`.
     Null,
     /// An object of scalars, its members in the order written.
-    Object(Vec<(String, Value)>),
+    Object(Vec<(Cow<'a, str>, Value<'a>)>),
 }
 
-impl Value {
+impl Value<'_> {
     /// The value as text: a string's contents, a number's digits, `true`/`false`; `None`
     /// for `null` and objects. A string or a number moves, not copies.
     pub fn into_text(self) -> Option<String> {
@@ -63,9 +64,13 @@ pub struct ParseError {
     pub reason: &'static str,
 }
 
+/// An object's members in the order written, keys borrowed from the line where they can be.
+pub type Members<'a> = Vec<(Cow<'a, str>, Value<'a>)>;
+
 /// Parses `line` as one JSON object whose values are scalars or objects of scalars.
-pub fn parse_object(line: &str) -> Result<Vec<(String, Value)>, ParseError> {
+pub fn parse_object(line: &str) -> Result<Members<'_>, ParseError> {
     let mut parser = Parser {
+        text: line,
         bytes: line.as_bytes(),
         at: 0,
     };
@@ -82,11 +87,12 @@ pub fn parse_object(line: &str) -> Result<Vec<(String, Value)>, ParseError> {
 const MAX_DEPTH: usize = 1;
 
 struct Parser<'a> {
+    text: &'a str,
     bytes: &'a [u8],
     at: usize,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     fn error(&self, reason: &'static str) -> ParseError {
         ParseError {
             at: self.at,
@@ -113,7 +119,7 @@ impl Parser<'_> {
         }
     }
 
-    fn object(&mut self, depth: usize) -> Result<Vec<(String, Value)>, ParseError> {
+    fn object(&mut self, depth: usize) -> Result<Members<'a>, ParseError> {
         self.expect(b'{', "expected `{`")?;
         let mut members = Vec::new();
         self.skip_space();
@@ -141,9 +147,9 @@ impl Parser<'_> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Value, ParseError> {
+    fn value(&mut self, depth: usize) -> Result<Value<'a>, ParseError> {
         match self.peek() {
-            Some(b'"') => self.string().map(Value::Str),
+            Some(b'"') => self.string().map(|s| Value::Str(s.into_owned())),
             Some(b'{') if depth < MAX_DEPTH => self.object(depth + 1).map(Value::Object),
             Some(b'{' | b'[') => Err(self.error("nested value where a scalar is expected")),
             Some(b't') => self.literal("true", Value::Bool(true)),
@@ -154,7 +160,7 @@ impl Parser<'_> {
         }
     }
 
-    fn literal(&mut self, word: &'static str, value: Value) -> Result<Value, ParseError> {
+    fn literal(&mut self, word: &'static str, value: Value<'a>) -> Result<Value<'a>, ParseError> {
         if self.bytes[self.at..].starts_with(word.as_bytes()) {
             self.at += word.len();
             Ok(value)
@@ -163,7 +169,7 @@ impl Parser<'_> {
         }
     }
 
-    fn number(&mut self) -> Result<Value, ParseError> {
+    fn number(&mut self) -> Result<Value<'a>, ParseError> {
         let start = self.at;
         if self.peek() == Some(b'-') {
             self.at += 1;
@@ -188,8 +194,7 @@ impl Parser<'_> {
             }
         }
         // The bytes are ASCII digits and signs: valid UTF-8.
-        let text = String::from_utf8_lossy(&self.bytes[start..self.at]).into_owned();
-        Ok(Value::Number(text))
+        Ok(Value::Number(self.text[start..self.at].to_owned()))
     }
 
     fn digits(&mut self) -> usize {
@@ -200,36 +205,39 @@ impl Parser<'_> {
         self.at - start
     }
 
-    fn string(&mut self) -> Result<String, ParseError> {
+    /// A string, borrowed from the line when it holds no escape (most do).
+    fn string(&mut self) -> Result<Cow<'a, str>, ParseError> {
         self.expect(b'"', "expected a string")?;
-        let mut out = Vec::new();
+        let mut out: Option<String> = None;
         loop {
-            // Copy a run of plain bytes at once: most strings hold no escape.
-            let run = self.bytes[self.at..]
+            // A run of plain bytes: it starts and ends beside ASCII bytes (quotes,
+            // backslashes, escapes' ends), so it is whole characters of the line.
+            let start = self.at;
+            let run = self.bytes[start..]
                 .iter()
                 .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-                .unwrap_or(self.bytes.len() - self.at);
-            out.extend_from_slice(&self.bytes[self.at..self.at + run]);
+                .unwrap_or(self.bytes.len() - start);
             self.at += run;
+            let plain = &self.text[start..self.at];
             match self.peek() {
                 None => return Err(self.error("unterminated string")),
                 Some(b'"') => {
                     self.at += 1;
-                    return String::from_utf8(out).map_err(|_| self.error("string is not UTF-8"));
+                    return Ok(match out {
+                        None => Cow::Borrowed(plain),
+                        Some(mut text) => {
+                            text.push_str(plain);
+                            Cow::Owned(text)
+                        }
+                    });
                 }
                 Some(b'\\') => {
                     self.at += 1;
-                    let c = self.escape()?;
-                    let mut buf = [0; 4];
-                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                    let text = out.get_or_insert_with(String::new);
+                    text.push_str(plain);
+                    text.push(self.escape()?);
                 }
-                Some(byte) if byte < 0x20 => {
-                    return Err(self.error("control character in a string"));
-                }
-                Some(byte) => {
-                    out.push(byte);
-                    self.at += 1;
-                }
+                Some(_) => return Err(self.error("control character in a string")),
             }
         }
     }

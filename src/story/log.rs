@@ -358,7 +358,7 @@ pub fn parse_line(text: &str, line: usize) -> Result<LogRecord, LogError> {
     })?;
     let mut keys = LineKeys::default();
     for (key, value) in members {
-        let slot = match key.as_str() {
+        let slot = match &*key {
             "v" => &mut keys.version,
             "seq" => &mut keys.seq,
             "time_ms" => &mut keys.time_ms,
@@ -377,18 +377,18 @@ pub fn parse_line(text: &str, line: usize) -> Result<LogRecord, LogError> {
 
 /// The keys of one line the schema knows, each as the line wrote it.
 #[derive(Default)]
-struct LineKeys {
-    version: Option<Value>,
-    seq: Option<Value>,
-    time_ms: Option<Value>,
-    node: Option<Value>,
-    thread: Option<Value>,
-    component: Option<Value>,
-    event: Option<Value>,
-    fields: Option<Value>,
+struct LineKeys<'a> {
+    version: Option<Value<'a>>,
+    seq: Option<Value<'a>>,
+    time_ms: Option<Value<'a>>,
+    node: Option<Value<'a>>,
+    thread: Option<Value<'a>>,
+    component: Option<Value<'a>>,
+    event: Option<Value<'a>>,
+    fields: Option<Value<'a>>,
 }
 
-impl LineKeys {
+impl LineKeys<'_> {
     fn into_record(self, line: usize) -> Result<LogRecord, LogError> {
         let version = match self.version {
             Some(Value::Number(n)) => n,
@@ -413,7 +413,7 @@ impl LineKeys {
             None => Vec::new(),
             Some(Value::Object(members)) => members
                 .into_iter()
-                .filter_map(|(k, v)| v.into_text().map(|t| (k, t)))
+                .filter_map(|(k, v)| v.into_text().map(|t| (k.into_owned(), t)))
                 .collect(),
             Some(_) => return Err(bad(line, "fields", "must be an object")),
         };
@@ -433,7 +433,7 @@ impl LineKeys {
 }
 
 /// A required string key.
-fn text_of(value: Option<Value>, line: usize, key: &'static str) -> Result<String, LogError> {
+fn text_of(value: Option<Value<'_>>, line: usize, key: &'static str) -> Result<String, LogError> {
     match value {
         Some(Value::Str(s)) => Ok(s),
         Some(_) => Err(bad(line, key, "must be a string")),
@@ -446,7 +446,11 @@ fn bad(line: usize, key: &'static str, problem: &'static str) -> LogError {
 }
 
 /// An optional non-negative integer key.
-fn number(value: Option<&Value>, line: usize, key: &'static str) -> Result<Option<u64>, LogError> {
+fn number(
+    value: Option<&Value<'_>>,
+    line: usize,
+    key: &'static str,
+) -> Result<Option<u64>, LogError> {
     match value {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => n
