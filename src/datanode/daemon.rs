@@ -343,12 +343,15 @@ impl Datanode {
     /// runs.
     ///
     /// ```
+    /// # hadoop_ref::sync::run_driver_example(|| {
     /// use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
     ///
-    /// let cluster = MiniOzoneCluster::builder().build().unwrap();
-    /// let tick = cluster.datanode(0).unwrap().tick_commands().unwrap();
+    /// let cluster = MiniOzoneCluster::builder().build()?;
+    /// let tick = cluster.datanode(0)?.tick_commands()?;
     /// // One heartbeat to each of the three SCMs.
     /// assert_eq!(tick.heartbeats, 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # });
     /// ```
     pub fn tick_commands(&self) -> Result<Tick, DatanodeError> {
         let tasks = HeartbeatEndpointTask::for_all_endpoints(self.id, &self.context, &self.scms)?;

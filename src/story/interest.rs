@@ -16,6 +16,13 @@ use tracing::{Dispatch, Event, Metadata, Subscriber};
 
 use crate::unmodelled::Once;
 
+/// The most verbose level this crate's components emit their events at (`debug!`, more
+/// severe for a few): its subscribers say so to `tracing` (`max_level_hint`), so the
+/// `trace!` calls of the checkers' own code (shuttle's, at each scheduling point) are
+/// turned down by the level check alone while they record.
+pub const EVENT_LEVEL: tracing::level_filters::LevelFilter =
+    tracing::level_filters::LevelFilter::DEBUG;
+
 /// Runs `f` with `subscriber` as the calling thread's default, with the process's second
 /// dispatcher registered first.
 pub(crate) fn with_scoped_default<T>(

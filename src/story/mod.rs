@@ -66,17 +66,11 @@ pub mod upstream;
 pub use event::{Event, Story};
 pub use format::{AnyLogReader, LogFormat};
 pub use html::timeline;
+pub use interest::EVENT_LEVEL;
 pub(crate) use interest::with_scoped_default;
 pub use log::{EventLogReader, EventLogWriter, LogError, LogRecord, SCHEMA_VERSION};
 pub use recorder::{EventSink, MAX_EVENTS, Recorder};
 pub use table::{StepTable, fields_text};
-
-/// The most verbose level this crate's components emit their events at (`debug!`, more
-/// severe for a few): its subscribers say so to `tracing` (`max_level_hint`), so the
-/// `trace!` calls of the checkers' own code (shuttle's, at each scheduling point) are
-/// turned down by the level check alone while they record.
-pub const EVENT_LEVEL: tracing::level_filters::LevelFilter =
-    tracing::level_filters::LevelFilter::DEBUG;
 
 /// Runs `f` with a fresh [`Recorder`] installed on this thread and returns what `f`
 /// returned with the story recorded meanwhile.

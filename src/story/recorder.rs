@@ -172,7 +172,7 @@ impl Kept {
 
 impl Subscriber for Recorder {
     fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
-        Some(super::EVENT_LEVEL)
+        Some(super::interest::EVENT_LEVEL)
     }
 
     fn enabled(&self, metadata: &Metadata<'_>) -> bool {

@@ -321,12 +321,15 @@ impl MiniOzoneCluster {
     /// thread of its own ([`run_block_deleting_service`](Self::run_block_deleting_service)).
     ///
     /// ```
+    /// # hadoop_ref::sync::run_driver_example(|| {
     /// use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
     ///
-    /// let cluster = MiniOzoneCluster::builder().build().unwrap();
-    /// cluster.tick_datanode_commands(0).unwrap();
-    /// cluster.run_block_deleting_service(0).unwrap();
+    /// let cluster = MiniOzoneCluster::builder().build()?;
+    /// cluster.tick_datanode_commands(0)?;
+    /// cluster.run_block_deleting_service(0)?;
     /// assert!(cluster.tick_datanode_commands(7).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # });
     /// ```
     pub fn tick_datanode_commands(&self, index: usize) -> Result<(), ClusterError> {
         if self.is_started() {
