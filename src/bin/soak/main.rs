@@ -29,6 +29,7 @@
 //! ```
 
 mod board;
+mod board_logs;
 mod check_log;
 mod child;
 mod cli;
