@@ -24,9 +24,9 @@ use hadoop_ref::check::plan::{PlannedRun, SchedulerKind};
 use hadoop_ref::check::shuttle::{context_switches, schedule_file};
 use hadoop_ref::scenarios::rng::SeededRng;
 use hadoop_ref::unmodelled::{Stopwatch, available_cores};
-use serde::{Deserialize, Serialize};
 
 use crate::board_logs;
+use crate::board_row::{BoardRow, Cell, median};
 use crate::cli::BoardOptions;
 use crate::pool::{Budget, Pool};
 use crate::report::Row;
@@ -152,46 +152,6 @@ fn loom_column(log: &str) -> BTreeMap<&'static str, String> {
         column.insert(case, format!("caught at {iterations} · {bound}"));
     }
     column
-}
-
-/// One case under one engine, over the board's seeds.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Cell {
-    /// The engine's label (`random`, `pct2`, `pct3`, `urw`).
-    pub engine: String,
-    /// Seeds run.
-    pub seeds: usize,
-    /// Seeds that caught the case within the bounds.
-    pub caught: usize,
-    /// Median schedules to the first catch, over the seeds that caught it.
-    pub median_schedules: Option<u64>,
-    /// Median seconds to the first catch, over the seeds that caught it.
-    pub median_seconds: Option<f64>,
-    /// proptest: the median length of the shrunk diverging sequence.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shrunk: Option<usize>,
-    /// proptest: the operation at which the shrunk sequence diverges (first seed's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub at: Option<String>,
-}
-
-/// One caught case of the catalogue on the board.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct BoardRow {
-    /// The defect's key (`HDDS-17268`, `beyond HDDS-16811`, …).
-    pub defect: String,
-    /// What goes wrong.
-    pub what: String,
-    /// `scenario/variant`.
-    pub case: String,
-    /// Context switches of the committed shrunk schedule (random, else PCT depth 3).
-    pub shrunk_switches: Option<usize>,
-    /// The loom model of the same race, when there is one and a loom log was given: the
-    /// execution of its catch, and whether loom explored exhaustively or bounded.
-    #[serde(default)]
-    pub loom: Option<String>,
-    /// One cell per engine.
-    pub cells: Vec<Cell>,
 }
 
 /// Runs the board `options` describe; the exit code is the check's verdict in `--check`
@@ -388,11 +348,6 @@ fn cell(rows: &[&Row]) -> Cell {
         shrunk: None,
         at: None,
     }
-}
-
-pub fn median<T: Copy + PartialOrd>(values: &mut [T]) -> Option<T> {
-    values.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-    values.get(values.len().checked_sub(1)? / 2).copied()
 }
 
 /// The context switches of `case`'s committed failing schedule (random, else PCT 3).

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::board::{BoardRow, Cell};
+use crate::board_row::{BoardRow, Cell, median};
 
 /// The engines of the production build, in their column order.
 pub const ENGINES: [&str; 2] = ["threaded", "proptest"];
@@ -92,9 +92,9 @@ fn cell(engine: &str, streams: &[Stream]) -> Cell {
         engine: engine.to_owned(),
         seeds: streams.len(),
         caught: caught.len(),
-        median_schedules: crate::board::median(&mut counts),
-        median_seconds: crate::board::median(&mut seconds),
-        shrunk: crate::board::median(&mut shrunk),
+        median_schedules: median(&mut counts),
+        median_seconds: median(&mut seconds),
+        shrunk: median(&mut shrunk),
         at: caught.iter().find_map(|s| s.at.clone()),
     }
 }

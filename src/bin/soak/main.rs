@@ -30,6 +30,7 @@
 
 mod board;
 mod board_logs;
+mod board_row;
 mod check_log;
 mod child;
 mod cli;
