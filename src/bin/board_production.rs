@@ -21,7 +21,7 @@
 //! cargo run --release --bin board-production -- proptest --streams 5 > proptest.log
 //! ```
 //!
-//! Options: `--streams N` (5), `--attempts N` (5000) and `--seconds S` (2) per threaded
+//! Options: `--streams N` (5), `--attempts N` (1 000 000) and `--seconds S` (2) per threaded
 //! stream, `--cases N` (256) per proptest run, `--seed N` (1); any other argument is a case
 //! (`scenario/variant`) to run alone. Output lines, one per stream:
 //! `threaded <case> stream <i>: caught after <n> attempt(s) in <s> s` (or `not caught in
@@ -61,7 +61,7 @@ mod production {
                 .cloned()
                 .ok_or("an engine: threaded or proptest")?,
             streams: 5,
-            attempts: 5_000,
+            attempts: 1_000_000,
             seconds: 2.0,
             cases: 256,
             seed: 1,
