@@ -175,4 +175,31 @@ mod tests {
         assert_eq!(cell.at.as_deref(), Some("take next command"));
         assert!(reliable(cell));
     }
+
+    fn row(case: &str, cells: Vec<Cell>) -> BoardRow {
+        BoardRow {
+            defect: "HDDS-0".into(),
+            what: String::new(),
+            case: case.into(),
+            shrunk_switches: None,
+            loom: None,
+            cells,
+        }
+    }
+
+    #[test]
+    fn check_requires_only_reliable_threaded_catches_and_loses_one_missing_from_the_log() {
+        let board = "threaded a/B stream 0: caught after 1 attempt(s) in 0.010 s\n\
+                     threaded c/D stream 0: caught after 900 attempt(s) in 0.900 s\n";
+        let committed = [
+            row("a/B", vec![column("threaded", board)["a/B"].clone()]),
+            row("c/D", vec![column("threaded", board)["c/D"].clone()]),
+        ];
+        assert_eq!(checked_cases(&committed, "threaded"), ["a/B"]);
+        let mut now = [row("a/B", Vec::new()), row("c/D", Vec::new())];
+        add(&mut now, "threaded", "", Some(&committed));
+        assert_eq!(now[0].cells.len(), 1);
+        assert_eq!(now[0].cells[0].caught, 0);
+        assert!(now[1].cells.is_empty());
+    }
 }
