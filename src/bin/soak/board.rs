@@ -1,13 +1,16 @@
-//! `cargo soak board`: how strong each of shuttle's engines is on the catalogue's defects.
+//! `cargo soak board`: how strong each engine is on the catalogue's defects.
 //!
 //! Every caught case runs under every engine (uniform random, PCT at bug depths 2 and 3,
 //! the uniform random walk) from several seeds, each run until its first catch, its
 //! schedule bound or its time bound; the board is, per case and engine, how many seeds
 //! caught it and the median schedules and seconds to the first catch, with the context
-//! switches of the case's committed (shrunk) failing schedule. `--markdown` and `--json`
-//! write it (`docs/scoreboard.md`, `docs/scoreboard.json`); `--check FILE`, for CI, runs
-//! once more, from one seed, every engine that a committed board says caught its case from
-//! every seed, and fails on one that no longer catches it.
+//! switches of the case's committed (shrunk) failing schedule. Columns of other builds come
+//! from their logs: loom's (`--loom-log`), real threads' and proptest's
+//! (`--threaded-log`, `--proptest-log`, from `board-production`: see `board_logs`).
+//! `--markdown` and `--json` write it (`docs/scoreboard.md`, `docs/scoreboard.json`);
+//! `--check FILE`, for CI, runs once more, from one seed, every engine that a committed
+//! board says caught its case from every seed, reads the production engines' logs of the
+//! cases they must catch (`--list-checked`), and fails on one that no longer catches it.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -21,8 +24,9 @@ use hadoop_ref::check::plan::{PlannedRun, SchedulerKind};
 use hadoop_ref::check::shuttle::{context_switches, schedule_file};
 use hadoop_ref::scenarios::rng::SeededRng;
 use hadoop_ref::unmodelled::{Stopwatch, available_cores};
-use serde::{Deserialize, Serialize};
 
+use crate::board_logs;
+use crate::board_row::{BoardRow, Cell, median};
 use crate::cli::BoardOptions;
 use crate::pool::{Budget, Pool};
 use crate::report::Row;
@@ -150,40 +154,6 @@ fn loom_column(log: &str) -> BTreeMap<&'static str, String> {
     column
 }
 
-/// One case under one engine, over the board's seeds.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Cell {
-    /// The engine's label (`random`, `pct2`, `pct3`, `urw`).
-    pub engine: String,
-    /// Seeds run.
-    pub seeds: usize,
-    /// Seeds that caught the case within the bounds.
-    pub caught: usize,
-    /// Median schedules to the first catch, over the seeds that caught it.
-    pub median_schedules: Option<u64>,
-    /// Median seconds to the first catch, over the seeds that caught it.
-    pub median_seconds: Option<f64>,
-}
-
-/// One caught case of the catalogue on the board.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct BoardRow {
-    /// The defect's key (`HDDS-17268`, `beyond HDDS-16811`, …).
-    pub defect: String,
-    /// What goes wrong.
-    pub what: String,
-    /// `scenario/variant`.
-    pub case: String,
-    /// Context switches of the committed shrunk schedule (random, else PCT depth 3).
-    pub shrunk_switches: Option<usize>,
-    /// The loom model of the same race, when there is one and a loom log was given: the
-    /// execution of its catch, and whether loom explored exhaustively or bounded.
-    #[serde(default)]
-    pub loom: Option<String>,
-    /// One cell per engine.
-    pub cells: Vec<Cell>,
-}
-
 /// Runs the board `options` describe; the exit code is the check's verdict in `--check`
 /// mode, else whether the board could be run and written.
 pub fn board(options: &BoardOptions) -> ExitCode {
@@ -194,6 +164,12 @@ pub fn board(options: &BoardOptions) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let (Some(engine), Some(committed)) = (&options.list_checked, &committed) {
+        for case in board_logs::checked_cases(committed, engine) {
+            println!("{case}");
+        }
+        return ExitCode::SUCCESS;
+    }
     let cases: Vec<Case> = catalogue::all()
         .into_iter()
         .filter(|c| c.expectation == Expectation::Caught)
@@ -227,6 +203,19 @@ pub fn board(options: &BoardOptions) -> ExitCode {
                     row.loom = column.get(row.case.as_str()).cloned();
                 }
             }
+            Err(error) => {
+                eprintln!("soak board: cannot read {}: {error}", path.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    for (engine, path) in board_logs::ENGINES
+        .into_iter()
+        .zip([&options.threaded_log, &options.proptest_log])
+    {
+        let Some(path) = path else { continue };
+        match fs::read_to_string(path) {
+            Ok(log) => board_logs::add(&mut board, engine, &log, committed.as_deref()),
             Err(error) => {
                 eprintln!("soak board: cannot read {}: {error}", path.display());
                 return ExitCode::from(2);
@@ -356,12 +345,9 @@ fn cell(rows: &[&Row]) -> Cell {
         caught: caught.len(),
         median_schedules: median(&mut schedules),
         median_seconds: median(&mut seconds),
+        shrunk: None,
+        at: None,
     }
-}
-
-fn median<T: Copy + PartialOrd>(values: &mut [T]) -> Option<T> {
-    values.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-    values.get(values.len().checked_sub(1)? / 2).copied()
 }
 
 /// The context switches of `case`'s committed failing schedule (random, else PCT 3).
@@ -443,11 +429,13 @@ fn markdown(board: &[BoardRow], options: &BoardOptions) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "# Scoreboard: shuttle's engines on the catalogue's defects\n\n\
-         Regenerate with `ci/loom > loom.log; cargo soak board --seeds {} --iterations {} \
-         --time-per-run {} --loom-log loom.log --markdown docs/scoreboard.md --json \
-         docs/scoreboard.json` (seed {}); `ci/test` runs `cargo soak board --check \
-         docs/scoreboard.json`.\n",
+        "# Scoreboard: the checkers' engines on the catalogue's defects\n\n\
+         Regenerate with `ci/loom > loom.log; cargo run --release --bin board-production -- \
+         threaded > threaded.log; cargo run --release --bin board-production -- proptest > \
+         proptest.log; cargo soak board --seeds {} --iterations {} --time-per-run {} \
+         --loom-log loom.log --threaded-log threaded.log --proptest-log proptest.log \
+         --markdown docs/scoreboard.md --json docs/scoreboard.json` (seed {}); `ci/test` runs \
+         `ci/check-scoreboard`, which checks the catches below again (see its end).\n",
         options.seeds, options.iterations, options.time_per_run, options.seed
     );
     summary(&mut out, board);
@@ -459,15 +447,21 @@ fn markdown(board: &[BoardRow], options: &BoardOptions) -> String {
          schedules or {} s. `loom`: the execution at which the case's loom model (where \
          the race is small enough for one) caught it, and whether loom explored every \
          interleaving or those within a preemption bound. `shrunk` is the context switches \
-         of the committed failing schedule.\n",
-        options.iterations, options.time_per_run
+         of the committed failing schedule.\n\n{}\n",
+        options.iterations,
+        options.time_per_run,
+        board_logs::LEGEND
     );
     let _ = writeln!(
         out,
-        "| defect | case | {} | loom | shrunk |",
+        "| defect | case | {} | loom | threaded | proptest | shrunk |",
         labels.join(" | ")
     );
-    let _ = writeln!(out, "|---|---|{}---|---|", "---|".repeat(labels.len()));
+    let _ = writeln!(
+        out,
+        "|---|---|{}---|---|---|---|",
+        "---|".repeat(labels.len())
+    );
     for row in board {
         let cells: Vec<String> = ENGINES
             .iter()
@@ -482,20 +476,34 @@ fn markdown(board: &[BoardRow], options: &BoardOptions) -> String {
             .shrunk_switches
             .map_or("-".to_owned(), |s| s.to_string());
         let loom = row.loom.as_deref().unwrap_or("-");
+        let production: Vec<String> = board_logs::ENGINES
+            .iter()
+            .map(|e| {
+                row.cells
+                    .iter()
+                    .find(|c| c.engine == *e)
+                    .map_or("—".to_owned(), cell_text)
+            })
+            .collect();
         let _ = writeln!(
             out,
-            "| {} | `{}` | {} | {loom} | {shrunk} |",
+            "| {} | `{}` | {} | {loom} | {} | {shrunk} |",
             row.defect,
             row.case,
-            cells.join(" | ")
+            cells.join(" | "),
+            production.join(" | ")
         );
     }
     out
 }
 
 fn cell_text(cell: &Cell) -> String {
+    let shrunk = match (cell.shrunk, &cell.at) {
+        (Some(length), Some(at)) => format!(" · {length} ops, at {at}"),
+        _ => String::new(),
+    };
     match (cell.median_schedules, cell.median_seconds) {
-        (Some(n), Some(s)) => format!("{}/{} · {n} · {s:.3} s", cell.caught, cell.seeds),
+        (Some(n), Some(s)) => format!("{}/{} · {n} · {s:.3} s{shrunk}", cell.caught, cell.seeds),
         _ => format!("0/{} · -", cell.seeds),
     }
 }

@@ -242,4 +242,16 @@ pub struct BoardOptions {
     /// at which each case's loom model caught it.
     #[arg(long)]
     pub loom_log: Option<PathBuf>,
+    /// The output of `board-production threaded`, for the board's column of real
+    /// threads; with --check, the log of the CI's run of the cases it must catch.
+    #[arg(long)]
+    pub threaded_log: Option<PathBuf>,
+    /// The output of `board-production proptest`, for the board's differential column;
+    /// with --check, as --threaded-log.
+    #[arg(long)]
+    pub proptest_log: Option<PathBuf>,
+    /// With --check: print the cases the committed board says this production engine
+    /// (`threaded`, `proptest`) must catch in CI, one a line, and run nothing.
+    #[arg(long, requires = "check")]
+    pub list_checked: Option<String>,
 }

@@ -29,6 +29,8 @@
 //! ```
 
 mod board;
+mod board_logs;
+mod board_row;
 mod check_log;
 mod child;
 mod cli;
