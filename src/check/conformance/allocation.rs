@@ -15,7 +15,7 @@
 //! Every scenario of the catalogue's HDDS-16891 list is in these suites: the harness
 //! touches an SCM only through the boundary.
 
-use crate::check::catalogue::{self, Expectation};
+use crate::check::catalogue;
 use crate::scenarios::Violation;
 use crate::scenarios::allocation::{
     AllocationClusterShape, ScmFailover, allocation_waits_for_the_rebuild,
@@ -29,7 +29,7 @@ use crate::scm::{RegistrationChange, ScmBehavior, ScmFactory};
 #[cfg(feature = "shuttle")]
 use super::report::SuiteConfig;
 #[cfg(any(loom, feature = "shuttle"))]
-use super::report::{CaseOutcome, CaseReport, Checker, SuiteReport};
+use super::report::{CaseReport, Checker, SuiteReport};
 
 pub use crate::scenarios::allocation::SEED_KEY;
 
@@ -131,11 +131,7 @@ fn concurrent<F: ScmFactory>() -> Vec<Scenario<F>> {
 /// `reference` is held to exactly those (held to `SeedPatch`, the races beyond the seed are
 /// not claimed; held to `Hardened`, all are).
 pub fn claimed(scenario: &str, reference: ScmBehavior) -> bool {
-    catalogue::allocation().iter().any(|case| {
-        case.scenario == scenario
-            && case.variant == reference.name()
-            && case.expectation == Expectation::Holds
-    })
+    super::catalogue_holds(&catalogue::allocation(), scenario, reference.name())
 }
 
 #[cfg(any(loom, feature = "shuttle"))]
@@ -148,16 +144,6 @@ fn report<F: ScmFactory>(reference: ScmBehavior, cases: Vec<CaseReport>) -> Suit
     }
 }
 
-#[cfg(any(loom, feature = "shuttle"))]
-fn not_claimed(scenario: &'static str, checker: Checker) -> CaseReport {
-    CaseReport {
-        scenario,
-        checker,
-        executions: 0,
-        outcome: CaseOutcome::NotClaimed,
-    }
-}
-
 /// The loom models of HDDS-16891 (the gate race, the re-election race, the report-order
 /// race, a re-registration racing an allocation) run exhaustively against the SCMs
 /// `factory` starts; those `reference` itself breaks are not claimed. In the loom build
@@ -167,24 +153,13 @@ pub fn loom_suite<F: ScmFactory>(factory: F, reference: ScmBehavior) -> SuiteRep
     let mut cases = Vec::new();
     for scenario in scenarios::<F>().into_iter().filter(|s| s.loom) {
         if !claimed(scenario.name, reference) {
-            cases.push(not_claimed(scenario.name, Checker::Loom));
+            cases.push(CaseReport::not_claimed(scenario.name, Checker::Loom));
             continue;
         }
         let run = scenario.run;
-        let exploration = crate::check::loom::explore(scenario.name, move || run(factory, 0));
-        let outcome = match &exploration.violation {
-            None => CaseOutcome::Held,
-            Some(violation) => CaseOutcome::Caught {
-                violation: violation.clone(),
-                story: exploration.told(),
-            },
-        };
-        cases.push(CaseReport {
-            scenario: scenario.name,
-            checker: Checker::Loom,
-            executions: exploration.iterations,
-            outcome,
-        });
+        cases.push(CaseReport::explored_by_loom(scenario.name, move || {
+            run(factory, 0)
+        }));
     }
     report::<F>(reference, cases)
 }
@@ -209,7 +184,7 @@ pub fn shuttle_suite<F: ScmFactory>(
         for scheduler in schedulers {
             if !claimed(scenario.name, reference) {
                 let checker = scheduler.map_or(Checker::Sequential, Checker::Shuttle);
-                cases.push(not_claimed(scenario.name, checker));
+                cases.push(CaseReport::not_claimed(scenario.name, checker));
                 continue;
             }
             let run = scenario.run;

@@ -102,3 +102,13 @@ pub mod term_fencing;
 #[cfg(not(any(loom, feature = "shuttle")))]
 pub use differential::{DifferentialConfig, DifferentialReport, Divergence};
 pub use report::{CaseOutcome, CaseReport, Checker, SuiteConfig, SuiteReport};
+
+/// Whether the catalogue's `cases` say that `variant` must hold `scenario`: what a suite
+/// holds an implementation to when `variant` is its reference.
+fn catalogue_holds(cases: &[crate::check::catalogue::Case], scenario: &str, variant: &str) -> bool {
+    cases.iter().any(|case| {
+        case.scenario == scenario
+            && case.variant == variant
+            && case.expectation == crate::check::catalogue::Expectation::Holds
+    })
+}

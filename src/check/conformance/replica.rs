@@ -24,7 +24,7 @@
 //!
 //! [`KeyValueContainerApi`]: crate::datanode::container::KeyValueContainerApi
 
-use crate::check::catalogue::{self, Expectation};
+use crate::check::catalogue;
 use crate::datanode::container::{ContainerBehavior, ReplicaFactory};
 use crate::scenarios::Violation;
 use crate::scenarios::container::{
@@ -37,7 +37,7 @@ use crate::scenarios::container::{
 #[cfg(feature = "shuttle")]
 use super::report::SuiteConfig;
 #[cfg(any(loom, feature = "shuttle"))]
-use super::report::{CaseOutcome, CaseReport, Checker, SuiteReport};
+use super::report::{CaseReport, Checker, SuiteReport};
 
 pub use crate::scenarios::container::SEED_KEY;
 
@@ -127,11 +127,7 @@ pub const NOT_IN_SUITE: [&str; 3] = [
 /// Whether `reference` must hold `scenario` in the catalogue: an implementation held to
 /// `reference` is held to exactly those (`Legacy`, which holds none, claims nothing).
 pub fn claimed(scenario: &str, reference: ContainerBehavior) -> bool {
-    catalogue::container().iter().any(|case| {
-        case.scenario == scenario
-            && case.variant == reference.name()
-            && case.expectation == Expectation::Holds
-    })
+    super::catalogue_holds(&catalogue::container(), scenario, reference.name())
 }
 
 #[cfg(any(loom, feature = "shuttle"))]
@@ -141,16 +137,6 @@ fn report<F: ReplicaFactory>(reference: ContainerBehavior, cases: Vec<CaseReport
         implementation: std::any::type_name::<F::Replica>().to_owned(),
         reference: reference.name(),
         cases,
-    }
-}
-
-#[cfg(any(loom, feature = "shuttle"))]
-fn not_claimed(scenario: &'static str, checker: Checker) -> CaseReport {
-    CaseReport {
-        scenario,
-        checker,
-        executions: 0,
-        outcome: CaseOutcome::NotClaimed,
     }
 }
 
@@ -166,24 +152,13 @@ where
     let mut cases = Vec::new();
     for scenario in scenarios::<F>().into_iter().filter(|s| s.loom) {
         if !claimed(scenario.name, reference) {
-            cases.push(not_claimed(scenario.name, Checker::Loom));
+            cases.push(CaseReport::not_claimed(scenario.name, Checker::Loom));
             continue;
         }
         let run = scenario.run;
-        let exploration = crate::check::loom::explore(scenario.name, move || run(factory, 0));
-        let outcome = match &exploration.violation {
-            None => CaseOutcome::Held,
-            Some(violation) => CaseOutcome::Caught {
-                violation: violation.clone(),
-                story: exploration.told(),
-            },
-        };
-        cases.push(CaseReport {
-            scenario: scenario.name,
-            checker: Checker::Loom,
-            executions: exploration.iterations,
-            outcome,
-        });
+        cases.push(CaseReport::explored_by_loom(scenario.name, move || {
+            run(factory, 0)
+        }));
     }
     report::<F>(reference, cases)
 }
@@ -211,7 +186,7 @@ where
         for scheduler in schedulers {
             if !claimed(scenario.name, reference) {
                 let checker = scheduler.map_or(Checker::Sequential, Checker::Shuttle);
-                cases.push(not_claimed(scenario.name, checker));
+                cases.push(CaseReport::not_claimed(scenario.name, checker));
                 continue;
             }
             let run = scenario.run;

@@ -86,6 +86,39 @@ pub struct CaseReport {
 }
 
 impl CaseReport {
+    /// A case the reference itself breaks, so the suite does not run it.
+    #[cfg(any(loom, feature = "shuttle"))]
+    pub(crate) fn not_claimed(scenario: &'static str, checker: Checker) -> Self {
+        Self {
+            scenario,
+            checker,
+            executions: 0,
+            outcome: CaseOutcome::NotClaimed,
+        }
+    }
+
+    /// `model` explored exhaustively by loom, its first violation told as a story.
+    #[cfg(loom)]
+    pub(crate) fn explored_by_loom(
+        scenario: &'static str,
+        model: impl Fn() -> Result<(), crate::scenarios::Violation> + Send + Sync + 'static,
+    ) -> Self {
+        let exploration = crate::check::loom::explore(scenario, model);
+        let outcome = match &exploration.violation {
+            None => CaseOutcome::Held,
+            Some(violation) => CaseOutcome::Caught {
+                violation: violation.clone(),
+                story: exploration.told(),
+            },
+        };
+        Self {
+            scenario,
+            checker: Checker::Loom,
+            executions: exploration.iterations,
+            outcome,
+        }
+    }
+
     /// Whether this case caught a violation.
     pub fn caught(&self) -> bool {
         matches!(self.outcome, CaseOutcome::Caught { .. })

@@ -16,7 +16,7 @@
 //! writer and fails back, with the active's replication work (excess replica choice,
 //! invalidation): beyond the standby's boundary.
 
-use crate::check::catalogue::{self, Expectation};
+use crate::check::catalogue;
 use crate::namenode::GenerationStamp;
 use crate::namenode::namesystem::{
     HaState, NamenodeConfig, NamesystemApi, NamesystemBehavior, NamesystemFactory,
@@ -33,7 +33,7 @@ use crate::sync::Arc;
 #[cfg(feature = "shuttle")]
 use super::report::SuiteConfig;
 #[cfg(any(loom, feature = "shuttle"))]
-use super::report::{CaseOutcome, CaseReport, Checker, SuiteReport};
+use super::report::{CaseReport, Checker, SuiteReport};
 
 pub use crate::scenarios::standby::SEED_KEY;
 
@@ -139,11 +139,7 @@ pub const NOT_IN_SUITE: [&str; 3] = [
 
 /// Whether `reference` must hold `scenario` in the catalogue.
 pub fn claimed(scenario: &str, reference: NamesystemBehavior) -> bool {
-    catalogue::standby().iter().any(|case| {
-        case.scenario == scenario
-            && case.variant == reference.name()
-            && case.expectation == Expectation::Holds
-    })
+    super::catalogue_holds(&catalogue::standby(), scenario, reference.name())
 }
 
 #[cfg(any(loom, feature = "shuttle"))]
@@ -170,25 +166,14 @@ pub fn loom_suite<F: NamesystemFactory>(factory: F, reference: NamesystemBehavio
     };
     let mut cases = Vec::new();
     for scenario in scenarios::<AsStandby<F>>().into_iter().filter(|s| s.loom) {
-        let mut case = CaseReport {
-            scenario: scenario.name,
-            checker: Checker::Loom,
-            executions: 0,
-            outcome: CaseOutcome::NotClaimed,
-        };
-        if claimed(scenario.name, reference) {
-            let run = scenario.run;
-            let exploration = crate::check::loom::explore(scenario.name, move || run(seat));
-            case.executions = exploration.iterations;
-            case.outcome = match &exploration.violation {
-                None => CaseOutcome::Held,
-                Some(violation) => CaseOutcome::Caught {
-                    violation: violation.clone(),
-                    story: exploration.told(),
-                },
-            };
+        if !claimed(scenario.name, reference) {
+            cases.push(CaseReport::not_claimed(scenario.name, Checker::Loom));
+            continue;
         }
-        cases.push(case);
+        let run = scenario.run;
+        cases.push(CaseReport::explored_by_loom(scenario.name, move || {
+            run(seat)
+        }));
     }
     report::<F>(reference, cases)
 }
@@ -215,12 +200,8 @@ pub fn shuttle_suite<F: NamesystemFactory>(
         };
         for scheduler in schedulers {
             if !claimed(scenario.name, reference) {
-                cases.push(CaseReport {
-                    scenario: scenario.name,
-                    checker: scheduler.map_or(Checker::Sequential, Checker::Shuttle),
-                    executions: 0,
-                    outcome: CaseOutcome::NotClaimed,
-                });
+                let checker = scheduler.map_or(Checker::Sequential, Checker::Shuttle);
+                cases.push(CaseReport::not_claimed(scenario.name, checker));
                 continue;
             }
             let run = scenario.run;

@@ -10,7 +10,7 @@
 //! heartbeat tasks and command dispatcher against in-process SCMs, judged by the scenarios'
 //! invariants under loom and shuttle, and step by step against `StateContext` itself.
 
-use crate::check::catalogue::{self, Expectation, STALE_LEADER_ROUNDS};
+use crate::check::catalogue::{self, STALE_LEADER_ROUNDS};
 use crate::datanode::state_context::{StateContextBehavior, StateContextFactory};
 use crate::scenarios::Violation;
 use crate::scenarios::term_fencing::{
@@ -24,7 +24,7 @@ use super::report::SuiteConfig;
 #[cfg(any(loom, feature = "shuttle"))]
 use super::report::SuiteReport;
 #[cfg(any(loom, feature = "shuttle"))]
-use super::report::{CaseOutcome, CaseReport, Checker};
+use super::report::{CaseReport, Checker};
 
 pub use crate::scenarios::term_fencing::SEED_KEY;
 
@@ -82,11 +82,7 @@ pub fn scenarios<F: StateContextFactory>() -> Vec<Scenario<F>> {
 /// Whether `reference` must hold `scenario` in the catalogue: an implementation held to
 /// `reference` is held to exactly those.
 pub fn claimed(scenario: &str, reference: StateContextBehavior) -> bool {
-    catalogue::term_fencing().iter().any(|case| {
-        case.scenario == scenario
-            && case.variant == reference.name()
-            && case.expectation == Expectation::Holds
-    })
+    super::catalogue_holds(&catalogue::term_fencing(), scenario, reference.name())
 }
 
 #[cfg(any(loom, feature = "shuttle"))]
@@ -115,35 +111,14 @@ pub fn loom_suite<F: StateContextFactory>(
     for scenario in scenarios::<F>() {
         let Some(model) = scenario.loom else { continue };
         if !claimed(scenario.name, reference) {
-            cases.push(not_claimed(scenario.name, Checker::Loom));
+            cases.push(CaseReport::not_claimed(scenario.name, Checker::Loom));
             continue;
         }
-        let exploration = crate::check::loom::explore(scenario.name, move || model(factory));
-        let outcome = match &exploration.violation {
-            None => CaseOutcome::Held,
-            Some(violation) => CaseOutcome::Caught {
-                violation: violation.clone(),
-                story: exploration.told(),
-            },
-        };
-        cases.push(CaseReport {
-            scenario: scenario.name,
-            checker: Checker::Loom,
-            executions: exploration.iterations,
-            outcome,
-        });
+        cases.push(CaseReport::explored_by_loom(scenario.name, move || {
+            model(factory)
+        }));
     }
     report::<F>(reference, cases)
-}
-
-#[cfg(any(loom, feature = "shuttle"))]
-fn not_claimed(scenario: &'static str, checker: Checker) -> CaseReport {
-    CaseReport {
-        scenario,
-        checker,
-        executions: 0,
-        outcome: CaseOutcome::NotClaimed,
-    }
 }
 
 /// Every term-fencing scenario of the catalogue under shuttle's random and PCT schedulers
@@ -160,7 +135,10 @@ pub fn shuttle_suite<F: StateContextFactory>(
     for scenario in scenarios::<F>() {
         for scheduler in super::shuttle_run::schedulers(config) {
             if !claimed(scenario.name, reference) {
-                cases.push(not_claimed(scenario.name, Checker::Shuttle(scheduler)));
+                cases.push(CaseReport::not_claimed(
+                    scenario.name,
+                    Checker::Shuttle(scheduler),
+                ));
                 continue;
             }
             let run = scenario.shuttle;
