@@ -2,38 +2,10 @@
 //! report, an SCM's containers and pending reads, a NameNode's safe-mode consistency
 //! check), on hand-written runs: each violated, held, and undecided without its events.
 
-use hadoop_ref::check::monitor::{MonitorSet, Verdict};
+use hadoop_ref::check::monitor::Verdict;
 use hadoop_ref::story::Event;
 
-/// One event of a hand-written run.
-fn ev(node: &str, component: &str, name: &str, fields: &[(&str, &str)]) -> Event {
-    Event {
-        step: 0,
-        thread: "t".into(),
-        node: Some(node.to_owned()),
-        component: component.into(),
-        name: name.into(),
-        fields: fields
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect(),
-    }
-}
-
-/// The verdict on `property` over `events`, numbered from 1.
-fn judge(events: &[Event], property: &str) -> Verdict {
-    let mut set = MonitorSet::all();
-    for (i, event) in events.iter().enumerate() {
-        let mut event = event.clone();
-        event.step = i + 1;
-        set.observe(&event);
-    }
-    set.finish()
-        .into_iter()
-        .find(|j| j.property == property)
-        .unwrap_or_else(|| panic!("no monitor of {property}"))
-        .verdict
-}
+use crate::test_util::monitor::{ev, judge};
 
 const ROOM: &str = "no datanode granted more containers than it has room for";
 const RESERVES: &str = "serving leader reserves every granted unwritten container";

@@ -7,6 +7,7 @@ use hadoop_ref::sync::thread;
 pub mod allocation;
 pub mod container;
 pub mod datanode;
+pub mod monitor;
 pub mod standby;
 pub mod term_fencing;
 
