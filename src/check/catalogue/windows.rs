@@ -158,22 +158,35 @@ pub const DELETE_BETWEEN_PULL_AND_COMMIT: RaceWindow = RaceWindow {
     step: delete_between_pull_and_commit,
 };
 
-fn delete_between_pull_and_commit(state: &mut WindowState, event: &Seen<'_>) -> bool {
+/// The shape of a replica's window that one of the `opens` events opens, and any other
+/// event it reads on that replica closes, except the reaching ones: `reaches` says of
+/// those (`None` for the rest) whether one on the same replica reaches the window while
+/// it is open.
+fn reached_while_open(
+    state: &mut WindowState,
+    event: &Seen<'_>,
+    opens: &[&str],
+    reaches: impl Fn(&Seen<'_>) -> Option<bool>,
+) -> bool {
     let key = replica_key(event);
-    match event.name {
-        "trees compared" | "chunk pulled" => {
-            state.stage = 1;
-            state.slots[0] = key;
-            false
-        }
-        "block deleted" => state.stage == 1 && state.slots[0] == key,
-        _ => {
-            if state.slots[0] == key {
-                state.stage = 0;
-            }
-            false
-        }
+    if opens.contains(&event.name) {
+        state.stage = 1;
+        state.slots[0] = key;
+        return false;
     }
+    if let Some(reached) = reaches(event) {
+        return reached && state.stage == 1 && state.slots[0] == key;
+    }
+    if state.slots[0] == key {
+        state.stage = 0;
+    }
+    false
+}
+
+fn delete_between_pull_and_commit(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    reached_while_open(state, event, &["trees compared", "chunk pulled"], |e| {
+        (e.name == "block deleted").then_some(true)
+    })
 }
 
 /// HDDS-16811: a block of a replica is deleted while a reconciliation of that replica
@@ -191,21 +204,9 @@ pub const DELETE_DURING_RECONCILIATION: RaceWindow = RaceWindow {
 };
 
 fn delete_during_reconciliation(state: &mut WindowState, event: &Seen<'_>) -> bool {
-    let key = replica_key(event);
-    match event.name {
-        "reconciliation started" => {
-            state.stage = 1;
-            state.slots[0] = key;
-            false
-        }
-        "block deleted" => state.stage == 1 && state.slots[0] == key,
-        _ => {
-            if state.slots[0] == key {
-                state.stage = 0;
-            }
-            false
-        }
-    }
+    reached_while_open(state, event, &["reconciliation started"], |e| {
+        (e.name == "block deleted").then_some(true)
+    })
 }
 
 /// HDDS-16811: a block is deleted on a replica, then reconciliation compares that
@@ -313,23 +314,10 @@ pub const DELETING_ROUND_DURING_RECONCILIATION: RaceWindow = RaceWindow {
 };
 
 fn deleting_round_during_reconciliation(state: &mut WindowState, event: &Seen<'_>) -> bool {
-    let key = replica_key(event);
-    match event.name {
-        "reconciliation started" => {
-            state.stage = 1;
-            state.slots[0] = key;
-            false
-        }
-        "tree written" | "tree write failed" => {
-            state.stage == 1 && state.slots[0] == key && event.field("by") == Some("deleting round")
-        }
-        _ => {
-            if state.slots[0] == key {
-                state.stage = 0;
-            }
-            false
-        }
-    }
+    reached_while_open(state, event, &["reconciliation started"], |e| {
+        matches!(e.name, "tree written" | "tree write failed")
+            .then(|| e.field("by") == Some("deleting round"))
+    })
 }
 
 const TERM_FENCING: &[RaceWindow] = &[TERM_BEFORE_INIT];
