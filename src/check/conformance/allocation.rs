@@ -26,10 +26,12 @@ use crate::scenarios::allocation::{
 };
 use crate::scm::{RegistrationChange, ScmBehavior, ScmFactory};
 
+#[cfg(loom)]
+use super::report::Checker;
 #[cfg(feature = "shuttle")]
 use super::report::SuiteConfig;
 #[cfg(any(loom, feature = "shuttle"))]
-use super::report::{CaseReport, Checker, SuiteReport};
+use super::report::{CaseReport, SuiteReport};
 
 pub use crate::scenarios::allocation::SEED_KEY;
 
@@ -177,24 +179,14 @@ pub fn shuttle_suite<F: ScmFactory>(
 ) -> SuiteReport {
     let mut cases = Vec::new();
     for scenario in scenarios::<F>() {
-        let schedulers: Vec<_> = match scenario.sequential {
-            true => vec![None],
-            false => super::shuttle_run::schedulers(config).map(Some).to_vec(),
-        };
-        for scheduler in schedulers {
-            if !claimed(scenario.name, reference) {
-                let checker = scheduler.map_or(Checker::Sequential, Checker::Shuttle);
-                cases.push(CaseReport::not_claimed(scenario.name, checker));
-                continue;
-            }
-            let run = scenario.run;
-            cases.push(super::shuttle_run::run(
-                scenario.name,
-                scheduler,
-                config,
-                move |seed| run(factory, seed),
-            ));
-        }
+        let run = scenario.run;
+        cases.extend(super::shuttle_run::cases(
+            scenario.name,
+            scenario.sequential,
+            claimed(scenario.name, reference),
+            config,
+            move |seed| run(factory, seed),
+        ));
     }
     report::<F>(reference, cases)
 }

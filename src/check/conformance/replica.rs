@@ -34,10 +34,12 @@ use crate::scenarios::container::{
     deletes_and_repairs_keep_replicas_consistent_on,
 };
 
+#[cfg(loom)]
+use super::report::Checker;
 #[cfg(feature = "shuttle")]
 use super::report::SuiteConfig;
 #[cfg(any(loom, feature = "shuttle"))]
-use super::report::{CaseReport, Checker, SuiteReport};
+use super::report::{CaseReport, SuiteReport};
 
 pub use crate::scenarios::container::SEED_KEY;
 
@@ -179,24 +181,14 @@ where
 {
     let mut cases = Vec::new();
     for scenario in scenarios::<F>() {
-        let schedulers: Vec<_> = match scenario.sequential {
-            true => vec![None],
-            false => super::shuttle_run::schedulers(config).map(Some).to_vec(),
-        };
-        for scheduler in schedulers {
-            if !claimed(scenario.name, reference) {
-                let checker = scheduler.map_or(Checker::Sequential, Checker::Shuttle);
-                cases.push(CaseReport::not_claimed(scenario.name, checker));
-                continue;
-            }
-            let run = scenario.run;
-            cases.push(super::shuttle_run::run(
-                scenario.name,
-                scheduler,
-                config,
-                move |seed| run(factory, seed),
-            ));
-        }
+        let run = scenario.run;
+        cases.extend(super::shuttle_run::cases(
+            scenario.name,
+            scenario.sequential,
+            claimed(scenario.name, reference),
+            config,
+            move |seed| run(factory, seed),
+        ));
     }
     report::<F>(reference, cases)
 }

@@ -22,6 +22,31 @@ pub(super) fn schedulers(config: &SuiteConfig) -> [SchedulerKind; 2] {
     ]
 }
 
+/// A scenario's cases in a suite: one run if it is `sequential`, else one under each of
+/// [`schedulers`]; each [`CaseReport::not_claimed`] (and not run) unless `claimed`.
+pub(super) fn cases(
+    name: &'static str,
+    sequential: bool,
+    claimed: bool,
+    config: &SuiteConfig,
+    scenario: impl Fn(u64) -> Result<(), Violation> + Send + Sync + Clone + 'static,
+) -> Vec<CaseReport> {
+    let schedulers: Vec<_> = match sequential {
+        true => vec![None],
+        false => schedulers(config).map(Some).to_vec(),
+    };
+    schedulers
+        .into_iter()
+        .map(|scheduler| match claimed {
+            true => run(name, scheduler, config, scenario.clone()),
+            false => CaseReport::not_claimed(
+                name,
+                scheduler.map_or(Checker::Sequential, Checker::Shuttle),
+            ),
+        })
+        .collect()
+}
+
 /// Runs `scenario` under `scheduler` for `config.iterations` schedules (one, for a
 /// `Checker::Sequential` case: pass `None`), stopping at a violation.
 pub(super) fn run(

@@ -30,10 +30,12 @@ use crate::scenarios::standby::{
 };
 use crate::sync::Arc;
 
+#[cfg(loom)]
+use super::report::Checker;
 #[cfg(feature = "shuttle")]
 use super::report::SuiteConfig;
 #[cfg(any(loom, feature = "shuttle"))]
-use super::report::{CaseReport, Checker, SuiteReport};
+use super::report::{CaseReport, SuiteReport};
 
 pub use crate::scenarios::standby::SEED_KEY;
 
@@ -194,21 +196,14 @@ pub fn shuttle_suite<F: NamesystemFactory>(
     };
     let mut cases = Vec::new();
     for scenario in scenarios::<AsStandby<F>>() {
-        let schedulers: Vec<_> = match scenario.sequential {
-            true => vec![None],
-            false => super::shuttle_run::schedulers(config).map(Some).to_vec(),
-        };
-        for scheduler in schedulers {
-            if !claimed(scenario.name, reference) {
-                let checker = scheduler.map_or(Checker::Sequential, Checker::Shuttle);
-                cases.push(CaseReport::not_claimed(scenario.name, checker));
-                continue;
-            }
-            let run = scenario.run;
-            let case =
-                super::shuttle_run::run(scenario.name, scheduler, config, move |_| run(seat));
-            cases.push(case);
-        }
+        let run = scenario.run;
+        cases.extend(super::shuttle_run::cases(
+            scenario.name,
+            scenario.sequential,
+            claimed(scenario.name, reference),
+            config,
+            move |_| run(seat),
+        ));
     }
     report::<F>(reference, cases)
 }

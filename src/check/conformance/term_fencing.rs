@@ -19,12 +19,14 @@ use crate::scenarios::term_fencing::{
     leader_transfers_never_run_a_stale_command,
 };
 
+#[cfg(any(loom, feature = "shuttle"))]
+use super::report::CaseReport;
+#[cfg(loom)]
+use super::report::Checker;
 #[cfg(feature = "shuttle")]
 use super::report::SuiteConfig;
 #[cfg(any(loom, feature = "shuttle"))]
 use super::report::SuiteReport;
-#[cfg(any(loom, feature = "shuttle"))]
-use super::report::{CaseReport, Checker};
 
 pub use crate::scenarios::term_fencing::SEED_KEY;
 
@@ -133,22 +135,14 @@ pub fn shuttle_suite<F: StateContextFactory>(
 ) -> SuiteReport {
     let mut cases = Vec::new();
     for scenario in scenarios::<F>() {
-        for scheduler in super::shuttle_run::schedulers(config) {
-            if !claimed(scenario.name, reference) {
-                cases.push(CaseReport::not_claimed(
-                    scenario.name,
-                    Checker::Shuttle(scheduler),
-                ));
-                continue;
-            }
-            let run = scenario.shuttle;
-            cases.push(super::shuttle_run::run(
-                scenario.name,
-                Some(scheduler),
-                config,
-                move |seed| run(factory, seed),
-            ));
-        }
+        let run = scenario.shuttle;
+        cases.extend(super::shuttle_run::cases(
+            scenario.name,
+            false,
+            claimed(scenario.name, reference),
+            config,
+            move |seed| run(factory, seed),
+        ));
     }
     report::<F>(reference, cases)
 }
