@@ -1,7 +1,12 @@
 //! The [`Recorder`]: a `tracing` subscriber that keeps this crate's events per execution,
 //! bounded, and hands each to its [sinks](EventSink) as it records it.
+//!
+//! A sink says which events it takes ([`EventSink::wants`]); the recorder asks once per
+//! call site (and message) and hands each event only to the sinks that take it. A
+//! recorder that keeps nothing does not even write out the fields of an event no sink
+//! takes: it only numbers it.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 
 use tracing::field::{Field, Visit};
@@ -24,6 +29,33 @@ const TARGET_PREFIX: &str = "hadoop_ref::";
 pub trait EventSink: Send {
     /// One event, with its step.
     fn event(&mut self, event: &Event);
+
+    /// Whether the sink takes the events of `component` named `name` (every event, unless
+    /// a sink says otherwise). A recorder asks once per call site and message and keeps
+    /// the answer: it must not change over the sink's life.
+    ///
+    /// ```
+    /// use hadoop_ref::story::{Event, EventSink};
+    ///
+    /// /// Counts the datanodes' term changes, and nothing else.
+    /// struct TermSets(usize);
+    ///
+    /// impl EventSink for TermSets {
+    ///     fn event(&mut self, _event: &Event) {
+    ///         self.0 += 1;
+    ///     }
+    ///
+    ///     fn wants(&mut self, component: &str, name: &str) -> bool {
+    ///         component == "datanode::state_context" && name == "term set"
+    ///     }
+    /// }
+    ///
+    /// assert!(!TermSets(0).wants("datanode::heartbeat", "heartbeat response"));
+    /// ```
+    fn wants(&mut self, component: &str, name: &str) -> bool {
+        let _ = (component, name);
+        true
+    }
 }
 
 /// A boxed sink, as a caller hands one over.
@@ -31,12 +63,20 @@ impl<S: EventSink + ?Sized> EventSink for Box<S> {
     fn event(&mut self, event: &Event) {
         (**self).event(event);
     }
+
+    fn wants(&mut self, component: &str, name: &str) -> bool {
+        (**self).wants(component, name)
+    }
 }
 
 /// A sink shared with its owner, who reads what it gathered after the run.
 impl<S: EventSink> EventSink for Shared<S> {
     fn event(&mut self, event: &Event) {
         self.with(|sink| sink.event(event));
+    }
+
+    fn wants(&mut self, component: &str, name: &str) -> bool {
+        self.with(|sink| sink.wants(component, name))
     }
 }
 
@@ -52,6 +92,8 @@ struct Kept {
     left_out: usize,
     capacity: usize,
     sinks: Vec<Box<dyn EventSink>>,
+    /// Which sinks take the events of each call site.
+    routes: Routes,
     /// A recorder that keeps nothing refills this one event for each event it hands its
     /// sinks, reusing its strings: an inline monitor's run allocates nothing per event.
     scratch: Event,
@@ -87,6 +129,7 @@ impl Default for Kept {
             left_out: 0,
             capacity: MAX_EVENTS,
             sinks: Vec::new(),
+            routes: Routes::default(),
             scratch: Event::default(),
             spare: Spare::default(),
             labels: Vec::new(),
@@ -121,7 +164,10 @@ impl Recorder {
 
     /// Also hands every event recorded from now on to `sink`.
     pub fn with_sink(self, sink: impl EventSink + 'static) -> Self {
-        self.kept.with(|kept| kept.sinks.push(Box::new(sink)));
+        self.kept.with(|kept| {
+            kept.sinks.push(Box::new(sink));
+            kept.routes = Routes::default();
+        });
         self
     }
 
@@ -145,12 +191,14 @@ impl Recorder {
 }
 
 impl Kept {
-    /// Numbers `event` and hands it to the sinks, then keeps it (within the bound).
-    fn push(&mut self, mut event: Event) {
+    /// Numbers `event` (of call site `site`) and hands it to the sinks that take it, then
+    /// keeps it (within the bound).
+    fn push(&mut self, mut event: Event, site: &'static Metadata<'static>) {
         event.step = self.left_out + self.events.len() + 1;
-        for sink in &mut self.sinks {
-            sink.event(&event);
-        }
+        let takers = self
+            .routes
+            .takers(site, &event.name, &mut self.sinks, || event.component.clone());
+        hand(&mut self.sinks, takers, &event);
         if self.events.len() >= self.capacity {
             self.events.pop_front();
             self.left_out += 1;
@@ -158,15 +206,85 @@ impl Kept {
         self.events.push_back(event);
     }
 
-    /// Refills the scratch event with `event`, numbers it and hands it to the sinks.
+    /// Numbers `event`; if a sink takes it, refills the scratch event with it and hands
+    /// it to the sinks that take it.
     fn stream(&mut self, event: &TracingEvent<'_>, thread: u64) {
-        let label = label_of(&mut self.labels, thread);
-        refill(&mut self.scratch, &mut self.spare, event, &label);
         self.left_out += 1;
-        self.scratch.step = self.left_out;
-        for sink in &mut self.sinks {
-            sink.event(&self.scratch);
+        let Kept {
+            sinks,
+            routes,
+            scratch,
+            spare,
+            labels,
+            left_out,
+            ..
+        } = self;
+        let site = event.metadata();
+        let takers = refill(scratch, spare, event, |name| {
+            routes.takers(site, name, sinks, || component_of(site.target()))
+        });
+        if takers == 0 {
+            return;
         }
+        let label = label_of(labels, thread);
+        scratch.thread.clear();
+        scratch.thread.push_str(&label);
+        scratch.step = *left_out;
+        hand(sinks, takers, scratch);
+    }
+}
+
+/// Hands `event` to the sinks in `takers` (a set of their indices, [`Routes`]).
+fn hand(sinks: &mut [Box<dyn EventSink>], takers: u64, event: &Event) {
+    for (at, sink) in sinks.iter_mut().enumerate() {
+        if takes(takers, at) {
+            sink.event(event);
+        }
+    }
+}
+
+/// Sinks whose answers a recorder keeps; any further sink takes every event.
+const ROUTED_SINKS: usize = 64;
+
+/// Whether sink `at` is among `takers`.
+fn takes(takers: u64, at: usize) -> bool {
+    at >= ROUTED_SINKS || takers & (1 << at) != 0
+}
+
+/// Which sinks take an event, by its call site (a `tracing` call site's metadata is
+/// static: its address names it) and its message: the sinks are asked once, when a call
+/// site first emits an event, and again only if the message differs from the last one
+/// (a message formatted from values). A set of sinks is a bit set of their indices.
+#[derive(Default)]
+struct Routes {
+    by_site: HashMap<usize, (String, u64)>,
+}
+
+impl Routes {
+    /// The sinks that take events of `site` named `name` (`component` makes the
+    /// component's name, when the sinks are asked).
+    fn takers(
+        &mut self,
+        site: &'static Metadata<'static>,
+        name: &str,
+        sinks: &mut [Box<dyn EventSink>],
+        component: impl FnOnce() -> String,
+    ) -> u64 {
+        let key = std::ptr::from_ref(site) as usize;
+        if let Some((known, takers)) = self.by_site.get(&key)
+            && known == name
+        {
+            return *takers;
+        }
+        let component = component();
+        let mut takers = 0;
+        for (at, sink) in sinks.iter_mut().enumerate().take(ROUTED_SINKS) {
+            if sink.wants(&component, name) {
+                takers |= 1 << at;
+            }
+        }
+        self.by_site.insert(key, (name.to_owned(), takers));
+        takers
     }
 }
 
@@ -200,7 +318,7 @@ impl Subscriber for Recorder {
             }
             let label = label_of(&mut kept.labels, thread).into_owned();
             let recorded = event_with_label(event, label);
-            kept.push(recorded);
+            kept.push(recorded, event.metadata());
         });
     }
 
@@ -241,58 +359,77 @@ struct Spare {
     node: Option<String>,
 }
 
-/// Rewrites `scratch` as the story's event of `event` (this crate's), emitted by the
-/// thread labelled `thread`, as [`event_of`] makes it, reusing its strings' buffers (and
-/// those in `spare`).
-fn refill(scratch: &mut Event, spare: &mut Spare, event: &TracingEvent<'_>, thread: &str) {
+/// Rewrites `scratch` as the story's event of `event` (this crate's), as [`event_of`]
+/// makes it but for its thread, reusing its strings' buffers (and those in `spare`), and
+/// returns the sinks that take it (`route`, given its name). Once its message says no
+/// sink takes it, the fields after it are not written (a `tracing` macro's message comes
+/// first): the scratch event is then left half written, and nothing is handed it.
+fn refill(
+    scratch: &mut Event,
+    spare: &mut Spare,
+    event: &TracingEvent<'_>,
+    route: impl FnMut(&str) -> u64,
+) -> u64 {
     let metadata = event.metadata();
-    scratch.thread.clear();
-    scratch.thread.push_str(thread);
-    scratch.component.clear();
-    scratch
-        .component
-        .push_str(component_of_str(metadata.target()));
     let mut refill = Refill {
         event: scratch,
         spare: &mut *spare,
         node: false,
-        message: false,
         fields: 0,
+        route,
+        takers: None,
     };
     event.record(&mut refill);
     let Refill {
         node,
-        message,
         fields,
+        mut route,
+        takers,
         ..
     } = refill;
     spare.fields.extend(scratch.fields.drain(fields..));
     if !node && let Some(unused) = scratch.node.take() {
         spare.node = Some(unused);
     }
-    if !message {
+    let takers = takers.unwrap_or_else(|| {
         scratch.name.clear();
         scratch.name.push_str(metadata.name());
+        route(&scratch.name)
+    });
+    if takers != 0 {
+        scratch.component.clear();
+        scratch
+            .component
+            .push_str(component_of_str(metadata.target()));
     }
+    takers
 }
 
 /// An event's fields written over a previous event's strings.
-struct Refill<'a> {
+struct Refill<'a, R> {
     event: &'a mut Event,
     spare: &'a mut Spare,
     node: bool,
-    message: bool,
     fields: usize,
+    /// The sinks that take an event, given its name.
+    route: R,
+    /// The sinks that take this event, once its message said.
+    takers: Option<u64>,
 }
 
-impl Refill<'_> {
-    /// The string `field`'s value goes in, emptied.
-    fn slot(&mut self, field: &Field) -> &mut String {
+impl<R: FnMut(&str) -> u64> Refill<'_, R> {
+    /// Writes `field`'s value (with `write`) in its string, unless no sink takes the event.
+    fn put(&mut self, field: &Field, write: impl FnOnce(&mut String)) {
+        if field.name() == "message" {
+            self.event.name.clear();
+            write(&mut self.event.name);
+            self.takers = Some((self.route)(&self.event.name));
+            return;
+        }
+        if self.takers == Some(0) {
+            return;
+        }
         let slot = match field.name() {
-            "message" => {
-                self.message = true;
-                &mut self.event.name
-            }
             "node" => {
                 self.node = true;
                 let spare = &mut self.spare.node;
@@ -314,37 +451,41 @@ impl Refill<'_> {
             }
         };
         slot.clear();
-        slot
+        write(slot);
     }
 }
 
-impl Visit for Refill<'_> {
+impl<R: FnMut(&str) -> u64> Visit for Refill<'_, R> {
     fn record_str(&mut self, field: &Field, value: &str) {
-        self.slot(field).push_str(value);
+        self.put(field, |slot| slot.push_str(value));
     }
 
     // Integers and flags written as `Debug` writes them, without its dynamic dispatch.
     fn record_u64(&mut self, field: &Field, value: u64) {
-        push_u64(self.slot(field), value);
+        self.put(field, |slot| push_u64(slot, value));
     }
 
     fn record_i64(&mut self, field: &Field, value: i64) {
-        let slot = self.slot(field);
-        if value < 0 {
-            slot.push('-');
-        }
-        push_u64(slot, value.unsigned_abs());
+        self.put(field, |slot| {
+            if value < 0 {
+                slot.push('-');
+            }
+            push_u64(slot, value.unsigned_abs());
+        });
     }
 
     fn record_bool(&mut self, field: &Field, value: bool) {
-        self.slot(field)
-            .push_str(if value { "true" } else { "false" });
+        self.put(field, |slot| {
+            slot.push_str(if value { "true" } else { "false" });
+        });
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
         use std::fmt::Write as _;
         // Writing into a String cannot fail.
-        let _ = write!(self.slot(field), "{value:?}");
+        self.put(field, |slot| {
+            let _ = write!(slot, "{value:?}");
+        });
     }
 }
 

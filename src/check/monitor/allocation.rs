@@ -107,6 +107,14 @@ impl Monitor for NoDatanodeOverGranted {
         }
     }
 
+    fn wants(&self, component: &str, name: &str) -> bool {
+        component.starts_with("scm::") || matches!(name, "container created" | "create refused")
+    }
+
+    fn reset(&mut self) {
+        *self = Self::default();
+    }
+
     fn violation_so_far(&self) -> Option<&Finding> {
         self.found.as_ref()
     }
@@ -171,6 +179,15 @@ impl Monitor for NoDatanodeGrantedPastItsRoom {
         self.trail.note(&datanode, event.step);
         self.latest
             .insert(datanode, (event.step, remaining, reserved));
+    }
+
+    fn wants(&self, component: &str, name: &str) -> bool {
+        let _ = component;
+        matches!(name, "container created" | "node report")
+    }
+
+    fn reset(&mut self) {
+        *self = Self::default();
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {
@@ -302,6 +319,15 @@ impl Monitor for LeaderReservesUnwritten {
             }
             _ => {}
         }
+    }
+
+    fn wants(&self, component: &str, name: &str) -> bool {
+        let _ = name;
+        component.starts_with("scm::")
+    }
+
+    fn reset(&mut self) {
+        *self = Self::default();
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {

@@ -91,6 +91,22 @@ fn block_step(event: &Event) -> Option<(BlockKey, BlockStep)> {
     Some((key, step))
 }
 
+/// Whether an event of `component` named `name` may be a block event ([`block_step`]) or
+/// a replica's deletion ([`replica_deleted`]).
+fn wants_block_event(component: &str, name: &str) -> bool {
+    (component == "datanode::dispatcher" && name == "command run")
+        || (component.starts_with("datanode::container")
+            && matches!(
+                name,
+                "block deleted"
+                    | "peer deletion applied"
+                    | "commit decided"
+                    | "chunk pulled"
+                    | "pulled chunks removed"
+                    | "block file not found"
+            ))
+}
+
 /// The replica a `DeleteContainer` command that ran removed: (datanode, container).
 fn replica_deleted(event: &Event) -> Option<(String, u64)> {
     if event.component != "datanode::dispatcher" || event.name != "command run" {
@@ -164,6 +180,14 @@ impl Monitor for DeletedBlockNotLive {
             }
             BlockStep::ChunkPulled | BlockStep::FileGone => {}
         }
+    }
+
+    fn wants(&self, component: &str, name: &str) -> bool {
+        wants_block_event(component, name)
+    }
+
+    fn reset(&mut self) {
+        *self = Self::new(self.seed, self.property);
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {
@@ -267,6 +291,14 @@ impl Monitor for MetadataOnlyWithFile {
             (true, None) => Some(event.step),
             (true, since) => since,
         };
+    }
+
+    fn wants(&self, component: &str, name: &str) -> bool {
+        wants_block_event(component, name)
+    }
+
+    fn reset(&mut self) {
+        *self = Self::default();
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {

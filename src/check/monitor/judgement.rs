@@ -114,6 +114,13 @@ pub trait Monitor: Send {
     fn property(&self) -> &'static str;
     /// Takes one event, in the log's order.
     fn observe(&mut self, event: &Event);
+    /// Whether [`Monitor::observe`] does anything with the events of `component` named
+    /// `name`: a [`MonitorSet`](super::MonitorSet) hands a monitor only those. At least
+    /// every event the monitor's state or its evidence follows; the same answer for the
+    /// same arguments, always.
+    fn wants(&self, component: &str, name: &str) -> bool;
+    /// Forgets every event observed: the monitor as new, for another run.
+    fn reset(&mut self);
     /// The first violation found so far, for a property judged as events arrive; `None`
     /// for one judged at the end of the run only.
     fn violation_so_far(&self) -> Option<&Finding>;

@@ -11,6 +11,11 @@
 //! steps of the events that led to it, or **undecided** when the log lacks the events
 //! the property is judged by. Never ok for want of evidence.
 //!
+//! A set hands each event only to the monitors that read its kind ([`Monitor::wants`],
+//! asked once per component and event name), and starts another run by resetting only
+//! the monitors that took an event ([`MonitorSet::reset`]): run inline over every
+//! execution of a checker, the monitors cost little beside the execution itself.
+//!
 //! Each monitor also says which events its verdict rests on ([`Reads`]): over a log of an
 //! upstream process, which shows only some events ([`coverage`]), an ok or a violation
 //! the log cannot support becomes undecided.
@@ -44,6 +49,7 @@ mod judgement;
 pub mod offline;
 pub mod replica_data;
 pub mod replication;
+mod route;
 pub mod standby;
 pub mod standby_end;
 pub mod term_fencing;
@@ -56,9 +62,38 @@ use crate::story::{Event, EventSink, Story};
 pub use judgement::{Finding, Judgement, Monitor, Needed, Reads, Trail, Verdict};
 pub use values::{command_container, items, number, parse_id, term_value};
 
-/// Every monitor, fed the same events: an [`EventSink`] to install on a recorder.
+/// Every monitor, fed the same events (each monitor only those it [wants](Monitor::wants)):
+/// an [`EventSink`] to install on a recorder.
+///
+/// ```
+/// use hadoop_ref::check::monitor::{MonitorSet, Verdict};
+/// use hadoop_ref::story::Event;
+///
+/// let mut set = MonitorSet::all();
+/// for run in 0..2 {
+///     set.observe(&Event {
+///         step: 1,
+///         node: Some("dn1".into()),
+///         component: "datanode::state_context".into(),
+///         name: "term set".into(),
+///         fields: vec![("term".into(), "4".into())],
+///         ..Event::default()
+///     });
+///     let judgements = set.finish();
+///     let covers = judgements
+///         .iter()
+///         .find(|j| j.property == "term covers every term heard")
+///         .unwrap();
+///     assert_eq!(covers.verdict, Verdict::Ok { judged: 1 }, "run {run}");
+///     set.reset();
+/// }
+/// assert_eq!(set.events(), 0);
+/// ```
 pub struct MonitorSet {
     monitors: Vec<Box<dyn Monitor>>,
+    /// Which monitors took an event since the last reset.
+    touched: Vec<bool>,
+    routes: route::Routes,
     events: usize,
 }
 
@@ -89,17 +124,34 @@ impl MonitorSet {
         monitors.extend(standby::monitors());
         monitors.extend(standby_end::monitors());
         Self {
+            touched: vec![false; monitors.len()],
             monitors,
+            routes: route::Routes::default(),
             events: 0,
         }
     }
 
-    /// Takes one event.
+    /// Takes one event: hands it to the monitors that read its kind.
     pub fn observe(&mut self, event: &Event) {
         self.events += 1;
-        for monitor in &mut self.monitors {
-            monitor.observe(event);
+        let takers = self
+            .routes
+            .takers(&event.component, &event.name, &self.monitors);
+        for &at in takers {
+            self.monitors[at].observe(event);
+            self.touched[at] = true;
         }
+    }
+
+    /// Every monitor as new, for another run (what a fresh [`MonitorSet::all`] is,
+    /// without making one: only the monitors that took an event are reset).
+    pub fn reset(&mut self) {
+        for (monitor, touched) in self.monitors.iter_mut().zip(&mut self.touched) {
+            if std::mem::take(touched) {
+                monitor.reset();
+            }
+        }
+        self.events = 0;
     }
 
     /// Events taken so far.
@@ -136,6 +188,13 @@ impl MonitorSet {
 impl EventSink for MonitorSet {
     fn event(&mut self, event: &Event) {
         self.observe(event);
+    }
+
+    fn wants(&mut self, component: &str, name: &str) -> bool {
+        !self
+            .routes
+            .takers(component, name, &self.monitors)
+            .is_empty()
     }
 }
 

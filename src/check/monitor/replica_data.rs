@@ -77,6 +77,13 @@ fn replica_reset(event: &Event) -> Option<ReplicaKey> {
     None
 }
 
+/// Whether an event of `component` named `name` may be a replica's reset
+/// ([`replica_reset`]).
+fn wants_replica_reset(component: &str, name: &str) -> bool {
+    (component == "datanode::dispatcher" && name == "command run")
+        || (component.starts_with("datanode::container") && name == "container created")
+}
+
 /// What a commit or a deletion did to a replica block's metadata.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Metadata {
@@ -137,6 +144,19 @@ impl Monitor for LiveBlocksPresent {
             return;
         }
         self.block_event(event);
+    }
+
+    fn wants(&self, component: &str, name: &str) -> bool {
+        wants_replica_reset(component, name)
+            || (component.starts_with("datanode::container")
+                && matches!(
+                    name,
+                    "block deleted" | "peer deletion applied" | "commit decided"
+                ))
+    }
+
+    fn reset(&mut self) {
+        *self = Self::default();
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {
@@ -235,6 +255,16 @@ impl Monitor for ChecksumFollowsTree {
         } else {
             checksums.value = known;
         }
+    }
+
+    fn wants(&self, component: &str, name: &str) -> bool {
+        wants_replica_reset(component, name)
+            || (component.starts_with("datanode::container")
+                && matches!(name, "tree written" | "checksum refreshed"))
+    }
+
+    fn reset(&mut self) {
+        *self = Self::default();
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {

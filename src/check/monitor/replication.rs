@@ -148,6 +148,21 @@ impl Monitor for KeepsReplicationFactor {
         }
     }
 
+    fn wants(&self, component: &str, name: &str) -> bool {
+        let scm = matches!(
+            name,
+            "slots reserved" | "container report processed" | "container state updated"
+        );
+        (component.starts_with("scm::container_manager") && scm)
+            || (component.starts_with("datanode::")
+                && matches!(name, "container created" | "command run"))
+            || (component.starts_with("scenarios::") && name == "cluster quiescent")
+    }
+
+    fn reset(&mut self) {
+        *self = Self::default();
+    }
+
     fn violation_so_far(&self) -> Option<&Finding> {
         self.below.as_ref()
     }

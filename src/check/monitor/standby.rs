@@ -127,6 +127,15 @@ impl Monitor for StandbyIsPassive {
         });
     }
 
+    fn wants(&self, component: &str, name: &str) -> bool {
+        let _ = name;
+        component.starts_with("namenode::")
+    }
+
+    fn reset(&mut self) {
+        *self = Self::default();
+    }
+
     fn violation_so_far(&self) -> Option<&Finding> {
         self.found.as_ref()
     }
@@ -340,6 +349,15 @@ impl Monitor for NoFalseCorruption {
         self.apply(event, &subject);
     }
 
+    fn wants(&self, component: &str, name: &str) -> bool {
+        let _ = name;
+        component.starts_with("namenode::")
+    }
+
+    fn reset(&mut self) {
+        *self = Self::default();
+    }
+
     fn violation_so_far(&self) -> Option<&Finding> {
         None
     }
@@ -455,6 +473,21 @@ impl Monitor for SafeModeRecount {
             step: event.step,
             evidence: self.trail.evidence(node, event.step, &[]),
         });
+    }
+
+    fn wants(&self, component: &str, name: &str) -> bool {
+        component.starts_with("namenode::")
+            && matches!(
+                name,
+                "safe mode consistency check"
+                    | "safe mode counts changed"
+                    | "block completed"
+                    | "block reopened"
+            )
+    }
+
+    fn reset(&mut self) {
+        *self = Self::default();
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {

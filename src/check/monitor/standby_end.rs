@@ -179,6 +179,15 @@ impl Monitor for LocationCompleteness {
         }
     }
 
+    fn wants(&self, component: &str, name: &str) -> bool {
+        (component.starts_with("sim::hdfs_datanode") && name == "replica deleted")
+            || component.starts_with("namenode::")
+    }
+
+    fn reset(&mut self) {
+        *self = Self::default();
+    }
+
     fn violation_so_far(&self) -> Option<&Finding> {
         None
     }
@@ -271,6 +280,15 @@ impl Monitor for StandbyQueueEmpties {
             step: event.step,
             evidence: vec![quiescent_at, event.step],
         });
+    }
+
+    fn wants(&self, component: &str, name: &str) -> bool {
+        (component.starts_with("scenarios::") && name == "cluster quiescent")
+            || (component.starts_with("namenode::") && name == "pending messages read")
+    }
+
+    fn reset(&mut self) {
+        *self = Self::default();
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {

@@ -181,6 +181,15 @@ impl Monitor for NoCommandBelowTakenTerm {
         }
     }
 
+    fn wants(&self, component: &str, name: &str) -> bool {
+        let _ = name;
+        component == STATE_CONTEXT || component == HEARTBEAT
+    }
+
+    fn reset(&mut self) {
+        *self = Self::default();
+    }
+
     fn violation_so_far(&self) -> Option<&Finding> {
         self.found.as_ref()
     }
@@ -226,6 +235,15 @@ impl Monitor for TermCoversTakenTerms {
 
     fn observe(&mut self, event: &Event) {
         self.tracker.apply(event);
+    }
+
+    fn wants(&self, component: &str, name: &str) -> bool {
+        let _ = name;
+        component == STATE_CONTEXT || component == HEARTBEAT
+    }
+
+    fn reset(&mut self) {
+        *self = Self::default();
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {
@@ -381,6 +399,17 @@ impl Monitor for NoCommandOfDeposedLeader {
             }
             _ => {}
         }
+    }
+
+    fn wants(&self, component: &str, name: &str) -> bool {
+        let scm = component.starts_with("scm") || component == "sim::scm_endpoint";
+        component == STATE_CONTEXT
+            || (component == DISPATCHER && name == "command run")
+            || (scm && matches!(name, "became leader" | "stepped down" | "started"))
+    }
+
+    fn reset(&mut self) {
+        *self = Self::default();
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {

@@ -142,7 +142,7 @@ impl ExecutionSinks {
             }
         });
         if self.observe.monitors {
-            self.monitors.with(|set| *set = MonitorSet::all());
+            self.monitors.with(MonitorSet::reset);
         }
     }
 

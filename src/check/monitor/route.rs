@@ -1,0 +1,53 @@
+//! Which monitors of a [`MonitorSet`](super::MonitorSet) take each kind of event: a kind
+//! is a component and an event name, and each monitor says whether it wants it
+//! ([`Monitor::wants`]). The set asks once per kind and keeps the answer, so an event
+//! reaches only the few monitors that read it, at the cost of one lookup by its name.
+
+use std::collections::HashMap;
+
+use super::judgement::Monitor;
+
+/// The monitors (their indices in the set) that take each kind of event.
+#[derive(Debug, Default)]
+pub(super) struct Routes {
+    /// By event name: each component that emits it, with its route's index.
+    by_name: HashMap<String, Vec<(String, usize)>>,
+    /// The routes: monitors' indices, ascending.
+    routes: Vec<Box<[usize]>>,
+}
+
+impl Routes {
+    /// The monitors among `monitors` that take the events of `component` named `name`.
+    pub(super) fn takers(
+        &mut self,
+        component: &str,
+        name: &str,
+        monitors: &[Box<dyn Monitor>],
+    ) -> &[usize] {
+        let known = self.by_name.get(name).and_then(|kinds| {
+            kinds
+                .iter()
+                .find(|(known, _)| known == component)
+                .map(|&(_, at)| at)
+        });
+        let at = known.unwrap_or_else(|| self.add(component, name, monitors));
+        &self.routes[at]
+    }
+
+    /// Asks `monitors` about a new kind of event; returns its route's index.
+    fn add(&mut self, component: &str, name: &str, monitors: &[Box<dyn Monitor>]) -> usize {
+        let takers = monitors
+            .iter()
+            .enumerate()
+            .filter(|(_, monitor)| monitor.wants(component, name))
+            .map(|(at, _)| at)
+            .collect();
+        self.routes.push(takers);
+        let at = self.routes.len() - 1;
+        self.by_name
+            .entry(name.to_owned())
+            .or_default()
+            .push((component.to_owned(), at));
+        at
+    }
+}
