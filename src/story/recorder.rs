@@ -195,9 +195,9 @@ impl Kept {
     /// keeps it (within the bound).
     fn push(&mut self, mut event: Event, site: &'static Metadata<'static>) {
         event.step = self.left_out + self.events.len() + 1;
-        let takers = self
-            .routes
-            .takers(site, &event.name, &mut self.sinks, || event.component.clone());
+        let takers = self.routes.takers(site, &event.name, &mut self.sinks, || {
+            event.component.clone()
+        });
         hand(&mut self.sinks, takers, &event);
         if self.events.len() >= self.capacity {
             self.events.pop_front();

@@ -55,7 +55,7 @@ impl NoDatanodeOverGranted {
         let named = ["datanode", "datanodes"]
             .iter()
             .filter_map(|f| event.field(f))
-            .flat_map(super::values::items);
+            .flat_map(super::values::each_item);
         for datanode in named {
             self.trail.note(datanode, event.step);
         }
@@ -73,18 +73,21 @@ impl Monitor for NoDatanodeOverGranted {
 
     fn observe(&mut self, event: &Event) {
         self.note_scm(event);
+        if !matches!(event.name.as_str(), "container created" | "create refused") {
+            return;
+        }
         let states_room = event.field("slots").is_some() && event.field("holds").is_some();
-        let Some(datanode) = event.node.clone().filter(|_| states_room) else {
+        let Some(datanode) = event.node.as_deref().filter(|_| states_room) else {
             return;
         };
         match event.name.as_str() {
             "container created" => {
                 self.judged += 1;
-                self.trail.note(&datanode, event.step);
+                self.trail.note(datanode, event.step);
             }
             "create refused" => {
                 self.judged += 1;
-                self.trail.note(&datanode, event.step);
+                self.trail.note(datanode, event.step);
                 if self.found.is_some() {
                     return;
                 }
@@ -100,7 +103,7 @@ impl Monitor for NoDatanodeOverGranted {
                         ),
                     },
                     step: event.step,
-                    evidence: self.trail.evidence(&datanode, event.step, &[]),
+                    evidence: self.trail.evidence(datanode, event.step, &[]),
                 });
             }
             _ => {}
@@ -168,7 +171,7 @@ impl Monitor for NoDatanodeGrantedPastItsRoom {
         if event.name != "node report" {
             return;
         }
-        let Some(datanode) = event.node.clone() else {
+        let Some(datanode) = event.node.as_deref() else {
             return;
         };
         let value = |name| event.field(name).and_then(number);
@@ -176,9 +179,14 @@ impl Monitor for NoDatanodeGrantedPastItsRoom {
             return;
         };
         let reserved = committed.saturating_add(value("spare").unwrap_or(0));
-        self.trail.note(&datanode, event.step);
-        self.latest
-            .insert(datanode, (event.step, remaining, reserved));
+        self.trail.note(datanode, event.step);
+        let latest = (event.step, remaining, reserved);
+        match self.latest.get_mut(datanode) {
+            Some(kept) => *kept = latest,
+            None => {
+                self.latest.insert(datanode.to_owned(), latest);
+            }
+        }
     }
 
     fn wants(&self, component: &str, name: &str) -> bool {

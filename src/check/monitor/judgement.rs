@@ -185,17 +185,19 @@ impl<K: Ord + Clone> Trail<K> {
         K: Borrow<Q>,
         Q: Ord + ToOwned<Owned = K> + ?Sized,
     {
-        if !self.steps.contains_key(subject) {
-            self.steps.insert(subject.to_owned(), VecDeque::new());
-        }
-        let Some(steps) = self.steps.get_mut(subject) else {
-            return;
-        };
-        if steps.back() != Some(&step) {
-            if steps.len() == TRAIL_LEN {
-                steps.pop_front();
+        match self.steps.get_mut(subject) {
+            Some(steps) => {
+                if steps.back() != Some(&step) {
+                    if steps.len() == TRAIL_LEN {
+                        steps.pop_front();
+                    }
+                    steps.push_back(step);
+                }
             }
-            steps.push_back(step);
+            None => {
+                self.steps
+                    .insert(subject.to_owned(), VecDeque::from([step]));
+            }
         }
     }
 
@@ -221,7 +223,52 @@ impl<K: Ord + Clone> Trail<K> {
     }
 
     /// Forgets `subject`.
-    pub fn forget(&mut self, subject: &K) {
+    pub fn forget<Q>(&mut self, subject: &Q)
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
         self.steps.remove(subject);
+    }
+}
+
+/// A [`Trail`] of a node's own events and of its blocks' (a NameNode's, say), keyed by
+/// the node's name, and the block after a NUL for a block's events, written in a buffer
+/// the trail keeps: noting a subject already noted allocates nothing.
+#[derive(Debug, Clone, Default)]
+pub(super) struct NodeTrail {
+    trail: Trail<String>,
+    key: String,
+}
+
+impl NodeTrail {
+    /// Notes that the event at `step` concerns `block` of `node` (`None`: the node).
+    pub(super) fn note(&mut self, node: &str, block: Option<u64>, step: usize) {
+        write_key(&mut self.key, node, block);
+        self.trail.note(self.key.as_str(), step);
+    }
+
+    /// [`Trail::evidence`] of `block` of `node`.
+    pub(super) fn evidence(
+        &self,
+        node: &str,
+        block: Option<u64>,
+        step: usize,
+        extra: &[usize],
+    ) -> Vec<usize> {
+        let mut key = String::new();
+        write_key(&mut key, node, block);
+        self.trail.evidence(key.as_str(), step, extra)
+    }
+}
+
+/// Writes the key of `block` of `node` in `key`.
+fn write_key(key: &mut String, node: &str, block: Option<u64>) {
+    use std::fmt::Write as _;
+    key.clear();
+    key.push_str(node);
+    if let Some(block) = block {
+        // Writing into a String cannot fail.
+        let _ = write!(key, "\0{block}");
     }
 }

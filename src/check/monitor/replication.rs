@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::judgement::{Finding, Monitor, Needed, Reads, Trail, Verdict};
-use super::values::{command_container, is_delete_container, items, parse_id};
+use super::values::{command_container, each_item, is_delete_container, items, parse_id};
 use crate::scenarios::Violation;
 use crate::scenarios::cluster::{BELOW_REPLICATION_FACTOR, REPLICATION_SEED};
 use crate::story::Event;
@@ -49,7 +49,9 @@ impl KeepsReplicationFactor {
         self.trail.note(&container, step);
         let holders = self.holders.entry(container).or_default();
         if held {
-            holders.insert(datanode.to_owned());
+            if !holders.contains(datanode) {
+                holders.insert(datanode.to_owned());
+            }
         } else {
             holders.remove(datanode);
         }
@@ -64,16 +66,15 @@ impl KeepsReplicationFactor {
                 self.factor.insert(container, datanodes);
             }
             "container report processed" => {
-                let datanode = event.field("datanode")?.to_owned();
-                let named: Vec<u64> = ["confirmed", "unknown"]
+                let datanode = event.field("datanode")?;
+                let named = ["confirmed", "unknown"]
                     .iter()
                     .filter_map(|field| event.field(field))
-                    .flat_map(items)
+                    .flat_map(each_item)
                     .filter(|item| *item != "-")
-                    .filter_map(parse_id)
-                    .collect();
+                    .filter_map(parse_id);
                 for container in named {
-                    self.hold(container, &datanode, true, event.step);
+                    self.hold(container, datanode, true, event.step);
                 }
             }
             "container state updated" => {
@@ -88,14 +89,14 @@ impl KeepsReplicationFactor {
     }
 
     fn datanode_event(&mut self, event: &Event) -> Option<()> {
-        let datanode = event.node.clone()?;
+        let datanode = event.node.as_deref()?;
         if event.name == "container created" {
             let container = parse_id(event.field("container")?)?;
-            self.hold(container, &datanode, true, event.step);
+            self.hold(container, datanode, true, event.step);
         } else if event.name == "command run" {
             let command = event.field("command")?;
             if event.field("outcome")? == "Executed" && is_delete_container(command) {
-                self.hold(command_container(command)?, &datanode, false, event.step);
+                self.hold(command_container(command)?, datanode, false, event.step);
             }
         }
         Some(())

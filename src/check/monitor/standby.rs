@@ -25,7 +25,7 @@
 
 use std::collections::BTreeMap;
 
-use super::judgement::{Finding, Monitor, Needed, Reads, Trail, Verdict};
+use super::judgement::{Finding, Monitor, Needed, NodeTrail, Reads, Trail, Verdict};
 use super::values::{number, parse_id};
 use crate::scenarios::Violation;
 use crate::scenarios::standby::{
@@ -48,14 +48,14 @@ pub fn monitors() -> Vec<Box<dyn Monitor>> {
 }
 
 /// A NameNode and a block (`None` for the NameNode's own events).
-type Subject = (String, Option<u64>);
+type Subject<'a> = (&'a str, Option<u64>);
 
 /// The NameNode and block an event of the NameNode concerns.
-fn subject(event: &Event) -> Option<Subject> {
+fn subject(event: &Event) -> Option<Subject<'_>> {
     if !event.component.starts_with("namenode::") {
         return None;
     }
-    let node = event.node.clone()?;
+    let node = event.node.as_deref()?;
     Some((node, event.field("block").and_then(parse_id)))
 }
 
@@ -68,9 +68,9 @@ fn judges_a_report(event: &Event) -> bool {
 }
 
 /// The evidence of `subject`: its block's events and its NameNode's.
-fn evidence(trail: &Trail<Subject>, subject: &Subject, step: usize, extra: &[usize]) -> Vec<usize> {
-    let own = trail.evidence(&(subject.0.clone(), None), step, extra);
-    trail.evidence(subject, step, &own)
+fn evidence(trail: &NodeTrail, subject: Subject<'_>, step: usize, extra: &[usize]) -> Vec<usize> {
+    let own = trail.evidence(subject.0, None, step, extra);
+    trail.evidence(subject.0, subject.1, step, &own)
 }
 
 fn violation(property: &'static str, detail: String) -> Violation {
@@ -85,7 +85,7 @@ fn violation(property: &'static str, detail: String) -> Violation {
 #[derive(Debug, Default)]
 pub struct StandbyIsPassive {
     judged: usize,
-    trail: Trail<Subject>,
+    trail: NodeTrail,
     found: Option<Finding>,
 }
 
@@ -102,7 +102,7 @@ impl Monitor for StandbyIsPassive {
         let Some(subject) = subject(event) else {
             return;
         };
-        self.trail.note(&subject, event.step);
+        self.trail.note(subject.0, subject.1, event.step);
         if !judges_a_report(event) {
             return;
         }
@@ -123,7 +123,7 @@ impl Monitor for StandbyIsPassive {
                 ),
             ),
             step: event.step,
-            evidence: evidence(&self.trail, &subject, event.step, &[]),
+            evidence: evidence(&self.trail, subject, event.step, &[]),
         });
     }
 
@@ -239,13 +239,19 @@ impl NameNodeView {
 pub struct NoFalseCorruption {
     namenodes: BTreeMap<String, NameNodeView>,
     judged: usize,
-    trail: Trail<Subject>,
+    trail: NodeTrail,
 }
 
 impl NoFalseCorruption {
-    fn apply(&mut self, event: &Event, subject: &Subject) {
-        let view = self.namenodes.entry(subject.0.clone()).or_default();
-        let datanode = event.field("datanode").map(str::to_owned);
+    fn apply(&mut self, event: &Event, subject: Subject<'_>) {
+        if !self.namenodes.contains_key(subject.0) {
+            self.namenodes
+                .insert(subject.0.to_owned(), NameNodeView::default());
+        }
+        let Some(view) = self.namenodes.get_mut(subject.0) else {
+            return;
+        };
+        let datanode = event.field("datanode");
         match (event.name.as_str(), subject.1, datanode) {
             ("edit applied", block, _) => view.edit(event, block),
             ("block reopened", Some(block), _) => {
@@ -275,24 +281,24 @@ impl NoFalseCorruption {
                 }
             }
             ("report queued", None, Some(dn)) if event.field("report") == Some("full") => {
-                view.whole_report.insert(dn, event.step);
+                view.whole_report.insert(dn.to_owned(), event.step);
             }
             ("report queued" | "report processed", Some(block), Some(dn)) => {
-                view.receive(event, block, &dn);
+                view.receive(event, block, dn);
                 if event.field("state") == Some("DELETED") {
-                    view.flagged.remove(&(block, dn));
+                    view.flagged.remove(&(block, dn.to_owned()));
                 }
             }
             ("replica marked corrupt", Some(block), Some(dn)) => {
-                view.receive(event, block, &dn);
-                view.flagged.insert((block, dn), event.step);
+                view.receive(event, block, dn);
+                view.flagged.insert((block, dn.to_owned()), event.step);
             }
             (
                 "corrupt mark removed" | "location removed" | "replica invalidated",
                 Some(block),
                 Some(dn),
             ) => {
-                view.flagged.remove(&(block, dn));
+                view.flagged.remove(&(block, dn.to_owned()));
             }
             ("datanode removed", _, Some(dn)) => view.flagged.retain(|(_, d), _| *d != dn),
             _ => {}
@@ -342,11 +348,11 @@ impl Monitor for NoFalseCorruption {
         let Some(subject) = subject(event) else {
             return;
         };
-        self.trail.note(&subject, event.step);
+        self.trail.note(subject.0, subject.1, event.step);
         if judges_a_report(event) {
             self.judged += 1;
         }
-        self.apply(event, &subject);
+        self.apply(event, subject);
     }
 
     fn wants(&self, component: &str, name: &str) -> bool {
@@ -366,7 +372,7 @@ impl Monitor for NoFalseCorruption {
         let Some((nn, block, dn, flagged_at, latest, stored)) = self.first_false_flag() else {
             return Verdict::held(self.judged, "replica report judged by a NameNode");
         };
-        let subject = (nn.clone(), Some(block));
+        let subject = (nn.as_str(), Some(block));
         // False once the flag, the healthy report and the completion are all in.
         let step = flagged_at.max(latest.at).max(stored.at);
         Verdict::Violated(Finding {
@@ -380,7 +386,7 @@ impl Monitor for NoFalseCorruption {
             step,
             evidence: evidence(
                 &self.trail,
-                &subject,
+                subject,
                 step,
                 &[flagged_at, latest.at, stored.at],
             ),

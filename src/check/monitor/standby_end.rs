@@ -22,7 +22,7 @@
 
 use std::collections::BTreeMap;
 
-use super::judgement::{Finding, Monitor, Needed, Reads, Trail, Verdict};
+use super::judgement::{Finding, Monitor, Needed, NodeTrail, Reads, Verdict};
 use super::values::{number, parse_id};
 use crate::scenarios::Violation;
 use crate::scenarios::standby::{
@@ -67,18 +67,18 @@ pub struct LocationCompleteness {
     /// Each NameNode's blocks: the genstamp and step of their completion.
     completed: BTreeMap<(String, u64), (u64, usize)>,
     active: BTreeMap<String, bool>,
-    trail: Trail<(String, u64)>,
+    trail: NodeTrail,
 }
 
 impl LocationCompleteness {
-    fn namenode_event(&mut self, event: &Event, nn: String) -> Option<()> {
+    fn namenode_event(&mut self, event: &Event, nn: &str) -> Option<()> {
         match event.name.as_str() {
             "transition to active" => {
-                self.active.insert(nn, true);
+                self.active.insert(nn.to_owned(), true);
                 return Some(());
             }
             "transition to standby" => {
-                self.active.insert(nn, false);
+                self.active.insert(nn.to_owned(), false);
                 return Some(());
             }
             "datanode removed" => {
@@ -93,14 +93,15 @@ impl LocationCompleteness {
             _ => {}
         }
         let block = parse_id(event.field("block")?)?;
-        self.trail.note(&(nn.clone(), block), event.step);
+        self.trail.note(nn, Some(block), event.step);
         match event.name.as_str() {
             "block completed" => {
                 let gs = number(event.field("gs")?)?;
-                self.completed.insert((nn, block), (gs, event.step));
+                self.completed
+                    .insert((nn.to_owned(), block), (gs, event.step));
             }
             "block reopened" => {
-                self.completed.remove(&(nn, block));
+                self.completed.remove(&(nn.to_owned(), block));
             }
             "report processed" | "report queued" | "replica marked corrupt" => {
                 let dn = event.field("datanode")?.to_owned();
@@ -113,13 +114,13 @@ impl LocationCompleteness {
                     (true, Some(gs)) => Fate::Unplaced(gs, event.step),
                     _ => Fate::Other,
                 };
-                self.reports.insert((nn, block, dn), fate);
+                self.reports.insert((nn.to_owned(), block, dn), fate);
             }
             "location removed" | "replica invalidated" | "corrupt mark removed" => {
                 // A location at another genstamp than the report's is another replica's.
                 let dn = event.field("datanode")?.to_owned();
                 let gs = event.field("gs").and_then(number);
-                if let Some(fate) = self.reports.get_mut(&(nn, block, dn)) {
+                if let Some(fate) = self.reports.get_mut(&(nn.to_owned(), block, dn)) {
                     if !matches!((*fate, gs), (Fate::Unplaced(kept, _), Some(gs)) if kept != gs) {
                         *fate = Fate::Other;
                     }
@@ -174,7 +175,7 @@ impl Monitor for LocationCompleteness {
         if event.component.starts_with("sim::hdfs_datanode") && event.name == "replica deleted" {
             self.replica_deleted(event);
         } else if event.component.starts_with("namenode::") {
-            let nn = event.node.clone().unwrap_or_default();
+            let nn = event.node.as_deref().unwrap_or_default();
             self.namenode_event(event, nn);
         }
     }
@@ -208,7 +209,7 @@ impl Monitor for LocationCompleteness {
                 step: completed_at,
                 evidence: self
                     .trail
-                    .evidence(&(nn.clone(), *block), completed_at, &[dropped_at]),
+                    .evidence(nn, Some(*block), completed_at, &[dropped_at]),
             }),
             None => {
                 let judged = self

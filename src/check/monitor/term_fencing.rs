@@ -85,8 +85,8 @@ enum Step {
 }
 
 impl TermTracker {
-    /// Applies `event`; returns the datanode it concerns and what it did.
-    fn apply(&mut self, event: &Event) -> Option<(String, Step)> {
+    /// Applies `event`; returns what it did to its datanode (the event's `node`).
+    fn apply(&mut self, event: &Event) -> Option<Step> {
         let node = event.node.as_deref().unwrap_or(UNNAMED);
         if event.component == HEARTBEAT {
             self.trail.note(node, event.step);
@@ -94,7 +94,6 @@ impl TermTracker {
         if event.component != STATE_CONTEXT {
             return None;
         }
-        let node = node.to_owned();
         let term = event.field("term").and_then(term_value);
         let step = match (event.name.as_str(), term) {
             ("restarted: term and queue lost", _) => Step::Restarted,
@@ -108,11 +107,16 @@ impl TermTracker {
             ("command dispatched", Some(t)) => Step::Dispatched(t),
             _ => Step::Other,
         };
-        let terms = self.datanodes.entry(node.clone()).or_default();
+        if !self.datanodes.contains_key(node) {
+            self.datanodes.insert(node.to_owned(), Terms::default());
+        }
+        let Some(terms) = self.datanodes.get_mut(node) else {
+            return None;
+        };
         match step {
             Step::Restarted => {
                 *terms = Terms::default();
-                self.trail.forget(&node);
+                self.trail.forget(node);
             }
             Step::Set(t) => {
                 terms.term = Some((t, event.step));
@@ -121,8 +125,8 @@ impl TermTracker {
             Step::Took(t) => raise(&mut terms.taken, t, event.step),
             Step::Dispatched(_) | Step::Other => {}
         }
-        self.trail.note(&node, event.step);
-        Some((node, step))
+        self.trail.note(node, event.step);
+        Some(step)
     }
 }
 
@@ -158,11 +162,12 @@ impl Monitor for NoCommandBelowTakenTerm {
     }
 
     fn observe(&mut self, event: &Event) {
-        let Some((node, Step::Dispatched(term))) = self.tracker.apply(event) else {
+        let Some(Step::Dispatched(term)) = self.tracker.apply(event) else {
             return;
         };
+        let node = event.node.as_deref().unwrap_or(UNNAMED);
         self.judged += 1;
-        let taken = self.tracker.datanodes.get(&node).and_then(|t| t.taken);
+        let taken = self.tracker.datanodes.get(node).and_then(|t| t.taken);
         let Some((heard, heard_at)) = taken.filter(|&(heard, _)| term < heard) else {
             return;
         };
@@ -176,7 +181,7 @@ impl Monitor for NoCommandBelowTakenTerm {
                     ),
                 ),
                 step: event.step,
-                evidence: self.tracker.trail.evidence(&node, event.step, &[heard_at]),
+                evidence: self.tracker.trail.evidence(node, event.step, &[heard_at]),
             });
         }
     }
@@ -304,17 +309,17 @@ struct Floor {
 
 impl NoCommandOfDeposedLeader {
     fn leadership(&mut self, event: &Event) {
-        let Some(scm) = event.node.clone() else {
+        let Some(scm) = event.node.as_deref() else {
             return;
         };
         match event.name.as_str() {
             "became leader" => {
                 if let Some(term) = event.field("term").and_then(term_value) {
-                    self.leaders.insert(scm, (term, event.step));
+                    self.leaders.insert(scm.to_owned(), (term, event.step));
                 }
             }
             "stepped down" | "started" => {
-                self.leaders.remove(&scm);
+                self.leaders.remove(scm);
             }
             _ => {}
         }
@@ -343,7 +348,7 @@ impl NoCommandOfDeposedLeader {
     }
 
     fn command_run(&mut self, event: &Event, node: &str) {
-        self.trail.note(&node.to_owned(), event.step);
+        self.trail.note(node, event.step);
         let outcome = event.field("outcome").unwrap_or("");
         let ran = outcome.starts_with("Executed") || outcome.starts_with("Failed");
         let (Some(floor), Some(term)) =
@@ -372,7 +377,7 @@ impl NoCommandOfDeposedLeader {
                 ),
             ),
             step: event.step,
-            evidence: self.trail.evidence(&node.to_owned(), event.step, &extra),
+            evidence: self.trail.evidence(node, event.step, &extra),
         });
     }
 }
@@ -387,13 +392,13 @@ impl Monitor for NoCommandOfDeposedLeader {
     }
 
     fn observe(&mut self, event: &Event) {
-        let node = || event.node.clone().unwrap_or_else(|| UNNAMED.to_owned());
+        let node = event.node.as_deref().unwrap_or(UNNAMED);
         match (event.component.as_str(), event.name.as_str()) {
-            (STATE_CONTEXT, "restarted: term and queue lost") => self.restarted(node(), event.step),
-            (STATE_CONTEXT, _) => self
-                .trail
-                .note(event.node.as_deref().unwrap_or(UNNAMED), event.step),
-            (DISPATCHER, "command run") => self.command_run(event, &node()),
+            (STATE_CONTEXT, "restarted: term and queue lost") => {
+                self.restarted(node.to_owned(), event.step);
+            }
+            (STATE_CONTEXT, _) => self.trail.note(node, event.step),
+            (DISPATCHER, "command run") => self.command_run(event, node),
             (component, _) if component.starts_with("scm") || component == "sim::scm_endpoint" => {
                 self.leadership(event);
             }

@@ -27,6 +27,11 @@ pub fn parse_id(text: &str) -> Option<u64> {
 /// The items of a list as written: `[1, 2]`, `c1,c2`, `dn2, dn3` (empty for `[]`, `` or
 /// `none`).
 pub fn items(text: &str) -> Vec<&str> {
+    each_item(text).collect()
+}
+
+/// [`items`], one at a time (nothing to allocate).
+pub(super) fn each_item(text: &str) -> impl Iterator<Item = &str> {
     let inner = text
         .trim()
         .trim_start_matches(['[', '{'])
@@ -35,7 +40,6 @@ pub fn items(text: &str) -> Vec<&str> {
         .split(',')
         .map(str::trim)
         .filter(|item| !item.is_empty() && *item != "none")
-        .collect()
 }
 
 fn unwrap_some(text: &str) -> &str {
