@@ -110,9 +110,7 @@ impl TermTracker {
         if !self.datanodes.contains_key(node) {
             self.datanodes.insert(node.to_owned(), Terms::default());
         }
-        let Some(terms) = self.datanodes.get_mut(node) else {
-            return None;
-        };
+        let terms = self.datanodes.get_mut(node)?;
         match step {
             Step::Restarted => {
                 *terms = Terms::default();
