@@ -3,13 +3,18 @@
 //! --events`), is caught offline by the monitor of the property it breaks; the few
 //! properties with no monitor yet (listed) by the monitor of the fault behind them, so
 //! every caught catalogue case is detected from its log alone; the fixed variants' logs are clean offline, and so are their
-//! executions judged inline, but for the properties a variant breaks by design.
+//! executions judged inline, but for the properties a variant breaks by design. Over
+//! every log, the monitor set (which hands each monitor only the events it wants) judges
+//! as every monitor fed every event does.
 
 use std::path::{Path, PathBuf};
 
 use hadoop_ref::check::catalogue::{self, Case, Expectation};
 use hadoop_ref::check::monitor::offline::check_log;
-use hadoop_ref::check::monitor::{MonitorSet, Verdict};
+use hadoop_ref::check::monitor::{
+    Judgement, Monitor, MonitorSet, Verdict, allocation, container, replica_data, replication,
+    standby, standby_end, term_fencing,
+};
 use hadoop_ref::check::shuttle::{
     EventLogs, Listeners, Observe, ReplayOutcome, RunSpec, property_of, replay_file_with, run_case,
 };
@@ -17,7 +22,7 @@ use hadoop_ref::scenarios::container::invariants::DATA_CHECKSUM_FOLLOWS_TREE;
 use hadoop_ref::scenarios::term_fencing::{
     NO_COMMAND_BELOW_TAKEN_TERM, NO_COMMAND_OF_DEPOSED_LEADER, TERM_COVERS_HEARD_TERMS,
 };
-use hadoop_ref::story::EventLogWriter;
+use hadoop_ref::story::{EventLogReader, EventLogWriter};
 
 use crate::support::{RANDOM, SEED};
 
@@ -43,6 +48,38 @@ fn monitored() -> Vec<&'static str> {
         .finish()
         .iter()
         .map(|judgement| judgement.property)
+        .collect()
+}
+
+/// The verdicts over the event log at `path` of every monitor fed every event (not only
+/// those it wants), in the set's order.
+fn judged_unrouted(path: &Path) -> Vec<Judgement> {
+    let mut monitors: Vec<Box<dyn Monitor>> = [
+        term_fencing::monitors(),
+        container::monitors(),
+        replica_data::monitors(),
+        allocation::monitors(),
+        replication::monitors(),
+        standby::monitors(),
+        standby_end::monitors(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let reader = EventLogReader::open(path).expect("the log is readable");
+    for record in reader {
+        let event = record.unwrap_or_else(|e| panic!("{e}")).event;
+        for monitor in &mut monitors {
+            monitor.observe(&event);
+        }
+    }
+    monitors
+        .iter_mut()
+        .map(|monitor| Judgement {
+            seed: monitor.seed(),
+            property: monitor.property(),
+            verdict: monitor.finish(),
+        })
         .collect()
 }
 
@@ -75,6 +112,12 @@ fn judge_schedule(file: &Path, logs: &Path, monitored: &[&str]) -> Option<Judged
     };
     let (_, property) = property_of(&violation).expect("a violation names its property");
     let check = check_log(&log_path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        check.judgements,
+        judged_unrouted(&log_path),
+        "{}: the set's routing changed a verdict",
+        log_path.display()
+    );
     let name = file
         .file_name()
         .and_then(|n| n.to_str())
@@ -212,6 +255,12 @@ fn fixed_variants_event_logs_are_clean_offline_and_inline() {
         for n in 1..=result.observed.logs_written {
             let log = dir.join(format!("{name}.{n:05}.ndjson"));
             let check = check_log(&log).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(
+                check.judgements,
+                judged_unrouted(&log),
+                "{}: the set's routing changed a verdict",
+                log.display()
+            );
             for judgement in &check.judgements {
                 if let Verdict::Violated(finding) = &judgement.verdict {
                     assert!(
