@@ -53,6 +53,7 @@
 //! ```
 
 mod event;
+pub(crate) mod fast_hash;
 mod format;
 mod html;
 mod interest;

@@ -6,7 +6,7 @@
 //! recorder that keeps nothing does not even write out the fields of an event no sink
 //! takes: it only numbers it.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::fmt;
 
 use tracing::field::{Field, Visit};
@@ -14,6 +14,7 @@ use tracing::span::{Attributes, Id, Record};
 use tracing::{Event as TracingEvent, Metadata, Subscriber};
 
 use super::event::{Event, Story};
+use super::fast_hash::FastMap;
 use crate::sync::thread;
 use crate::unmodelled::Shared;
 
@@ -257,7 +258,7 @@ fn takes(takers: u64, at: usize) -> bool {
 /// (a message formatted from values). A set of sinks is a bit set of their indices.
 #[derive(Default)]
 struct Routes {
-    by_site: HashMap<usize, (String, u64)>,
+    by_site: FastMap<usize, (String, u64)>,
 }
 
 impl Routes {

@@ -177,6 +177,10 @@ impl<K> Default for Trail<K> {
 /// Steps kept per subject.
 const TRAIL_LEN: usize = 48;
 
+/// Steps a subject's trail has room for from the start (most runs note a subject a few
+/// times: one allocation, not one per doubling).
+const TRAIL_START: usize = 8;
+
 impl<K: Ord + Clone> Trail<K> {
     /// Notes that the event at `step` concerns `subject` (a key or what it borrows as:
     /// `&str` for a `String` key, so a subject already noted costs no allocation).
@@ -195,8 +199,9 @@ impl<K: Ord + Clone> Trail<K> {
                 }
             }
             None => {
-                self.steps
-                    .insert(subject.to_owned(), VecDeque::from([step]));
+                let mut steps = VecDeque::with_capacity(TRAIL_START);
+                steps.push_back(step);
+                self.steps.insert(subject.to_owned(), steps);
             }
         }
     }
@@ -233,8 +238,9 @@ impl<K: Ord + Clone> Trail<K> {
 }
 
 /// A [`Trail`] of a node's own events and of its blocks' (a NameNode's, say), keyed by
-/// the node's name, and the block after a NUL for a block's events, written in a buffer
-/// the trail keeps: noting a subject already noted allocates nothing.
+/// the node's name, and for a block's events a NUL and the block's eight bytes as
+/// characters, written in a buffer the trail keeps: noting a subject already noted
+/// allocates nothing.
 #[derive(Debug, Clone, Default)]
 pub(super) struct NodeTrail {
     trail: Trail<String>,
@@ -264,11 +270,10 @@ impl NodeTrail {
 
 /// Writes the key of `block` of `node` in `key`.
 fn write_key(key: &mut String, node: &str, block: Option<u64>) {
-    use std::fmt::Write as _;
     key.clear();
     key.push_str(node);
     if let Some(block) = block {
-        // Writing into a String cannot fail.
-        let _ = write!(key, "\0{block}");
+        key.push('\0');
+        key.extend(block.to_le_bytes().map(char::from));
     }
 }

@@ -154,6 +154,25 @@ impl MonitorSet {
         self.events = 0;
     }
 
+    /// The verdicts [`MonitorSet::finish`] would give that are violations, in the set's
+    /// order, asked only of the monitors that took an event since the last reset (one
+    /// that took none has found nothing): what a run that counts violations needs.
+    pub fn violations(&mut self) -> Vec<Judgement> {
+        self.monitors
+            .iter_mut()
+            .zip(&self.touched)
+            .filter(|(_, touched)| **touched)
+            .filter_map(|(monitor, _)| match monitor.finish() {
+                verdict @ Verdict::Violated(_) => Some(Judgement {
+                    seed: monitor.seed(),
+                    property: monitor.property(),
+                    verdict,
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Events taken so far.
     pub fn events(&self) -> usize {
         self.events

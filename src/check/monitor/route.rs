@@ -3,15 +3,14 @@
 //! ([`Monitor::wants`]). The set asks once per kind and keeps the answer, so an event
 //! reaches only the few monitors that read it, at the cost of one lookup by its name.
 
-use std::collections::HashMap;
-
 use super::judgement::Monitor;
+use crate::story::fast_hash::FastMap;
 
 /// The monitors (their indices in the set) that take each kind of event.
 #[derive(Debug, Default)]
 pub(super) struct Routes {
     /// By event name: each component that emits it, with its route's index.
-    by_name: HashMap<String, Vec<(String, usize)>>,
+    by_name: FastMap<String, Vec<(String, usize)>>,
     /// The routes: monitors' indices, ascending.
     routes: Vec<Box<[usize]>>,
 }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::check::exploration::Coverage;
-use crate::check::monitor::{Judgement, MonitorSet, Verdict};
+use crate::check::monitor::{Judgement, MonitorSet};
 use crate::story::log::encode_line;
 use crate::story::{Event, EventSink};
 use crate::unmodelled::Shared;
@@ -147,25 +147,24 @@ impl ExecutionSinks {
     }
 
     /// At an execution's end: writes its log if it is logged, and counts the monitors'
-    /// violations; returns the monitors' verdicts (empty when they do not run).
+    /// violations; returns the monitors' verdicts that are violations (empty when they do
+    /// not run).
     pub fn end(&self) -> Vec<Judgement> {
         self.write_log();
         if !self.observe.monitors {
             return Vec::new();
         }
-        let judgements = self.monitors.with(MonitorSet::finish);
+        let violations = self.monitors.with(MonitorSet::violations);
         self.observed.with(|observed| {
             observed.monitored += 1;
-            for judgement in &judgements {
-                if matches!(judgement.verdict, Verdict::Violated(_)) {
-                    *observed
-                        .violations
-                        .entry(format!("{}: {}", judgement.seed, judgement.property))
-                        .or_default() += 1;
-                }
+            for judgement in &violations {
+                *observed
+                    .violations
+                    .entry(format!("{}: {}", judgement.seed, judgement.property))
+                    .or_default() += 1;
             }
         });
-        judgements
+        violations
     }
 
     fn write_log(&self) {
