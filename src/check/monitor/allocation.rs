@@ -115,7 +115,12 @@ impl Monitor for NoDatanodeOverGranted {
     }
 
     fn reset(&mut self) {
-        *self = Self::default();
+        let mut trail = std::mem::take(&mut self.trail);
+        trail.clear();
+        *self = Self {
+            trail,
+            ..Self::default()
+        };
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {
@@ -195,7 +200,12 @@ impl Monitor for NoDatanodeGrantedPastItsRoom {
     }
 
     fn reset(&mut self) {
-        *self = Self::default();
+        let mut trail = std::mem::take(&mut self.trail);
+        trail.clear();
+        *self = Self {
+            trail,
+            ..Self::default()
+        };
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {
@@ -335,7 +345,12 @@ impl Monitor for LeaderReservesUnwritten {
     }
 
     fn reset(&mut self) {
-        *self = Self::default();
+        let mut trail = std::mem::take(&mut self.trail);
+        trail.clear();
+        *self = Self {
+            trail,
+            ..Self::default()
+        };
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {

@@ -187,7 +187,12 @@ impl Monitor for DeletedBlockNotLive {
     }
 
     fn reset(&mut self) {
-        *self = Self::new(self.seed, self.property);
+        let mut trail = std::mem::take(&mut self.trail);
+        trail.clear();
+        *self = Self {
+            trail,
+            ..Self::new(self.seed, self.property)
+        };
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {
@@ -298,7 +303,12 @@ impl Monitor for MetadataOnlyWithFile {
     }
 
     fn reset(&mut self) {
-        *self = Self::default();
+        let mut trail = std::mem::take(&mut self.trail);
+        trail.clear();
+        *self = Self {
+            trail,
+            ..Self::default()
+        };
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {

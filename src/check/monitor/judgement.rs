@@ -119,7 +119,8 @@ pub trait Monitor: Send {
     /// every event the monitor's state or its evidence follows; the same answer for the
     /// same arguments, always.
     fn wants(&self, component: &str, name: &str) -> bool;
-    /// Forgets every event observed: the monitor as new, for another run.
+    /// Forgets every event observed: the monitor as new, for another run (it may keep
+    /// the room it made, so long as it judges as a new one).
     fn reset(&mut self);
     /// The first violation found so far, for a property judged as events arrive; `None`
     /// for one judged at the end of the run only.
@@ -227,6 +228,24 @@ impl<K: Ord + Clone> Trail<K> {
         steps
     }
 
+    /// Forgets every step, keeping each subject's room for the next run's (a subject
+    /// with no step is as one never noted).
+    ///
+    /// ```
+    /// use hadoop_ref::check::monitor::Trail;
+    ///
+    /// let mut trail: Trail<String> = Trail::default();
+    /// trail.note("dn1", 3);
+    /// assert_eq!(trail.evidence("dn1", 5, &[]), [3, 5]);
+    /// trail.clear();
+    /// assert_eq!(trail.evidence("dn1", 5, &[]), [5]);
+    /// ```
+    pub fn clear(&mut self) {
+        for steps in self.steps.values_mut() {
+            steps.clear();
+        }
+    }
+
     /// Forgets `subject`.
     pub fn forget<Q>(&mut self, subject: &Q)
     where
@@ -252,6 +271,11 @@ impl NodeTrail {
     pub(super) fn note(&mut self, node: &str, block: Option<u64>, step: usize) {
         write_key(&mut self.key, node, block);
         self.trail.note(self.key.as_str(), step);
+    }
+
+    /// [`Trail::clear`].
+    pub(super) fn clear(&mut self) {
+        self.trail.clear();
     }
 
     /// [`Trail::evidence`] of `block` of `node`.

@@ -156,7 +156,12 @@ impl Monitor for LiveBlocksPresent {
     }
 
     fn reset(&mut self) {
-        *self = Self::default();
+        let mut trail = std::mem::take(&mut self.trail);
+        trail.clear();
+        *self = Self {
+            trail,
+            ..Self::default()
+        };
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {
@@ -264,7 +269,12 @@ impl Monitor for ChecksumFollowsTree {
     }
 
     fn reset(&mut self) {
-        *self = Self::default();
+        let mut trail = std::mem::take(&mut self.trail);
+        trail.clear();
+        *self = Self {
+            trail,
+            ..Self::default()
+        };
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {

@@ -133,7 +133,12 @@ impl Monitor for StandbyIsPassive {
     }
 
     fn reset(&mut self) {
-        *self = Self::default();
+        let mut trail = std::mem::take(&mut self.trail);
+        trail.clear();
+        *self = Self {
+            trail,
+            ..Self::default()
+        };
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {
@@ -361,7 +366,12 @@ impl Monitor for NoFalseCorruption {
     }
 
     fn reset(&mut self) {
-        *self = Self::default();
+        let mut trail = std::mem::take(&mut self.trail);
+        trail.clear();
+        *self = Self {
+            trail,
+            ..Self::default()
+        };
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {
@@ -493,7 +503,12 @@ impl Monitor for SafeModeRecount {
     }
 
     fn reset(&mut self) {
-        *self = Self::default();
+        let mut trail = std::mem::take(&mut self.trail);
+        trail.clear();
+        *self = Self {
+            trail,
+            ..Self::default()
+        };
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {

@@ -186,7 +186,12 @@ impl Monitor for LocationCompleteness {
     }
 
     fn reset(&mut self) {
-        *self = Self::default();
+        let mut trail = std::mem::take(&mut self.trail);
+        trail.clear();
+        *self = Self {
+            trail,
+            ..Self::default()
+        };
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {

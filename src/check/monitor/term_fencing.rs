@@ -190,7 +190,10 @@ impl Monitor for NoCommandBelowTakenTerm {
     }
 
     fn reset(&mut self) {
+        let mut trail = std::mem::take(&mut self.tracker.trail);
+        trail.clear();
         *self = Self::default();
+        self.tracker.trail = trail;
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {
@@ -246,7 +249,10 @@ impl Monitor for TermCoversTakenTerms {
     }
 
     fn reset(&mut self) {
+        let mut trail = std::mem::take(&mut self.tracker.trail);
+        trail.clear();
         *self = Self::default();
+        self.tracker.trail = trail;
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {
@@ -412,7 +418,12 @@ impl Monitor for NoCommandOfDeposedLeader {
     }
 
     fn reset(&mut self) {
-        *self = Self::default();
+        let mut trail = std::mem::take(&mut self.trail);
+        trail.clear();
+        *self = Self {
+            trail,
+            ..Self::default()
+        };
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {
