@@ -1,9 +1,11 @@
 //! Shuttle backend: the raw shuttle primitives that [`super::model`] wraps into the
-//! facade's shape.
+//! facade's shape for the model channel, the facade's atomics, and its threads, counted
+//! while they run so a task knows when it runs alone ([`alone`]).
 
+/// Shuttle's own lock and condition variable, for the model channel (the facade's lock
+/// is `shuttle_lock`'s).
 pub(super) use shuttle::sync::{
-    Condvar as RawCondvar, Mutex as RawMutex, MutexGuard as RawMutexGuard, RwLock as RawRwLock,
-    RwLockReadGuard as RawRwLockReadGuard, RwLockWriteGuard as RawRwLockWriteGuard,
+    Condvar as RawCondvar, Mutex as RawMutex, MutexGuard as RawMutexGuard,
 };
 
 pub use shuttle::sync::{Arc, Weak};
