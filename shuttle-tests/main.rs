@@ -11,6 +11,7 @@ mod conformance;
 mod container;
 mod event_log;
 mod explain;
+mod facade;
 mod exploration;
 mod replay;
 mod standby;

@@ -83,7 +83,7 @@ use crate::hdds::ids::{ContainerId, DatanodeId, ScmId};
 use crate::hdds::report::StorageReport;
 use crate::hdds::term::Term;
 use crate::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use crate::sync::{Arc, Mutex, RwLock};
+use crate::sync::{Arc, Mutex, RwCell, RwLock};
 
 mod block_deletion;
 mod close_handlers;
@@ -196,7 +196,9 @@ pub struct StorageContainerManager {
     db: Arc<ScmDb>,
     nodes: NodeManager,
     table: RwLock<ContainerTable>,
-    context: RwLock<ScmContext>,
+    /// What it believes of leadership and safe mode (`SCMContext`, read and written under
+    /// its read-write lock): a cell, each access one step.
+    context: RwCell<ScmContext>,
     /// The Ratis division's leader-ready flag: the RPC layer's leader check
     /// (`SCMRatisServer`'s division is leader-ready). Ratis sets it just *before*
     /// `SCMStateMachine.notifyLeaderReady` has `SCMServiceManager` notify the services,
@@ -261,7 +263,7 @@ impl StorageContainerManager {
                 applied: loaded,
                 replicas: BTreeMap::new(),
             }),
-            context: RwLock::new(ScmContext {
+            context: RwCell::new(ScmContext {
                 is_leader: false,
                 term: 0,
                 leader_ready: false,
@@ -294,7 +296,7 @@ impl StorageContainerManager {
 
     /// What it believes about leadership and safe mode.
     pub fn context(&self) -> ScmContext {
-        *self.context.read()
+        self.context.read(|context| *context)
     }
 
     /// Its registered datanodes and their pending allocations.

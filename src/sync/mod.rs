@@ -62,6 +62,14 @@ mod shuttle;
 mod model;
 #[cfg(any(loom, feature = "shuttle"))]
 pub use model::*;
+// Under shuttle, the facade's own lock (no scheduling point while a task runs alone);
+// the model channel keeps shuttle's (`model::Mutex`, `model::Condvar`).
+#[cfg(all(feature = "shuttle", not(loom)))]
+mod shuttle_lock;
+#[cfg(all(feature = "shuttle", not(loom)))]
+pub use shuttle_lock::{
+    Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
+};
 
 #[cfg(any(loom, feature = "shuttle"))]
 mod model_arc_swap;

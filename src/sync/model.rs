@@ -13,9 +13,10 @@ use super::loom as backend;
 #[cfg(all(feature = "shuttle", not(loom)))]
 use super::shuttle as backend;
 
-use backend::{
-    RawCondvar, RawMutex, RawMutexGuard, RawRwLock, RawRwLockReadGuard, RawRwLockWriteGuard,
-};
+use backend::{RawCondvar, RawMutex, RawMutexGuard};
+// Under shuttle the facade's read-write lock is `shuttle_lock`'s.
+#[cfg(loom)]
+use backend::{RawRwLock, RawRwLockReadGuard, RawRwLockWriteGuard};
 
 pub use backend::{Arc, Weak, arc_from_box, atomic, run_example, thread};
 
@@ -55,6 +56,8 @@ impl<T> Mutex<T> {
     }
 
     /// Consumes the mutex and returns the value.
+    // Under shuttle this lock serves the model channel only, which never consumes one.
+    #[cfg_attr(all(feature = "shuttle", not(loom)), allow(dead_code))]
     pub fn into_inner(self) -> T {
         self.raw
             .into_inner()
@@ -127,16 +130,20 @@ impl Condvar {
 }
 
 /// A reader-writer lock whose `read()` and `write()` return the guards directly.
+#[cfg(loom)]
 #[derive(Debug)]
 pub struct RwLock<T> {
     raw: RawRwLock<T>,
 }
 
 /// Shared guard of a [`RwLock`].
+#[cfg(loom)]
 pub type RwLockReadGuard<'a, T> = RawRwLockReadGuard<'a, T>;
 /// Exclusive guard of a [`RwLock`].
+#[cfg(loom)]
 pub type RwLockWriteGuard<'a, T> = RawRwLockWriteGuard<'a, T>;
 
+#[cfg(loom)]
 impl<T> RwLock<T> {
     /// Creates an unlocked lock holding `value`.
     pub fn new(value: T) -> Self {
@@ -156,6 +163,7 @@ impl<T> RwLock<T> {
     }
 }
 
+#[cfg(loom)]
 impl<T: Default> Default for RwLock<T> {
     fn default() -> Self {
         Self::new(T::default())

@@ -10,7 +10,7 @@
 //! |---|---|
 //! | production | a `parking_lot` `RwLock` read or write around the closure |
 //! | loom | one atomic access to a version (a load for a read, an increment for a write), the scheduling point, then the closure on a lock loom does not see |
-//! | shuttle | as loom: one atomic access to a version, then the closure on an unseen lock (a shuttle lock would be two scheduling points, its acquire and its release) |
+//! | shuttle | as loom: one atomic access to a version, then the closure on an unseen lock (a shuttle lock would be two scheduling points, its acquire and its release); no access to the version while the calling task runs alone (no other thread of the execution is running), where a point has one choice |
 //!
 //! **Why this form is sound.** Loom and shuttle run one thread at a time and switch only
 //! at their own primitives. The version access is the access's only scheduling point and the
@@ -107,6 +107,7 @@ mod loom_backend {
 
 #[cfg(all(feature = "shuttle", not(loom)))]
 mod shuttle_backend {
+    use super::super::shuttle::alone;
     use shuttle::sync::atomic::{AtomicU64, Ordering};
     use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
 
@@ -128,15 +129,21 @@ mod shuttle_backend {
             }
         }
 
-        /// Runs `read` on the value: one load of the version, then the closure.
+        /// Runs `read` on the value: one load of the version (none while the task runs
+        /// alone), then the closure.
         pub fn read<R>(&self, read: impl FnOnce(&T) -> R) -> R {
-            self.version.load(Ordering::SeqCst);
+            if !alone() {
+                self.version.load(Ordering::SeqCst);
+            }
             read(&self.held())
         }
 
-        /// Runs `write` on the value: one increment of the version, then the closure.
+        /// Runs `write` on the value: one increment of the version (none while the task
+        /// runs alone), then the closure.
         pub fn write<R>(&self, write: impl FnOnce(&mut T) -> R) -> R {
-            self.version.fetch_add(1, Ordering::SeqCst);
+            if !alone() {
+                self.version.fetch_add(1, Ordering::SeqCst);
+            }
             write(&mut self.held())
         }
 

@@ -24,7 +24,7 @@ pub use minimize::{MinimizeError, Minimized, context_switches, minimize};
 pub use observe::{EventLogs, Observe, Observed};
 pub use relay::relay_events_globally;
 pub use replay::{ReplayOutcome, Replayed, property_of, replay, replay_schedule, replay_story};
-pub use runner::Listeners;
+pub use runner::{ChoicesOnly, Listeners};
 pub use schedule_file::ScheduleFileError;
 
 /// How long and how a case is explored.
@@ -74,13 +74,13 @@ pub fn run_case(case: Case, spec: &RunSpec) -> RunResult {
     let explored = match spec.scheduler {
         SchedulerKind::Random => runner::explore(
             case,
-            RandomScheduler::new_from_seed(spec.seed, spec.iterations),
+            ChoicesOnly(RandomScheduler::new_from_seed(spec.seed, spec.iterations)),
             spec.max_time,
             spec.observe.clone(),
         ),
         SchedulerKind::Pct { depth } => runner::explore(
             case,
-            PctScheduler::new_from_seed(spec.seed, depth, spec.iterations),
+            ChoicesOnly(PctScheduler::new_from_seed(spec.seed, depth, spec.iterations)),
             spec.max_time,
             spec.observe.clone(),
         ),
@@ -122,13 +122,13 @@ pub fn run_scenario(
     let explored = match spec.scheduler {
         SchedulerKind::Random => runner::explore_run(
             run,
-            RandomScheduler::new_from_seed(spec.seed, spec.iterations),
+            ChoicesOnly(RandomScheduler::new_from_seed(spec.seed, spec.iterations)),
             spec.max_time,
             spec.observe.clone(),
         ),
         SchedulerKind::Pct { depth } => runner::explore_run(
             run,
-            PctScheduler::new_from_seed(spec.seed, depth, spec.iterations),
+            ChoicesOnly(PctScheduler::new_from_seed(spec.seed, depth, spec.iterations)),
             spec.max_time,
             spec.observe.clone(),
         ),

@@ -17,11 +17,14 @@ use crate::sync::atomic::Ordering;
 impl StorageContainerManager {
     /// Ratis made this SCM leader at `term` (`notifyLeaderChanged`): leading, not ready yet.
     pub fn notify_leader_changed(&self, term: Term) {
-        let mut context = self.context.write();
-        context.is_leader = true;
-        context.term = term;
-        context.leader_ready = false;
+        // The RPC layer's check closes before the context changes: a reader of both sees
+        // what it could see when both changed under the context's lock.
         self.ratis_leader_ready.store(false, Ordering::Release);
+        self.context.write(|context| {
+            context.is_leader = true;
+            context.term = term;
+            context.leader_ready = false;
+        });
         tracing::debug!(node = %self.id, term, "became leader");
     }
 
@@ -29,12 +32,12 @@ impl StorageContainerManager {
     /// RPC layer's leader check opens, then the services are notified.
     pub fn notify_leader_ready(&self) {
         self.catch_up();
-        let context = *self.context.read();
+        let context = self.context();
         if !context.is_leader {
             return;
         }
         self.ratis_leader_ready.store(true, Ordering::Release);
-        self.context.write().leader_ready = true;
+        self.context.write(|context| context.leader_ready = true);
         tracing::debug!(node = %self.id, term = context.term, "leader ready");
         self.notify_status_changed();
     }
@@ -42,14 +45,13 @@ impl StorageContainerManager {
     /// Ratis told this SCM it lost leadership (`notifyNotLeader`).
     pub fn notify_not_leader(&self) {
         self.ratis_leader_ready.store(false, Ordering::Release);
-        let led = {
-            let mut context = self.context.write();
+        let led = self.context.write(|context| {
             let led = context.is_leader.then_some(context.term);
             context.is_leader = false;
             context.leader_ready = false;
             context.term = 0;
             led
-        };
+        });
         if let Some(term) = led {
             tracing::debug!(node = %self.id, term, "stepped down");
         }
@@ -62,7 +64,9 @@ impl StorageContainerManager {
 
     /// Safe-mode rules are met (`SCMSafeModeManager.emitSafeModeStatus`).
     pub fn exit_safe_mode(&self) {
-        let was_in_safe_mode = std::mem::replace(&mut self.context.write().in_safe_mode, false);
+        let was_in_safe_mode = self
+            .context
+            .write(|context| std::mem::replace(&mut context.in_safe_mode, false));
         if was_in_safe_mode {
             tracing::debug!(node = %self.id, "safe mode exited");
         }
