@@ -7,13 +7,20 @@
 //! |---|---|---|
 //! | production | `cargo build` | `parking_lot`, `std` atomics and threads, `crossbeam-channel`, `arc-swap` |
 //! | loom | `RUSTFLAGS="--cfg loom"` | `loom::sync`, `loom::thread`, the model channel and `ArcSwap` |
-//! | shuttle | `--features shuttle` | `shuttle::sync`, `shuttle::thread`, the same model channel and `ArcSwap` |
+//! | shuttle | `--features shuttle` | shuttle's semaphores and atomics around `std` locks and atomics, `shuttle::thread`, the same model channel and `ArcSwap` |
 //!
 //! The API has `parking_lot`'s shape in all three: `lock()`, `read()` and `write()` return
 //! the guard (poisoning is ignored, a panic already failed the run) and
 //! [`Condvar::wait`] takes `&mut guard`. Neither checker can see inside `crossbeam-channel`
 //! or `arc-swap`, so the model builds use a small Mutex + Condvar queue ([`channel`]) and
 //! an `RwLock<Arc<T>>` ([`ArcSwap`]) with the same API.
+//!
+//! Under shuttle a task that runs alone (no thread it spawned through the facade still
+//! runs) takes no scheduling point of the facade's: its locks, atomics and `RwCell`s are
+//! the `std` ones there, since a point with one choice explores nothing. A cluster
+//! scenario builds, heals and checks its cluster alone; those points were most of an
+//! execution. A lock taken alone and contended once a thread is spawned under it is
+//! handed off at a scheduling point (`src/sync/shuttle_lock.rs`).
 //!
 //! Time is not modelled by either checker: components read time from a
 //! [`Clock`](crate::clock::Clock) and no logic depends on a timeout firing. In the model
