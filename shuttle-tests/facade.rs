@@ -49,12 +49,18 @@ fn a_running_thread_keeps_every_facade_point() {
                 counter.fetch_add(1, Ordering::SeqCst);
                 counter.fetch_add(1, Ordering::SeqCst);
             });
-            assert!(points >= 4, "took {points} scheduling points, not one per access");
+            assert!(
+                points >= 4,
+                "took {points} scheduling points, not one per access"
+            );
             other.join().expect("the other thread does not panic");
             let after = points_of(|| {
                 cell.read(|value| *value);
             });
-            assert_eq!(after, 0, "alone again after the join, yet took {after} points");
+            assert_eq!(
+                after, 0,
+                "alone again after the join, yet took {after} points"
+            );
         },
         20,
     );

@@ -74,9 +74,7 @@ pub use model::*;
 #[cfg(all(feature = "shuttle", not(loom)))]
 mod shuttle_lock;
 #[cfg(all(feature = "shuttle", not(loom)))]
-pub use shuttle_lock::{
-    Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
-};
+pub use shuttle_lock::{Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 #[cfg(any(loom, feature = "shuttle"))]
 mod model_arc_swap;

@@ -368,7 +368,8 @@ impl<T> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
         self.value = None;
         let me = me();
-        self.lock.readers_with(|readers| readers.retain(|&r| r != me));
+        self.lock
+            .readers_with(|readers| readers.retain(|&r| r != me));
         self.lock.release(self.alone, 1);
     }
 }

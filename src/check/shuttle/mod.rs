@@ -80,7 +80,11 @@ pub fn run_case(case: Case, spec: &RunSpec) -> RunResult {
         ),
         SchedulerKind::Pct { depth } => runner::explore(
             case,
-            ChoicesOnly(PctScheduler::new_from_seed(spec.seed, depth, spec.iterations)),
+            ChoicesOnly(PctScheduler::new_from_seed(
+                spec.seed,
+                depth,
+                spec.iterations,
+            )),
             spec.max_time,
             spec.observe.clone(),
         ),
@@ -128,7 +132,11 @@ pub fn run_scenario(
         ),
         SchedulerKind::Pct { depth } => runner::explore_run(
             run,
-            ChoicesOnly(PctScheduler::new_from_seed(spec.seed, depth, spec.iterations)),
+            ChoicesOnly(PctScheduler::new_from_seed(
+                spec.seed,
+                depth,
+                spec.iterations,
+            )),
             spec.max_time,
             spec.observe.clone(),
         ),
