@@ -60,6 +60,7 @@ fn violated_at(verdict: &Verdict) -> Option<usize> {
 const BELOW: &str = "no command below a term already taken";
 const COVERS: &str = "term covers every term heard";
 const DEPOSED: &str = "no command of a leader deposed before the restart";
+const NEVER_DECREASES: &str = "term never decreases";
 
 #[test]
 fn no_command_below_a_taken_term_is_judged_per_datanode_and_lifetime() {
@@ -129,6 +130,34 @@ fn term_covers_every_term_heard_at_the_end_of_the_run() {
     );
     assert!(matches!(
         Run::default().judge(COVERS),
+        Verdict::Undecided { .. }
+    ));
+}
+
+/// The legacy unlocked update's lost race is a decrease as it happens, even when a later
+/// heartbeat raises the term again (which "term covers every term heard" then accepts).
+#[test]
+fn term_never_decreases_between_restarts() {
+    let mut run = Run::default();
+    run.sc("dn1", "term set without the lock", &[("term", "3")])
+        .sc("dn2", "term set", &[("term", "1")])
+        .sc("dn1", "term set without the lock", &[("term", "2")])
+        .sc("dn1", "term set", &[("term", "3")]);
+    assert_eq!(violated_at(&run.judge(NEVER_DECREASES)), Some(3));
+    assert_eq!(run.judge(COVERS), Verdict::Ok { judged: 2 });
+    let mut restarted = Run::default();
+    restarted
+        .sc("dn1", "term set", &[("term", "3")])
+        .sc("dn1", "restarted: term and queue lost", &[])
+        .sc("dn1", "term set", &[("term", "2")])
+        .sc("dn1", "term set", &[("term", "2")]);
+    assert_eq!(
+        restarted.judge(NEVER_DECREASES),
+        Verdict::Ok { judged: 1 },
+        "a restart starts the term afresh"
+    );
+    assert!(matches!(
+        Run::default().judge(NEVER_DECREASES),
         Verdict::Undecided { .. }
     ));
 }

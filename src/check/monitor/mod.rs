@@ -26,6 +26,7 @@
 //! |---|---|---|
 //! | HDDS-17268 | no command below a term already taken | [`term_fencing`] |
 //! | HDDS-17268 | term covers every term heard | [`term_fencing`] |
+//! | HDDS-17268 | term never decreases | [`term_fencing`] |
 //! | HDDS-17268 | no command of a leader deposed before the restart | [`term_fencing`] |
 //! | HDDS-16811 | a block whose deletion was executed is not live | [`container`] |
 //! | HDDS-16811+HDDS-17268+HDDS-16891 | every deleted block deleted everywhere | [`container`] |

@@ -13,6 +13,9 @@
 //!   one the datanode had taken (judged at each dispatch).
 //! - **term covers every term heard**: at the end of the run, each datanode's term (the
 //!   last `term set`) is at least every term it took.
+//! - **term never decreases**: between two restarts, no `term set` or `term set without
+//!   the lock` writes a term below the one the datanode's term was last set to (the
+//!   legacy unlocked update's lost race, seen as it happens).
 //! - **no command of a leader deposed before the restart**: after a datanode restarts,
 //!   no command runs (`command run`, outcome `Executed` or `Failed`) of a term below the
 //!   lowest term of the SCMs that believed they led at the restart (`became leader` not
@@ -26,6 +29,7 @@ use super::values::{number, term_value};
 use crate::scenarios::Violation;
 use crate::scenarios::term_fencing::{
     NO_COMMAND_BELOW_TAKEN_TERM, NO_COMMAND_OF_DEPOSED_LEADER, SEED_KEY, TERM_COVERS_HEARD_TERMS,
+    TERM_NEVER_DECREASES,
 };
 use crate::story::Event;
 
@@ -52,6 +56,7 @@ pub fn monitors() -> Vec<Box<dyn Monitor>> {
     vec![
         Box::new(NoCommandBelowTakenTerm::default()),
         Box::new(TermCoversTakenTerms::default()),
+        Box::new(TermNeverDecreases::default()),
         Box::new(NoCommandOfDeposedLeader::default()),
     ]
 }
@@ -285,6 +290,80 @@ impl Monitor for TermCoversTakenTerms {
     fn reads(&self) -> Reads {
         const READS: Reads = Reads {
             to_hold: &TAKES,
+            to_break: &[TERM_SET, TERM_SET_UNLOCKED, RESTARTED],
+        };
+        READS
+    }
+}
+
+/// Between two restarts of a datanode, its term is never set below what it was set to.
+#[derive(Debug, Default)]
+pub struct TermNeverDecreases {
+    tracker: TermTracker,
+    judged: usize,
+    found: Option<Finding>,
+}
+
+impl Monitor for TermNeverDecreases {
+    fn seed(&self) -> &'static str {
+        SEED_KEY
+    }
+
+    fn property(&self) -> &'static str {
+        TERM_NEVER_DECREASES
+    }
+
+    fn observe(&mut self, event: &Event) {
+        let node = event.node.as_deref().unwrap_or(UNNAMED);
+        let before = self.tracker.datanodes.get(node).and_then(|t| t.term);
+        let Some(Step::Set(term)) = self.tracker.apply(event) else {
+            return;
+        };
+        let Some((was, set_at)) = before else {
+            return;
+        };
+        self.judged += 1;
+        if term >= was || self.found.is_some() {
+            return;
+        }
+        self.found = Some(Finding {
+            violation: violation(
+                TERM_NEVER_DECREASES,
+                format!(
+                    "{node}: term went from {was} (set at step {set_at}) to {term} without a restart"
+                ),
+            ),
+            step: event.step,
+            evidence: self.tracker.trail.evidence(node, event.step, &[set_at]),
+        });
+    }
+
+    fn wants(&self, component: &str, name: &str) -> bool {
+        let _ = name;
+        component == STATE_CONTEXT || component == HEARTBEAT
+    }
+
+    fn reset(&mut self) {
+        let mut trail = std::mem::take(&mut self.tracker.trail);
+        trail.clear();
+        *self = Self::default();
+        self.tracker.trail = trail;
+    }
+
+    fn violation_so_far(&self) -> Option<&Finding> {
+        self.found.as_ref()
+    }
+
+    fn finish(&mut self) -> Verdict {
+        match &self.found {
+            Some(finding) => Verdict::Violated(finding.clone()),
+            None => Verdict::held(self.judged, "datanode term set twice between restarts"),
+        }
+    }
+
+    fn reads(&self) -> Reads {
+        const READS: Reads = Reads {
+            to_hold: &[TERM_SET, TERM_SET_UNLOCKED, RESTARTED],
             to_break: &[TERM_SET, TERM_SET_UNLOCKED, RESTARTED],
         };
         READS

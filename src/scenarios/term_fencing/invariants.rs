@@ -20,6 +20,8 @@ pub const SEED_KEY: &str = "HDDS-17268";
 pub const NO_COMMAND_BELOW_TAKEN_TERM: &str = "no command below a term already taken";
 /// The property [`term_covers_heard_terms`] checks.
 pub const TERM_COVERS_HEARD_TERMS: &str = "term covers every term heard";
+/// The property [`term_never_decreases`] checks.
+pub const TERM_NEVER_DECREASES: &str = "term never decreases";
 /// The property [`no_command_of_leader_deposed_before_restart`] checks.
 pub const NO_COMMAND_OF_DEPOSED_LEADER: &str = "no command of a leader deposed before the restart";
 
@@ -42,7 +44,7 @@ pub fn term_never_decreases(observations: &[TermObservation]) -> Result<(), Viol
         if let (Some(b), a) = (before.term, after.term) {
             if a.is_none_or(|a| a < b) {
                 return Err(violation(
-                    "term never decreases",
+                    TERM_NEVER_DECREASES,
                     format!("term went from {b} to {a:?} without a restart"),
                 ));
             }
