@@ -12,11 +12,11 @@ use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event as TracingEvent, Metadata, Subscriber};
 
+use super::running::Home;
 use super::summary::{CoverageSummary, WindowCount};
 use super::window::{Captured, MAX_WINDOWS, RaceWindow, Seen, WindowState};
 use crate::story::Recorder;
 use crate::sync::thread;
-use crate::unmodelled::Shared;
 
 /// The crate whose events are counted (its components' `tracing` targets start with it).
 const TARGET_PREFIX: &str = "hadoop_ref::";
@@ -269,31 +269,30 @@ impl Tally {
     }
 }
 
-/// The nodes a run has seen, numbered from 1 in the order first seen.
+/// The nodes a run has seen, numbered from 1 in the order first seen. A run has a few
+/// (the nodes of one cluster): they are looked for by their hashes in order, which costs
+/// less than a hash map's lookup.
 #[derive(Default)]
 struct Nodes {
-    /// The number of a node by the hash of its text (the first node of a hash).
-    by_hash: HashMap<u64, u32, Fast>,
-    /// Each node's text, by its number less one.
+    /// Each node's hash and text, by its number less one.
+    hashes: Vec<u64>,
     texts: Vec<String>,
 }
 
 impl Nodes {
     /// The number of `node`, given on first sight.
     fn intern(&mut self, node: &NodeText) -> u32 {
-        let known = match self.by_hash.get(&node.hash) {
-            Some(&id) if self.texts[id as usize - 1] == node.text => return id,
-            // Another text of the same hash: looked for among all.
-            Some(_) => self.texts.iter().position(|text| *text == node.text),
-            None => None,
-        };
-        if let Some(at) = known {
-            return u32::try_from(at + 1).unwrap_or(u32::MAX);
-        }
-        self.texts.push(node.text.clone());
-        let id = u32::try_from(self.texts.len()).unwrap_or(u32::MAX);
-        self.by_hash.entry(node.hash).or_insert(id);
-        id
+        let known = self
+            .hashes
+            .iter()
+            .zip(&self.texts)
+            .position(|(&hash, text)| hash == node.hash && *text == node.text);
+        let at = known.unwrap_or_else(|| {
+            self.hashes.push(node.hash);
+            self.texts.push(node.text.clone());
+            self.texts.len() - 1
+        });
+        u32::try_from(at + 1).unwrap_or(u32::MAX)
     }
 }
 
@@ -434,7 +433,7 @@ impl Visit for Visitor<'_> {
 /// the story's recorder when the run also wants one (event logs, monitors).
 #[derive(Clone)]
 pub(super) struct Exploring {
-    pub(super) tally: Shared<Tally>,
+    pub(super) tally: Home,
     pub(super) inner: Option<Recorder>,
 }
 
@@ -458,7 +457,8 @@ impl Subscriber for Exploring {
 
     fn event(&self, event: &TracingEvent<'_>) {
         let thread = thread::current_key();
-        self.tally.with(|tally| tally.observe(event, thread));
+        // An event of another thread while an execution holds the tally is not counted.
+        let _counted = self.tally.with(|tally| tally.observe(event, thread));
         if let Some(recorder) = &self.inner {
             recorder.event(event);
         }
