@@ -22,6 +22,7 @@
 //! not the event monitors' coverage (`check::monitor`), which says which events an
 //! upstream log can show.
 
+mod hook;
 mod running;
 mod summary;
 mod tally;
@@ -32,8 +33,9 @@ pub use tally::MAX_DISTINCT;
 pub use window::{Captured, FieldSource, MAX_WINDOWS, RaceWindow, Seen, WindowState};
 
 use crate::story::Recorder;
+use hook::Exploring;
 use running::Home;
-use tally::{Exploring, Tally};
+use tally::Tally;
 
 /// The coverage of one run (over as many explorations as it is installed around): a
 /// handle, cloned into the run's body, read at its end.

@@ -1,25 +1,21 @@
-//! The cheap hook: a `tracing` subscriber that abstracts each event to its kind (its call
-//! site) and node as it happens, hashes the execution's sequence incrementally, keeps the
-//! ordered pairs of kinds at thread switches, and feeds the case's race windows, without
-//! building the story's [`Event`](crate::story::Event) (no allocation once a run has seen
-//! its kinds and nodes). It wraps the story's [`Recorder`] when one is wanted as well.
+//! The cheap hook's count: each event abstracted to its kind (its call site) and node as
+//! it happens, the execution's sequence hashed incrementally, the ordered pairs of kinds
+//! kept at thread switches, and the case's race windows fed, without building the story's
+//! [`Event`](crate::story::Event) (no allocation once a run has seen its kinds and
+//! nodes).
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::{self, Write as _};
 use std::hash::{BuildHasherDefault, Hasher};
 
+use tracing::Event as TracingEvent;
 use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::{Event as TracingEvent, Metadata, Subscriber};
 
-use super::running::Home;
 use super::summary::{CoverageSummary, WindowCount};
 use super::window::{Captured, MAX_WINDOWS, RaceWindow, Seen, WindowState};
-use crate::story::Recorder;
-use crate::sync::thread;
 
 /// The crate whose events are counted (its components' `tracing` targets start with it).
-const TARGET_PREFIX: &str = "hadoop_ref::";
+pub(super) const TARGET_PREFIX: &str = "hadoop_ref::";
 
 /// Most distinct sequences and pairs kept per run: past it, new ones are counted as
 /// overflow rather than kept (memory stays bounded on an unbounded soak).
@@ -427,44 +423,4 @@ impl Visit for Visitor<'_> {
             let _ = write!(out, "{value:?}");
         });
     }
-}
-
-/// The subscriber a coverage run installs: counts into its tally, then hands the event to
-/// the story's recorder when the run also wants one (event logs, monitors).
-#[derive(Clone)]
-pub(super) struct Exploring {
-    pub(super) tally: Home,
-    pub(super) inner: Option<Recorder>,
-}
-
-impl Subscriber for Exploring {
-    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
-        Some(crate::story::EVENT_LEVEL)
-    }
-
-    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        metadata.is_event() && metadata.target().starts_with(TARGET_PREFIX)
-    }
-
-    fn new_span(&self, _span: &Attributes<'_>) -> Id {
-        // Spans are never enabled (see `enabled`); tracing still wants an id.
-        Id::from_u64(1)
-    }
-
-    fn record(&self, _span: &Id, _values: &Record<'_>) {}
-
-    fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
-
-    fn event(&self, event: &TracingEvent<'_>) {
-        let thread = thread::current_key();
-        // An event of another thread while an execution holds the tally is not counted.
-        let _counted = self.tally.with(|tally| tally.observe(event, thread));
-        if let Some(recorder) = &self.inner {
-            recorder.event(event);
-        }
-    }
-
-    fn enter(&self, _span: &Id) {}
-
-    fn exit(&self, _span: &Id) {}
 }
