@@ -33,6 +33,7 @@ pub mod ha;
 pub mod namesystem;
 pub mod pending_messages;
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// Identifies a NameNode of the HA pair (`dfs.ha.namenode.id`); shown as `nn0`, `nn1`.
@@ -42,6 +43,25 @@ pub struct NameNodeId(pub u32);
 impl fmt::Display for NameNodeId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "nn{}", self.0)
+    }
+}
+
+impl NameNodeId {
+    /// The id as [`Display`](fmt::Display) writes it, borrowed for the ids an HA pair
+    /// uses: a namesystem names itself in each of its protocol events, as text, without
+    /// writing it each time.
+    ///
+    /// ```
+    /// use hadoop_ref::namenode::NameNodeId;
+    /// assert_eq!(NameNodeId(1).name(), "nn1");
+    /// assert_eq!(NameNodeId(12).name(), NameNodeId(12).to_string());
+    /// ```
+    pub fn name(self) -> Cow<'static, str> {
+        const FIRST: [&str; 4] = ["nn0", "nn1", "nn2", "nn3"];
+        match usize::try_from(self.0).ok().and_then(|i| FIRST.get(i)) {
+            Some(&name) => Cow::Borrowed(name),
+            None => Cow::Owned(self.to_string()),
+        }
     }
 }
 

@@ -285,3 +285,33 @@ fn an_rbw_replica_marked_corrupt_after_completion_is_the_window() {
     );
     assert!(RBW_AFTER_COMPLETION.reached_by(&story(vec![completed, corrupt])));
 }
+
+#[test]
+fn executions_counted_before_one_that_panicked_are_read_after_its_thread_ends() {
+    let windows: &'static [_] = &[TERM_BEFORE_INIT];
+    let coverage = Coverage::new(windows);
+    let counting = coverage.clone();
+    let outcome = hadoop_ref::unmodelled::on_new_os_thread(move || {
+        counting.install(None, || {
+            counting.execution(|| {
+                StateContext::new(
+                    StateContextBehavior::SeedPatch,
+                    StateContextConfig::default(),
+                    &[(ScmId(1), false)],
+                    SystemClock::shared(),
+                )
+                .expect("a context")
+                .update_term_from_heartbeat(4)
+                .expect("a heartbeat term");
+            });
+            // The next execution starts and never ends: its tally stays on this thread.
+            counting.start();
+            assert_eq!(counting.summary().executions, 1, "read where it runs");
+            std::panic::resume_unwind(Box::new(hadoop_ref::unmodelled::ExpectedPanic));
+        })
+    });
+    assert!(outcome.is_err(), "the body panicked");
+    let summary = coverage.summary();
+    assert_eq!(summary.executions, 1, "{summary:?}");
+    assert_eq!(summary.sequences, 1, "{summary:?}");
+}

@@ -22,6 +22,8 @@
 //! not the event monitors' coverage (`check::monitor`), which says which events an
 //! upstream log can show.
 
+mod hook;
+mod running;
 mod summary;
 mod tally;
 mod window;
@@ -31,14 +33,19 @@ pub use tally::MAX_DISTINCT;
 pub use window::{Captured, FieldSource, MAX_WINDOWS, RaceWindow, Seen, WindowState};
 
 use crate::story::Recorder;
-use crate::unmodelled::Shared;
-use tally::{Exploring, Tally};
+use hook::Exploring;
+use running::Home;
+use tally::Tally;
 
 /// The coverage of one run (over as many explorations as it is installed around): a
 /// handle, cloned into the run's body, read at its end.
+///
+/// An execution is counted on the OS thread that starts it: the hook counts the events of
+/// that thread (those a scoped default or the relay hands it) without a lock until the
+/// execution ends.
 #[derive(Clone)]
 pub struct Coverage {
-    tally: Shared<Tally>,
+    tally: Home,
 }
 
 impl std::fmt::Debug for Coverage {
@@ -54,7 +61,7 @@ impl Coverage {
     /// fed; more are left out).
     pub fn new(windows: &'static [RaceWindow]) -> Self {
         Self {
-            tally: Shared::new(Tally::new(windows)),
+            tally: Home::new(Tally::new(windows)),
         }
     }
 
@@ -80,12 +87,12 @@ impl Coverage {
 
     /// At the start of an execution.
     pub fn start(&self) {
-        self.tally.with(Tally::start);
+        self.tally.start();
     }
 
     /// At the end of an execution.
     pub fn end(&self) {
-        self.tally.with(Tally::end);
+        self.tally.end();
     }
 
     /// Runs `f` as one execution: [`start`](Self::start), `f`, [`end`](Self::end).
@@ -96,8 +103,9 @@ impl Coverage {
         value
     }
 
-    /// What was counted so far.
+    /// What was counted so far (read between executions: while one runs on another
+    /// thread, nothing is read).
     pub fn summary(&self) -> CoverageSummary {
-        self.tally.with(|tally| tally.summary())
+        self.tally.with(|tally| tally.summary()).unwrap_or_default()
     }
 }

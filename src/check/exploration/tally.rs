@@ -1,25 +1,21 @@
-//! The cheap hook: a `tracing` subscriber that abstracts each event to its kind (its call
-//! site) and node as it happens, hashes the execution's sequence incrementally, keeps the
-//! ordered pairs of kinds at thread switches, and feeds the case's race windows, without
-//! building the story's [`Event`](crate::story::Event) (no allocation once a run has seen
-//! its kinds and nodes). It wraps the story's [`Recorder`] when one is wanted as well.
+//! The cheap hook's count: each event abstracted to its kind (its call site) and node as
+//! it happens, the execution's sequence hashed incrementally, the ordered pairs of kinds
+//! kept at thread switches, and the case's race windows fed, without building the story's
+//! [`Event`](crate::story::Event) (no allocation once a run has seen its kinds and
+//! nodes).
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::{self, Write as _};
 use std::hash::{BuildHasherDefault, Hasher};
 
+use tracing::Event as TracingEvent;
 use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::{Event as TracingEvent, Metadata, Subscriber};
 
 use super::summary::{CoverageSummary, WindowCount};
 use super::window::{Captured, MAX_WINDOWS, RaceWindow, Seen, WindowState};
-use crate::story::Recorder;
-use crate::sync::thread;
-use crate::unmodelled::Shared;
 
 /// The crate whose events are counted (its components' `tracing` targets start with it).
-const TARGET_PREFIX: &str = "hadoop_ref::";
+pub(super) const TARGET_PREFIX: &str = "hadoop_ref::";
 
 /// Most distinct sequences and pairs kept per run: past it, new ones are counted as
 /// overflow rather than kept (memory stays bounded on an unbounded soak).
@@ -58,6 +54,18 @@ impl Hasher for Mix {
 
 type Fast = BuildHasherDefault<Mix>;
 
+/// What the hook reads of one field of a call site.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// Nothing: no window reads it (or it is the message, read once when the site is
+    /// first seen).
+    Skip,
+    /// The event's node.
+    Node,
+    /// A field some window reads: captured while a window of the kind is open.
+    Read,
+}
+
 /// An event kind: one call site of the crate, named by its component and message.
 struct Kind {
     id: u32,
@@ -65,14 +73,19 @@ struct Kind {
     name: String,
     /// The windows whose predicates read this kind (bit `i`: window `i`).
     windows: u64,
+    /// What the hook reads of each of the call site's fields, by the field's index: the
+    /// names are compared once, when the site is first seen, not at each event.
+    slots: Box<[Slot]>,
 }
 
 /// What a run counted, and the current execution's state.
 pub(super) struct Tally {
     windows: &'static [RaceWindow],
-    kinds: HashMap<usize, Kind, Fast>,
-    nodes: HashMap<String, u32, Fast>,
-    node: String,
+    /// The index in `kinds` of each call site seen (keyed by its metadata's address).
+    sites: HashMap<usize, usize, Fast>,
+    kinds: Vec<Kind>,
+    nodes: Nodes,
+    node: NodeText,
     fields: Vec<(&'static str, String)>,
     /// The fields any window reads.
     wanted: Vec<&'static str>,
@@ -94,9 +107,10 @@ impl Tally {
         let windows = &windows[..windows.len().min(MAX_WINDOWS)];
         Self {
             windows,
-            kinds: HashMap::default(),
-            nodes: HashMap::default(),
-            node: String::new(),
+            sites: HashMap::default(),
+            kinds: Vec::new(),
+            nodes: Nodes::default(),
+            node: NodeText::default(),
             fields: Vec::new(),
             wanted: windows
                 .iter()
@@ -161,48 +175,41 @@ impl Tally {
         }
     }
 
-    /// One event of the crate, emitted by thread `thread`.
+    /// One event of the crate, emitted by thread `thread`. Its node is read at every
+    /// event; the fields the windows read only while one of its kind's windows is open.
     pub(super) fn observe(&mut self, event: &TracingEvent<'_>, thread: u64) {
         if !self.active {
             return;
         }
-        let metadata = event.metadata();
-        let site = std::ptr::from_ref(metadata) as usize;
-        let first_sight = !self.kinds.contains_key(&site);
-        let mut message = String::new();
-        let wants_fields = match self.kinds.get(&site) {
-            Some(kind) => kind.windows != 0,
-            None => true,
+        let site = std::ptr::from_ref(event.metadata()) as usize;
+        let index = match self.sites.get(&site) {
+            Some(&index) => index,
+            None => self.learn(site, event),
         };
+        let kind = &self.kinds[index];
+        let open = kind.windows & !self.hit;
         self.node.clear();
         let mut visitor = Visitor {
+            slots: &kind.slots,
             node: &mut self.node,
-            message: first_sight.then_some(&mut message),
-            fields: wants_fields.then_some(&mut self.fields),
-            wanted: &self.wanted,
+            fields: (open != 0).then_some(&mut self.fields),
             used: 0,
         };
         event.record(&mut visitor);
         let used = visitor.used;
-        if first_sight {
-            self.learn(site, metadata.target(), message);
-        }
-        let Some(kind) = self.kinds.get(&site) else {
-            return;
-        };
-        let node = match self.node.is_empty() {
+        let node = match self.node.text.is_empty() {
             true => 0,
-            false => intern(&mut self.nodes, &self.node),
+            false => self.nodes.intern(&self.node),
         };
         self.hash = mix(self.hash, (u64::from(node) << 32) | u64::from(kind.id));
-        if let Some((last_thread, last_kind)) = self.last {
-            if last_thread != thread && self.pairs.len() < MAX_DISTINCT {
-                self.pairs
-                    .insert((u64::from(last_kind) << 32) | u64::from(kind.id));
-            }
+        if let Some((last_thread, last_kind)) = self.last
+            && last_thread != thread
+            && self.pairs.len() < MAX_DISTINCT
+        {
+            self.pairs
+                .insert((u64::from(last_kind) << 32) | u64::from(kind.id));
         }
         self.last = Some((thread, kind.id));
-        let open = kind.windows & !self.hit;
         if open == 0 {
             return;
         }
@@ -210,7 +217,7 @@ impl Tally {
         let seen = Seen::new(
             kind.component,
             &kind.name,
-            (!self.node.is_empty()).then_some((self.node.as_str(), u64::from(node))),
+            (!self.node.text.is_empty()).then_some((self.node.text.as_str(), u64::from(node))),
             thread,
             &fields,
         );
@@ -221,128 +228,199 @@ impl Tally {
         }
     }
 
-    fn learn(&mut self, site: usize, target: &'static str, name: String) {
+    /// Learns the kind of a call site on its first event: its message, the windows that
+    /// read it, and what to read of each of its fields. Returns its index in `kinds`.
+    fn learn(&mut self, site: usize, event: &TracingEvent<'_>) -> usize {
+        let metadata = event.metadata();
+        let mut name = String::new();
+        event.record(&mut Message(&mut name));
         let windows = self
             .windows
             .iter()
             .enumerate()
             .filter(|(_, w)| w.reads.contains(&name.as_str()))
             .fold(0u64, |mask, (i, _)| mask | (1 << i));
+        let slots = metadata
+            .fields()
+            .iter()
+            .map(|field| match field.name() {
+                "message" => Slot::Skip,
+                "node" => Slot::Node,
+                name if self.wanted.contains(&name) => Slot::Read,
+                _ => Slot::Skip,
+            })
+            .collect();
         let id = u32::try_from(self.kinds.len() + 1).unwrap_or(u32::MAX);
+        let target = metadata.target();
         let component = target.strip_prefix(TARGET_PREFIX).unwrap_or(target);
-        self.kinds.insert(
-            site,
-            Kind {
-                id,
-                component,
-                name,
-                windows,
-            },
-        );
+        self.kinds.push(Kind {
+            id,
+            component,
+            name,
+            windows,
+            slots,
+        });
+        self.sites.insert(site, self.kinds.len() - 1);
+        self.kinds.len() - 1
     }
 }
 
-/// The number of `node`, given on first sight.
-fn intern(nodes: &mut HashMap<String, u32, Fast>, node: &str) -> u32 {
-    if let Some(&id) = nodes.get(node) {
-        return id;
+/// The nodes a run has seen, numbered from 1 in the order first seen. A run has a few
+/// (the nodes of one cluster): they are looked for by their hashes in order, which costs
+/// less than a hash map's lookup.
+#[derive(Default)]
+struct Nodes {
+    /// Each node's hash and text, by its number less one.
+    hashes: Vec<u64>,
+    texts: Vec<String>,
+}
+
+impl Nodes {
+    /// The number of `node`, given on first sight.
+    fn intern(&mut self, node: &NodeText) -> u32 {
+        let known = self
+            .hashes
+            .iter()
+            .zip(&self.texts)
+            .position(|(&hash, text)| hash == node.hash && *text == node.text);
+        let at = known.unwrap_or_else(|| {
+            self.hashes.push(node.hash);
+            self.texts.push(node.text.clone());
+            self.texts.len() - 1
+        });
+        u32::try_from(at + 1).unwrap_or(u32::MAX)
     }
-    let id = u32::try_from(nodes.len() + 1).unwrap_or(u32::MAX);
-    nodes.insert(node.to_owned(), id);
-    id
+}
+
+/// An event's node as it is written, hashed as it is written (FNV-1a).
+#[derive(Default)]
+struct NodeText {
+    text: String,
+    hash: u64,
+}
+
+impl NodeText {
+    const BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+
+    fn clear(&mut self) {
+        self.text.clear();
+        self.hash = Self::BASIS;
+    }
+}
+
+impl fmt::Write for NodeText {
+    fn write_str(&mut self, text: &str) -> fmt::Result {
+        self.text.push_str(text);
+        self.hash = text.bytes().fold(self.hash, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+        });
+        Ok(())
+    }
+}
+
+/// Appends `value` in decimal, as its `Debug` writes it.
+fn push_u64(out: &mut (impl fmt::Write + ?Sized), value: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = value;
+    loop {
+        at -= 1;
+        // A digit is below 10: the cast keeps it.
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    // ASCII digits are UTF-8; writing to a String cannot fail.
+    let _ = out.write_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
 fn mix(hash: u64, value: u64) -> u64 {
     (hash.rotate_left(5) ^ value).wrapping_mul(MIX_K)
 }
 
-/// Reads an event's node, its message on first sight, and its other fields when a window
-/// wants them, into buffers the tally reuses.
+/// Reads an event's message (a call site's name, on its first sight).
+struct Message<'a>(&'a mut String);
+
+impl Visit for Message<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == "message" {
+            self.0.push_str(value);
+        }
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        if field.name() == "message" {
+            // Writing to a String cannot fail.
+            let _ = write!(self.0, "{value:?}");
+        }
+    }
+}
+
+/// Reads an event's node, and the fields its kind's slots say a window reads when those
+/// are wanted, into buffers the tally reuses.
 struct Visitor<'a> {
-    node: &'a mut String,
-    message: Option<&'a mut String>,
+    slots: &'a [Slot],
+    node: &'a mut NodeText,
     fields: Option<&'a mut Vec<(&'static str, String)>>,
-    wanted: &'a [&'static str],
     used: usize,
 }
 
 impl Visitor<'_> {
-    fn put(&mut self, field: &Field, write: impl FnOnce(&mut String)) {
-        match field.name() {
-            "message" => {
-                if let Some(message) = self.message.as_deref_mut() {
-                    write(message);
-                }
-            }
-            "node" => write(self.node),
-            name => {
+    /// Writes the value of `field` with `write` where the hook keeps it, if it does.
+    fn put(&mut self, field: &Field, write: impl FnOnce(&mut dyn fmt::Write)) {
+        match self.slots.get(field.index()) {
+            Some(Slot::Node) => write(self.node),
+            Some(Slot::Read) => {
                 let Some(fields) = self.fields.as_deref_mut() else {
                     return;
                 };
-                if !self.wanted.contains(&name) {
-                    return;
-                }
                 if self.used == fields.len() {
-                    fields.push((name, String::new()));
+                    fields.push((field.name(), String::new()));
                 }
                 let slot = &mut fields[self.used];
-                slot.0 = name;
+                slot.0 = field.name();
                 slot.1.clear();
                 write(&mut slot.1);
                 self.used += 1;
             }
+            Some(Slot::Skip) | None => {}
         }
     }
 }
 
+// Writing to the hook's buffers cannot fail. Integers and flags are written as `Debug`
+// writes them, without its formatting machinery.
 impl Visit for Visitor<'_> {
     fn record_str(&mut self, field: &Field, value: &str) {
-        self.put(field, |out| out.push_str(value));
+        self.put(field, |out| {
+            let _ = out.write_str(value);
+        });
+    }
+
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.put(field, |out| push_u64(out, value));
+    }
+
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.put(field, |out| {
+            if value < 0 {
+                let _ = out.write_char('-');
+            }
+            push_u64(out, value.unsigned_abs());
+        });
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.put(field, |out| {
+            let _ = out.write_str(if value { "true" } else { "false" });
+        });
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        // Writing to a String cannot fail.
         self.put(field, |out| {
             let _ = write!(out, "{value:?}");
         });
     }
-}
-
-/// The subscriber a coverage run installs: counts into its tally, then hands the event to
-/// the story's recorder when the run also wants one (event logs, monitors).
-#[derive(Clone)]
-pub(super) struct Exploring {
-    pub(super) tally: Shared<Tally>,
-    pub(super) inner: Option<Recorder>,
-}
-
-impl Subscriber for Exploring {
-    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
-        Some(crate::story::EVENT_LEVEL)
-    }
-
-    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        metadata.is_event() && metadata.target().starts_with(TARGET_PREFIX)
-    }
-
-    fn new_span(&self, _span: &Attributes<'_>) -> Id {
-        // Spans are never enabled (see `enabled`); tracing still wants an id.
-        Id::from_u64(1)
-    }
-
-    fn record(&self, _span: &Id, _values: &Record<'_>) {}
-
-    fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
-
-    fn event(&self, event: &TracingEvent<'_>) {
-        let thread = thread::current_key();
-        self.tally.with(|tally| tally.observe(event, thread));
-        if let Some(recorder) = &self.inner {
-            recorder.event(event);
-        }
-    }
-
-    fn enter(&self, _span: &Id) {}
-
-    fn exit(&self, _span: &Id) {}
 }

@@ -397,7 +397,8 @@ impl State {
         {
             flagged.remove(&storage);
             tracing::debug!(
-                node = self.config.namenode_id.map(tracing::field::display),
+                // The map is borrowed: the name is read from its field.
+                node = self.node_name.as_deref(),
                 datanode = %storage.datanode,
                 block = %id,
                 why = "reported again healthy",
@@ -445,7 +446,7 @@ impl State {
         };
         stored.locations.insert(storage);
         tracing::debug!(
-            node = self.config.namenode_id.map(tracing::field::display),
+            node = self.node(),
             datanode = %storage.datanode,
             block = %reported.id,
             gs = reported.gs,

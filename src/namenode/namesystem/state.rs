@@ -7,9 +7,8 @@
 //! section, and the jobs (replay, reports, replication, safe mode) are `impl State` blocks
 //! in their own files, which import this file and never each other.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
-
-use tracing::field::DisplayValue;
 
 use super::config::{NamenodeConfig, NamesystemBehavior};
 use super::edits::FileId;
@@ -25,6 +24,9 @@ use crate::namenode::{
 #[derive(Debug)]
 pub(super) struct State {
     pub(super) config: NamenodeConfig,
+    /// The name its protocol events give the node (`nn1`): handed to them as text, so
+    /// an event's subscriber does not format it each time.
+    pub(super) node_name: Option<Cow<'static, str>>,
     pub(super) ha: HaState,
     pub(super) postpone: bool,
     /// The counter of the future test (`BlockIdManager.isGenStampInFuture`).
@@ -114,6 +116,7 @@ impl State {
         };
         let queue = PendingDataNodeMessages::new(purge, config.pending_queue_limit);
         State {
+            node_name: config.namenode_id.map(NameNodeId::name),
             config,
             ha,
             postpone: standby,
@@ -139,8 +142,8 @@ impl State {
     }
 
     /// The node this namesystem's protocol events name (`nn1`), when it has an id.
-    pub(super) fn node(&self) -> Option<DisplayValue<NameNodeId>> {
-        self.config.namenode_id.map(tracing::field::display)
+    pub(super) fn node(&self) -> Option<&str> {
+        self.node_name.as_deref()
     }
 
     /// Whether a future or inconsistent *replica* is queued rather than acted upon
