@@ -119,6 +119,34 @@ fn a_write_lock_taken_alone_is_handed_off_to_threads_spawned_under_it() {
     );
 }
 
+/// Two readers spawned under a write lock taken alone both wait for its hand-off, and
+/// both get it.
+#[test]
+fn every_reader_waiting_on_a_write_lock_taken_alone_is_handed_off() {
+    use hadoop_ref::sync::RwLock;
+    shuttle::check_random(
+        || {
+            let value = Arc::new(RwLock::new(0u64));
+            let mut held = value.write();
+            let readers: Vec<_> = (0..2)
+                .map(|_| {
+                    let value = Arc::clone(&value);
+                    thread::spawn(move || assert_eq!(*value.read(), 1, "read inside the write"))
+                })
+                .collect();
+            // Let both readers reach the lock before the write ends.
+            thread::yield_now();
+            thread::yield_now();
+            *held = 1;
+            drop(held);
+            for reader in readers {
+                reader.join().expect("a reader does not panic");
+            }
+        },
+        100,
+    );
+}
+
 /// A condition variable over the facade's lock loses no notification sent after the
 /// waiter released the lock.
 #[test]

@@ -236,7 +236,8 @@ pub struct RwLock<T> {
     /// A guard taken alone is held (at most one: only the main thread takes one, and
     /// never twice).
     alone_held: AtomicBool,
-    owes_handoff: AtomicBool,
+    /// Contenders waiting for that guard's hand-off: several readers may be.
+    owes_handoff: AtomicUsize,
     handoff: BatchSemaphore,
     value: std::sync::RwLock<T>,
 }
@@ -265,7 +266,7 @@ impl<T> RwLock<T> {
             writer: AtomicUsize::new(NO_HOLDER),
             readers: std::sync::Mutex::new(Vec::new()),
             alone_held: AtomicBool::new(false),
-            owes_handoff: AtomicBool::new(false),
+            owes_handoff: AtomicUsize::new(0),
             handoff: BatchSemaphore::const_new(0, Fairness::Unfair),
             value: std::sync::RwLock::new(value),
         }
@@ -336,7 +337,7 @@ impl<T> RwLock<T> {
             !alone,
             "a task alone found a RwLock held by a thread that has ended"
         );
-        self.owes_handoff.store(true, Ordering::Relaxed);
+        self.owes_handoff.fetch_add(1, Ordering::Relaxed);
         let _ = self.handoff.acquire_blocking(1);
     }
 
@@ -352,8 +353,9 @@ impl<T> RwLock<T> {
             return;
         }
         self.alone_held.store(false, Ordering::Relaxed);
-        if self.owes_handoff.swap(false, Ordering::Relaxed) {
-            self.handoff.release(1);
+        let waiting = self.owes_handoff.swap(0, Ordering::Relaxed);
+        if waiting > 0 {
+            self.handoff.release(waiting);
         }
     }
 }
