@@ -1,11 +1,12 @@
-//! The facade's `Mutex` and `Condvar` for the shuttle build: shuttle's own lock, a
-//! one-permit semaphore whose acquire and release are scheduling points, around a `std`
-//! mutex it does not see; while the calling task runs alone ([`alone`](super::shuttle::alone)),
-//! a lock is the `std` mutex only, with no scheduling point.
+//! The facade's `Mutex`, `Condvar` and `RwLock` for the shuttle build: shuttle's own
+//! lock, a semaphore whose acquire and release are scheduling points (one permit a
+//! mutex; one a reader, all a writer), around a `std` lock it does not see; while the
+//! calling task runs alone ([`alone`](super::shuttle::alone)), a lock is the `std` one
+//! only, with no scheduling point.
 //!
 //! **Why.** A cluster scenario builds, heals and checks its cluster on the main thread
-//! alone, where every point has one choice; shuttle's lock took two of them and most of
-//! an execution's time there.
+//! alone, where every point has one choice; shuttle's lock took two of them for each
+//! lock there.
 //!
 //! **A lock taken alone, then contended.** A thread spawned while the main thread holds
 //! a lock it took alone takes the free permit and finds the value held. It keeps the
