@@ -10,7 +10,7 @@
 //! |---|---|
 //! | production | a `parking_lot` `RwLock` read or write around the closure |
 //! | loom | one atomic access to a version (a load for a read, an increment for a write), the scheduling point, then the closure on a lock loom does not see |
-//! | shuttle | as loom: one atomic access to a version, then the closure on an unseen lock (a shuttle lock would be two scheduling points, its acquire and its release); no access to the version while the calling task runs alone (no other thread of the execution is running), where a point has one choice |
+//! | shuttle | as loom, without the version: shuttle's scheduling point (the one its atomics begin with), then the closure on an unseen lock (a shuttle lock would be two scheduling points, its acquire and its release); no point while the calling task runs alone (no other thread of the execution is running), where a point has one choice |
 //!
 //! **Why this form is sound.** Loom and shuttle run one thread at a time and switch only
 //! at their own primitives. The version access is the access's only scheduling point and the
@@ -107,16 +107,14 @@ mod loom_backend {
 
 #[cfg(all(feature = "shuttle", not(loom)))]
 mod shuttle_backend {
-    use super::super::shuttle::alone;
-    use shuttle::sync::atomic::{AtomicU64, Ordering};
+    use super::super::shuttle::point;
     use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
 
     /// A value read and written in short closures, whose reads commute (see the module
-    /// docs): here, as in loom, a version shuttle sees and a lock it does not, so an access
-    /// is one scheduling point (a shuttle lock is two: its acquire and its release).
+    /// docs): here, as in loom, a scheduling point and a lock shuttle does not see, so an
+    /// access is one scheduling point (a shuttle lock is two: its acquire and its release).
     #[derive(Debug, Default)]
     pub struct RwCell<T> {
-        version: AtomicU64,
         value: Mutex<T>,
     }
 
@@ -124,26 +122,21 @@ mod shuttle_backend {
         /// A cell holding `value`.
         pub fn new(value: T) -> Self {
             Self {
-                version: AtomicU64::new(0),
                 value: Mutex::new(value),
             }
         }
 
-        /// Runs `read` on the value: one load of the version (none while the task runs
-        /// alone), then the closure.
+        /// Runs `read` on the value: a scheduling point (none while the task runs alone),
+        /// then the closure.
         pub fn read<R>(&self, read: impl FnOnce(&T) -> R) -> R {
-            if !alone() {
-                self.version.load(Ordering::SeqCst);
-            }
+            point();
             read(&self.held())
         }
 
-        /// Runs `write` on the value: one increment of the version (none while the task
-        /// runs alone), then the closure.
+        /// Runs `write` on the value: a scheduling point (none while the task runs
+        /// alone), then the closure.
         pub fn write<R>(&self, write: impl FnOnce(&mut T) -> R) -> R {
-            if !alone() {
-                self.version.fetch_add(1, Ordering::SeqCst);
-            }
+            point();
             write(&mut self.held())
         }
 

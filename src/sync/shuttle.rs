@@ -84,6 +84,21 @@ pub(super) fn alone() -> bool {
     running::count() == 0
 }
 
+/// A scheduling point, unless the calling task runs alone ([`alone`]): the facade's
+/// atomics and [`RwCell`](super::RwCell) accesses each take one before their operation.
+///
+/// It is shuttle's own switch, the one each of shuttle's atomic operations begins with,
+/// without the rest of such an operation: the ordering check, and the vector clock an
+/// atomic of shuttle's keeps and hands to the task that loads it. The facade keeps its
+/// values in `std` types shuttle does not see and reads no shuttle clock, so a point
+/// costs only the scheduler's decision; the schedules are the same, point for point,
+/// and a saved schedule replays as before.
+pub(super) fn point() {
+    if !alone() {
+        shuttle_engine::runtime::thread::switch();
+    }
+}
+
 /// The count of the running threads an execution spawned through the facade. All of an
 /// execution's tasks run on the OS thread that runs the execution, one at a time, so a
 /// thread-local count is the execution's.

@@ -1,6 +1,6 @@
-//! Atomic integers and flags for the shuttle build: a scheduling point shuttle sees (a load
-//! of an atomic of its own, as each of shuttle's atomic operations begins with), then the
-//! operation on a `std` atomic it does not see; no point while the calling task runs
+//! Atomic integers and flags for the shuttle build: a scheduling point shuttle sees (the
+//! one each of shuttle's atomic operations begins with, [`point`](super::point)), then
+//! the operation on a `std` atomic it does not see; no point while the calling task runs
 //! alone ([`alone`](super::alone)), where a point has one choice.
 //!
 //! The same schedules as shuttle's own atomics, which treat every ordering as `SeqCst`:
@@ -13,19 +13,18 @@ use std::sync::atomic as std_atomic;
 
 pub use std::sync::atomic::Ordering;
 
-/// The scheduling point before an atomic operation, unless the calling task runs alone.
+/// The scheduling point before an atomic operation, unless the calling task runs alone
+/// (a zero-sized marker: the point is [`super::point`]).
 #[derive(Debug, Default)]
-struct Point(shuttle::sync::atomic::AtomicBool);
+struct Point;
 
 impl Point {
     const fn new() -> Self {
-        Self(shuttle::sync::atomic::AtomicBool::new(false))
+        Self
     }
 
     fn reach(&self) {
-        if !super::alone() {
-            self.0.load(Ordering::SeqCst);
-        }
+        super::point();
     }
 }
 
