@@ -22,8 +22,9 @@
 //! ```
 //!
 //! Options: `--streams N` (5), `--attempts N` (1 000 000) and `--seconds S` (2) per threaded
-//! stream, `--cases N` (256) per proptest run, `--seed N` (1); any other argument is a case
-//! (`scenario/variant`) to run alone. Output lines, one per stream:
+//! stream, `--until-caught` (a case's threaded streams stop at its first catch: a check
+//! that it is still caught, not a measurement), `--cases N` (256) per proptest run,
+//! `--seed N` (1); any other argument is a case (`scenario/variant`) to run alone. Output lines, one per stream:
 //! `threaded <case> stream <i>: caught after <n> attempt(s) in <s> s` (or `not caught in
 //! <n> attempt(s), <s> s`), `proptest <case> seed <i>: diverged after <n> case(s) in <s> s,
 //! shrunk to <k> operation(s), at <operation>` (or `agreed over <n> case(s) in <s> s`).
@@ -49,6 +50,7 @@ mod production {
         streams: u64,
         attempts: u64,
         seconds: f64,
+        until_caught: bool,
         cases: u32,
         seed: u64,
         only: Vec<String>,
@@ -63,6 +65,7 @@ mod production {
             streams: 5,
             attempts: 1_000_000,
             seconds: 2.0,
+            until_caught: false,
             cases: 256,
             seed: 1,
             only: Vec::new(),
@@ -77,6 +80,7 @@ mod production {
                 "--streams" => options.streams = value()?.parse().map_err(|_| bad(arg))?,
                 "--attempts" => options.attempts = value()?.parse().map_err(|_| bad(arg))?,
                 "--seconds" => options.seconds = value()?.parse().map_err(|_| bad(arg))?,
+                "--until-caught" => options.until_caught = true,
                 "--cases" => options.cases = value()?.parse().map_err(|_| bad(arg))?,
                 "--seed" => options.seed = value()?.parse().map_err(|_| bad(arg))?,
                 case => options.only.push(case.to_owned()),
@@ -140,10 +144,15 @@ mod production {
             }
             let seconds = stopwatch.elapsed().as_secs_f64();
             match caught {
-                Some(n) => println!(
-                    "threaded {} stream {stream}: caught after {n} attempt(s) in {seconds:.3} s",
-                    case.id()
-                ),
+                Some(n) => {
+                    println!(
+                        "threaded {} stream {stream}: caught after {n} attempt(s) in {seconds:.3} s",
+                        case.id()
+                    );
+                    if options.until_caught {
+                        return;
+                    }
+                }
                 None => println!(
                     "threaded {} stream {stream}: not caught in {tried} attempt(s), {seconds:.3} s",
                     case.id()

@@ -28,8 +28,8 @@ pub const LEGEND: &str = "`threaded`: the case unchanged on real threads (the \
     attempts and seconds to the catch. The machine's scheduling, not a scheduler: a rerun \
     moves these figures (a case caught at the first attempt here can take thousands on a \
     machine loaded otherwise), and CI checks a case on real threads only where the board \
-    shows it caught from every stream with a median of at most 0.2 s, giving it one \
-    stream of 10 s. \
+    shows it caught from every stream with a median of at most 0.2 s, giving it up to \
+    three streams of 10 s (the first catch ends them). \
     `proptest`: not the scenario but its variant's component (term fencing, SCM, standby, \
     replica), the variant's behavior against the fixed behavior it lacks a patch of (a \
     legacy one against the seed's patch or trunk, the seed's patch against the hardened \
