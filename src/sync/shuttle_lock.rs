@@ -52,6 +52,24 @@ pub struct MutexGuard<'a, T> {
     alone: bool,
 }
 
+/// `semaphore.acquire_blocking(permits)`: the same scheduling points and the same
+/// outcome, without the future shuttle's blocking acquire builds, pins and polls when the
+/// permits are free. Shuttle's acquire takes its one point when the permits are free as
+/// it starts (then takes them, or, another task having taken them at the point, waits);
+/// when they are not, it waits without a point first. `try_acquire` is that point and
+/// that take; a failed one falls through to the blocking acquire, which finds no permit
+/// (nothing ran since the point) and so waits with no point of its own, as shuttle's
+/// would have.
+fn acquire(semaphore: &BatchSemaphore, permits: usize) {
+    let free = !semaphore.is_closed() && semaphore.available_permits() >= permits;
+    if free && semaphore.try_acquire(permits).is_ok() {
+        return;
+    }
+    // An acquire fails only once the execution stopped (shuttle's lock then takes the
+    // lock as if it were free, and so does this).
+    let _ = semaphore.acquire_blocking(permits);
+}
+
 /// The calling task's id plus one.
 fn me() -> usize {
     usize::from(shuttle::current::me()) + 1
@@ -105,9 +123,7 @@ impl<T> Mutex<T> {
     /// The permit (a scheduling point, blocking while another task holds it), then the
     /// value; a value held by a task that took it alone is waited for (module docs).
     fn take_with_permit(&self) -> std::sync::MutexGuard<'_, T> {
-        // An acquire fails only once the execution stopped (shuttle's lock then takes the
-        // lock as if it were free, and so does this).
-        let _ = self.permit.acquire_blocking(1);
+        acquire(&self.permit, 1);
         loop {
             match self.value.try_lock() {
                 Ok(value) => return value,
@@ -116,7 +132,7 @@ impl<T> Mutex<T> {
                     // Held by a guard taken alone (a permit holder would have kept the
                     // permit): wait for its hand-off, keeping the permit.
                     self.owes_handoff.store(true, Ordering::Relaxed);
-                    let _ = self.handoff.acquire_blocking(1);
+                    acquire(&self.handoff, 1);
                 }
             }
         }
@@ -278,7 +294,7 @@ impl<T> RwLock<T> {
         let me = self.not_held_by_me();
         let alone = alone();
         if !alone {
-            let _ = self.permits.acquire_blocking(1);
+            acquire(&self.permits, 1);
         }
         let value = loop {
             match self.value.try_read() {
@@ -301,7 +317,7 @@ impl<T> RwLock<T> {
         let me = self.not_held_by_me();
         let alone = alone();
         if !alone {
-            let _ = self.permits.acquire_blocking(MAX_READS);
+            acquire(&self.permits, MAX_READS);
         }
         let value = loop {
             match self.value.try_write() {
@@ -339,7 +355,7 @@ impl<T> RwLock<T> {
             "a task alone found a RwLock held by a thread that has ended"
         );
         self.owes_handoff.fetch_add(1, Ordering::Relaxed);
-        let _ = self.handoff.acquire_blocking(1);
+        acquire(&self.handoff, 1);
     }
 
     fn readers_with<R>(&self, f: impl FnOnce(&mut Vec<usize>) -> R) -> R {
