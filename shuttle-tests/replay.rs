@@ -6,12 +6,11 @@
 //! regenerate them all with
 //! `rm -r shuttle-tests/schedules && cargo soak --seed 1 --out shuttle-tests/schedules &&
 //! rm shuttle-tests/schedules/*.story` (the stories stay out of the repository; the soak
-//! shrinks each schedule before it saves it). Two random catches the default budget
-//! leaves unreached (documented per case), `random_cluster_with_faults.SeedPatch.random`
-//! and `failovers_lose_no_replica_and_keep_counts.LegacyEarlyDrain.random`, come from
-//! longer random runs of seed 1 (`cargo soak run --scheduler random --seed 1
-//! --iterations 50000 --filter SCENARIO --out DIR`), of which only those two files are
-//! kept.
+//! shrinks each schedule before it saves it). A random catch the default budget may leave
+//! unreached (documented per case), `failovers_lose_no_replica_and_keep_counts.
+//! LegacyEarlyDrain.random`, comes from a longer random run of seed 1 (`cargo soak run
+//! --scheduler random --seed 1 --iterations 50000 --filter SCENARIO --out DIR`), of which
+//! only that file is kept.
 
 use std::path::Path;
 

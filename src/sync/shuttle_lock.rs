@@ -1,6 +1,6 @@
-//! The facade's `Mutex`, `Condvar` and `RwLock` for the shuttle build: shuttle's own
-//! lock, a semaphore whose acquire and release are scheduling points (one permit a
-//! mutex; one a reader, all a writer), around a `std` lock it does not see; while the
+//! The facade's `Mutex`, `Condvar` and `RwLock` for the shuttle build: shuttle's
+//! semaphore (one permit a mutex; one a reader, all a writer) around a `std` lock it does
+//! not see. Taking a lock is a scheduling point; releasing it is not (below). While the
 //! calling task runs alone ([`alone`](super::shuttle::alone)), a lock is the `std` one
 //! only, with no scheduling point.
 //!
@@ -8,13 +8,21 @@
 //! alone, where every point has one choice; shuttle's lock took two of them for each
 //! lock there.
 //!
+//! **No point at a release.** Shuttle's own lock switches before it releases. That point
+//! adds no behavior: a step another task takes there, between the holder's last step
+//! under the lock and the release, either does not touch the lock, and then commutes
+//! with the release, or tries to take it, and then blocks until the release, which is
+//! the same as taking it after. So every state reachable with the point is reachable
+//! without it (the reasoning of shuttle's own double-yield optimization), and a lock
+//! costs one point instead of two.
+//!
 //! **A lock taken alone, then contended.** A thread spawned while the main thread holds
 //! a lock it took alone takes the free permit and finds the value held. It keeps the
 //! permit (later contenders wait for it as for any holder), marks that the holder owes
 //! it a hand-off, and waits on a second semaphore of no permits; the holder's unlock
 //! releases the value, then hands off (a scheduling point). So a lock is exclusive,
 //! blocks in shuttle (a deadlock is still reported as one), and releases at a
-//! scheduling point whenever another thread could be waiting.
+//! scheduling point whenever a thread that started waiting while it ran alone waits.
 
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -153,14 +161,14 @@ impl<T: Default> Default for Mutex<T> {
 }
 
 impl<T> MutexGuard<'_, T> {
-    /// Releases the lock: the value, then the permit this guard holds, or, taken alone,
-    /// the hand-off a contender waits for (either a scheduling point); taken alone and
-    /// uncontended, nothing more.
+    /// Releases the lock: the value, then the permit this guard holds (no scheduling
+    /// point: see the module's docs), or, taken alone, the hand-off a contender waits for
+    /// (a scheduling point); taken alone and uncontended, nothing more.
     fn unlock(&mut self) {
         self.value = None;
         self.mutex.holder.store(NO_HOLDER, Ordering::Relaxed);
         if !self.alone {
-            self.mutex.permit.release(1);
+            self.mutex.permit.release_no_scheduling_point(1);
         } else if self.mutex.owes_handoff.swap(false, Ordering::Relaxed) {
             self.mutex.handoff.release(1);
         }
@@ -362,11 +370,11 @@ impl<T> RwLock<T> {
         f(&mut self.readers.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
-    /// After a guard released the value: its permits back (a scheduling point), or, taken
-    /// alone, the hand-off a contender waits for.
+    /// After a guard released the value: its permits back (no scheduling point: see the
+    /// module's docs), or, taken alone, the hand-off a contender waits for (a point).
     fn release(&self, alone: bool, permits: usize) {
         if !alone {
-            self.permits.release(permits);
+            self.permits.release_no_scheduling_point(permits);
             return;
         }
         self.alone_held.store(false, Ordering::Relaxed);
