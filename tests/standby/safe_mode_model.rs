@@ -293,7 +293,7 @@ fn run(
         }
         let view = ns.view();
         prop_assert!(view.safe_mode.on, "the standby stays in safe mode");
-        if let Err(violation) = safe_mode_matches_recount("standby", &view) {
+        if let Err(violation) = safe_mode_matches_recount("standby", &view.safe_mode_check()) {
             return Err(TestCaseError::fail(format!("after {step:?}: {violation}")));
         }
     }

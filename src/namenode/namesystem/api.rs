@@ -11,7 +11,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::config::NamenodeConfig;
 use super::edits::{EditOp, ReplayError};
 use super::state::State;
-use super::view::{BlockMetrics, HaState, NamesystemView, SafeModeCounts, StoredBlock};
+use super::view::{
+    BlockMetrics, HaState, NamesystemView, SafeModeCheck, SafeModeCounts, StoredBlock,
+};
 use crate::namenode::pending_messages::{QueueMetrics, ReportedState};
 use crate::namenode::{Block, BlockId, DatanodeId, GenerationStamp, ReplicaState, StorageId};
 use crate::sync::Mutex;
@@ -178,5 +180,11 @@ impl Namesystem {
     pub fn view(&self) -> NamesystemView {
         let ns = self.state.lock();
         ns.view()
+    }
+
+    /// The safe-mode counters beside their recount (see [`SafeModeCheck`]), with the
+    /// events a [`view`](Self::view) states, without its copy of the namespace.
+    pub fn safe_mode_check(&self) -> SafeModeCheck {
+        self.state.lock().safe_mode_check()
     }
 }

@@ -17,7 +17,9 @@ use std::fmt;
 use super::api::Namesystem;
 use super::config::{NamenodeConfig, NamesystemBehavior};
 use super::edits::{EditOp, ReplayError};
-use super::view::{BlockMetrics, HaState, NamesystemView, SafeModeCounts, StoredBlock};
+use super::view::{
+    BlockMetrics, HaState, NamesystemView, SafeModeCheck, SafeModeCounts, StoredBlock,
+};
 use crate::namenode::pending_messages::{QueueMetrics, ReportedState};
 use crate::namenode::{Block, BlockId, DatanodeId, GenerationStamp, ReplicaState, StorageId};
 use crate::sync::Arc;
@@ -105,6 +107,13 @@ pub trait NamesystemApi: Send + Sync + fmt::Debug {
     /// The safe-mode counters.
     fn safe_mode(&self) -> SafeModeCounts {
         self.view().safe_mode
+    }
+
+    /// The safe-mode counters beside their recount from the namespace: what the
+    /// safe-mode recount invariant reads (an implementation may answer it without a copy
+    /// of its namespace).
+    fn safe_mode_check(&self) -> SafeModeCheck {
+        self.view().safe_mode_check()
     }
 
     /// The generation stamp of the future test.
@@ -235,6 +244,10 @@ impl NamesystemApi for Namesystem {
 
     fn safe_mode(&self) -> SafeModeCounts {
         Namesystem::safe_mode(self)
+    }
+
+    fn safe_mode_check(&self) -> SafeModeCheck {
+        Namesystem::safe_mode_check(self)
     }
 
     fn generation_stamp(&self) -> GenerationStamp {

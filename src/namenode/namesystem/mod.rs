@@ -46,4 +46,6 @@ pub use config::{NamenodeConfig, NamesystemBehavior};
 pub use contract::{NamesystemApi, NamesystemFactory};
 pub use edits::{EditOp, FileId, ReplayError};
 pub use replication::excess_order;
-pub use view::{BlockMetrics, HaState, INodeFile, NamesystemView, SafeModeCounts, StoredBlock};
+pub use view::{
+    BlockMetrics, HaState, INodeFile, NamesystemView, SafeModeCheck, SafeModeCounts, StoredBlock,
+};

@@ -12,7 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::config::{NamenodeConfig, NamesystemBehavior};
 use super::edits::FileId;
-use super::view::{BlockMetrics, HaState, INodeFile, NamesystemView, SafeModeCounts, StoredBlock};
+use super::view::{
+    BlockMetrics, HaState, INodeFile, NamesystemView, SafeModeCheck, SafeModeCounts, StoredBlock,
+};
 use crate::namenode::evaluation::CorruptReason;
 use crate::namenode::pending_messages::{PendingDataNodeMessages, ReportedState, StaleEntryPurge};
 use crate::namenode::{
@@ -175,6 +177,41 @@ impl State {
     /// With reports queued, it states how many and of which blocks (upstream's
     /// `PendingDataNodeMessageCount` metric), for the liveness monitor of the queue.
     pub(super) fn view(&self) -> NamesystemView {
+        let recount = self.trace_read();
+        NamesystemView {
+            ha: self.ha,
+            postpone: self.postpone,
+            generation_stamp: self.gs_counter,
+            impending_generation_stamp: self.impending_gs,
+            safe_mode: self.safe_mode,
+            recount,
+            files: self.files.clone(),
+            blocks: self.blocks.clone(),
+            corrupt: self
+                .corrupt
+                .iter()
+                .map(|(b, m)| (*b, m.iter().map(|(s, (gs, _))| (*s, *gs)).collect()))
+                .collect(),
+            queued: self.queue.iter().copied().collect(),
+            queue: self.queue.metrics(),
+            metrics: self.metrics,
+            rules: self.config.replica_rules(),
+        }
+    }
+
+    /// What the safe-mode recount reads, without the copy of the namespace a
+    /// [`view`](Self::view) makes; it states the same events a view does.
+    pub(super) fn safe_mode_check(&self) -> SafeModeCheck {
+        SafeModeCheck {
+            safe_mode: self.safe_mode,
+            recount: self.trace_read(),
+            any_corrupt: !self.corrupt.is_empty(),
+        }
+    }
+
+    /// A read of the state: the recount of the safe-mode counters, and the events a read
+    /// states (the counts beside their recount in safe mode, the queued reports).
+    fn trace_read(&self) -> (usize, usize) {
         let recount = self.count_safe_blocks();
         if self.safe_mode.on {
             tracing::debug!(
@@ -199,24 +236,6 @@ impl State {
                 "pending messages read"
             );
         }
-        NamesystemView {
-            ha: self.ha,
-            postpone: self.postpone,
-            generation_stamp: self.gs_counter,
-            impending_generation_stamp: self.impending_gs,
-            safe_mode: self.safe_mode,
-            recount,
-            files: self.files.clone(),
-            blocks: self.blocks.clone(),
-            corrupt: self
-                .corrupt
-                .iter()
-                .map(|(b, m)| (*b, m.iter().map(|(s, (gs, _))| (*s, *gs)).collect()))
-                .collect(),
-            queued: self.queue.iter().copied().collect(),
-            queue: self.queue.metrics(),
-            metrics: self.metrics,
-            rules: self.config.replica_rules(),
-        }
+        recount
     }
 }

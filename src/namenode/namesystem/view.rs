@@ -89,6 +89,21 @@ pub struct BlockMetrics {
     pub unknown_replica_deletions_dropped: u64,
 }
 
+/// The safe-mode counters beside their recount from the namespace, taken under the
+/// namesystem's lock: what the safe-mode recount invariant
+/// ([`crate::scenarios::standby::safe_mode_matches_recount`]) reads, without a copy of
+/// the namespace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SafeModeCheck {
+    /// The incremental safe-mode counters.
+    pub safe_mode: SafeModeCounts,
+    /// The same counters recounted from the namespace: (total, safe).
+    pub recount: (usize, usize),
+    /// Whether a replica is flagged corrupt (the counters may then drift from the
+    /// recount, as HDFS's own do).
+    pub any_corrupt: bool,
+}
+
 /// A consistent copy of a namesystem's observable state, taken under its lock: what the
 /// invariants of [`crate::scenarios::standby`] read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,4 +134,15 @@ pub struct NamesystemView {
     pub metrics: BlockMetrics,
     /// The decision tables this NameNode applies.
     pub rules: ReplicaRules,
+}
+
+impl NamesystemView {
+    /// What the safe-mode recount invariant reads of this copy.
+    pub fn safe_mode_check(&self) -> SafeModeCheck {
+        SafeModeCheck {
+            safe_mode: self.safe_mode,
+            recount: self.recount,
+            any_corrupt: !self.corrupt.is_empty(),
+        }
+    }
 }

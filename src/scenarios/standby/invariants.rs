@@ -13,7 +13,7 @@ use crate::namenode::evaluation::{
     BlockUcState, ReplicaVerdict, StoredBlockView, check_replica_corrupt,
 };
 use crate::namenode::ha::NameNode;
-use crate::namenode::namesystem::{HaState, NamesystemApi, NamesystemView};
+use crate::namenode::namesystem::{HaState, NamesystemApi, NamesystemView, SafeModeCheck};
 use crate::namenode::pending_messages::ReportedState;
 use crate::namenode::{Block, BlockId, GenerationStamp, ReplicaState, StorageId};
 use crate::scenarios::Violation;
@@ -49,14 +49,14 @@ pub fn standby_is_passive(nn: &str, view: &NamesystemView) -> Result<(), Violati
 /// `blockSafe`) equal a recount over the namespace. Exact while no replica is flagged
 /// corrupt (always on a standby): HDFS's own counters drift once one is, since completion
 /// counts flagged locations and unflagging one counts nothing.
-pub fn safe_mode_matches_recount(nn: &str, view: &NamesystemView) -> Result<(), Violation> {
-    let counted = (view.safe_mode.block_total, view.safe_mode.block_safe);
-    if view.safe_mode.on && view.corrupt.is_empty() && counted != view.recount {
+pub fn safe_mode_matches_recount(nn: &str, check: &SafeModeCheck) -> Result<(), Violation> {
+    let counted = (check.safe_mode.block_total, check.safe_mode.block_safe);
+    if check.safe_mode.on && !check.any_corrupt && counted != check.recount {
         return Err(violation(
             SAFE_MODE_RECOUNT,
             format!(
                 "{nn}: incremental (total, safe) = {counted:?}, recount = {:?}",
-                view.recount
+                check.recount
             ),
         ));
     }
@@ -278,7 +278,7 @@ pub fn check_namenode(
     let view = namesystem.view();
     let (sent, _) = observe_datanodes(dns);
     standby_is_passive(nn, &view)?;
-    safe_mode_matches_recount(nn, &view)?;
+    safe_mode_matches_recount(nn, &view.safe_mode_check())?;
     queue_is_sound(nn, &view, &sent)?;
     no_stale_location(nn, &view, &sent)
 }

@@ -202,10 +202,10 @@ pub fn safe_mode_credits_replicas_reported_before_close<F: NamesystemFactory>(
     for f in 0..15 {
         dn1.incremental(&*ns, 1, block(BlockId(f), 1, BLOCK_LENGTH), FINALIZED);
     }
-    safe_mode_matches_recount("standby", &ns.view())?;
+    safe_mode_matches_recount("standby", &ns.safe_mode_check())?;
     let closes: Vec<EditOp> = (10..15).map(close).collect();
     ns.apply_edits(&closes).map_err(|(_, e)| setup(e))?;
-    safe_mode_matches_recount("standby", &ns.view())?;
+    safe_mode_matches_recount("standby", &ns.safe_mode_check())?;
     if !ns.leave_safe_mode_if_threshold_reached() {
         return Err(violation(
             "safe-mode recount",
