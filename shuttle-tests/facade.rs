@@ -1,6 +1,7 @@
 //! Shuttle: the facade's own scheduling points (an `RwCell` access, an atomic) are left
 //! out while the calling task runs alone, and kept while a spawned thread runs: a point
-//! with one choice explores nothing, one with two is where a race is.
+//! with one choice explores nothing, one with two is where a race is. A lock takes one
+//! point, its acquire, and still lets a race between two holds of it be found.
 
 use hadoop_ref::sync::atomic::{AtomicU64, Ordering};
 use hadoop_ref::sync::{Arc, RwCell, thread};
@@ -196,4 +197,72 @@ fn relocking_a_held_lock_is_reported_as_a_deadlock() {
             .unwrap_or_default();
         assert!(text.contains("deadlock"), "panicked with {text:?}");
     }
+}
+
+/// A lock costs one scheduling point, its acquire: its release takes none (a step another
+/// task took there would commute with the release or block until it). Three locks taken
+/// and released on a spawned thread, while the main thread does nothing but join it, take
+/// three points, and at most two more for the main thread's join; with a point at each
+/// release they took six or more.
+#[test]
+fn a_lock_takes_one_point_its_acquire() {
+    use hadoop_ref::sync::Mutex;
+    shuttle::check_random(
+        || {
+            let lock = Arc::new(Mutex::new(0u64));
+            let locker = Arc::clone(&lock);
+            let other = thread::spawn(move || {
+                points_of(|| {
+                    for _ in 0..3 {
+                        *locker.lock() += 1;
+                    }
+                })
+            });
+            let points = other.join().expect("the locking thread does not panic");
+            assert!(
+                (3..=5).contains(&points),
+                "three locks took {points} scheduling points"
+            );
+            assert_eq!(*lock.lock(), 3);
+        },
+        50,
+    );
+}
+
+/// Without the release's point a race between two critical sections is still found: a
+/// read under the lock and a write of what was read under a second hold of it lose an
+/// update when another thread's whole increment lands between them, at the second
+/// acquire's point.
+#[test]
+fn a_lost_update_between_two_holds_of_a_lock_is_still_found() {
+    use hadoop_ref::sync::Mutex;
+    let result = std::panic::catch_unwind(|| {
+        shuttle::check_random(
+            || {
+                let lock = Arc::new(Mutex::new(0u64));
+                let increment = |lock: Arc<Mutex<u64>>| {
+                    move || {
+                        let read = *lock.lock();
+                        *lock.lock() = read + 1;
+                    }
+                };
+                let a = thread::spawn(increment(Arc::clone(&lock)));
+                let b = thread::spawn(increment(Arc::clone(&lock)));
+                a.join().expect("a does not panic");
+                b.join().expect("b does not panic");
+                assert_eq!(*lock.lock(), 2, "an update was lost");
+            },
+            1_000,
+        );
+    });
+    let message = result.expect_err("no schedule lost an update");
+    let text = message
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| message.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_default();
+    assert!(
+        text.contains("an update was lost"),
+        "panicked with {text:?}"
+    );
 }
