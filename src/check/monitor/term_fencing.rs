@@ -90,6 +90,17 @@ enum Step {
 }
 
 impl TermTracker {
+    /// Whether an event of `component` is one the tracker reads.
+    fn reads(component: &str) -> bool {
+        component == STATE_CONTEXT || component == HEARTBEAT
+    }
+
+    /// Forgets every datanode, keeping the trail's buffers for the next run.
+    fn reset(&mut self) {
+        self.datanodes.clear();
+        self.trail.clear();
+    }
+
     /// Applies `event`; returns what it did to its datanode (the event's `node`).
     fn apply(&mut self, event: &Event) -> Option<Step> {
         let node = event.node.as_deref().unwrap_or(UNNAMED);
@@ -189,16 +200,14 @@ impl Monitor for NoCommandBelowTakenTerm {
         }
     }
 
-    fn wants(&self, component: &str, name: &str) -> bool {
-        let _ = name;
-        component == STATE_CONTEXT || component == HEARTBEAT
+    fn wants(&self, component: &str, _name: &str) -> bool {
+        TermTracker::reads(component)
     }
 
     fn reset(&mut self) {
-        let mut trail = std::mem::take(&mut self.tracker.trail);
-        trail.clear();
-        *self = Self::default();
-        self.tracker.trail = trail;
+        self.tracker.reset();
+        self.judged = 0;
+        self.found = None;
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {
@@ -248,16 +257,12 @@ impl Monitor for TermCoversTakenTerms {
         self.tracker.apply(event);
     }
 
-    fn wants(&self, component: &str, name: &str) -> bool {
-        let _ = name;
-        component == STATE_CONTEXT || component == HEARTBEAT
+    fn wants(&self, component: &str, _name: &str) -> bool {
+        TermTracker::reads(component)
     }
 
     fn reset(&mut self) {
-        let mut trail = std::mem::take(&mut self.tracker.trail);
-        trail.clear();
-        *self = Self::default();
-        self.tracker.trail = trail;
+        self.tracker.reset();
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {
@@ -338,16 +343,14 @@ impl Monitor for TermNeverDecreases {
         });
     }
 
-    fn wants(&self, component: &str, name: &str) -> bool {
-        let _ = name;
-        component == STATE_CONTEXT || component == HEARTBEAT
+    fn wants(&self, component: &str, _name: &str) -> bool {
+        TermTracker::reads(component)
     }
 
     fn reset(&mut self) {
-        let mut trail = std::mem::take(&mut self.tracker.trail);
-        trail.clear();
-        *self = Self::default();
-        self.tracker.trail = trail;
+        self.tracker.reset();
+        self.judged = 0;
+        self.found = None;
     }
 
     fn violation_so_far(&self) -> Option<&Finding> {
