@@ -70,6 +70,7 @@ pub use html::timeline;
 pub use interest::EVENT_LEVEL;
 pub(crate) use interest::with_scoped_default;
 pub use log::{EventLogReader, EventLogWriter, LogError, LogRecord, SCHEMA_VERSION};
+pub(crate) use recorder::push_u64;
 pub use recorder::{EventSink, MAX_EVENTS, Recorder};
 pub use table::{StepTable, fields_text};
 

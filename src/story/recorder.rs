@@ -490,8 +490,9 @@ impl<R: FnMut(&str) -> u64> Visit for Refill<'_, R> {
     }
 }
 
-/// Appends `value` in decimal, as its `Display` does.
-fn push_u64(out: &mut String, value: u64) {
+/// Appends `value` in decimal, as its `Display` (and `Debug`) writes it, without the
+/// formatting machinery: the recorder's and the coverage hook's integer fields.
+pub(crate) fn push_u64(out: &mut (impl fmt::Write + ?Sized), value: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     let mut rest = value;
@@ -504,7 +505,8 @@ fn push_u64(out: &mut String, value: u64) {
             break;
         }
     }
-    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+    // ASCII digits are UTF-8; writing to a String cannot fail.
+    let _ = out.write_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
 /// `hadoop_ref::datanode::state_context` → `datanode::state_context`, borrowed.

@@ -13,6 +13,7 @@ use tracing::field::{Field, Visit};
 
 use super::summary::{CoverageSummary, WindowCount};
 use super::window::{Captured, MAX_WINDOWS, RaceWindow, Seen, WindowState};
+use crate::story::push_u64;
 
 /// The crate whose events are counted (its components' `tracing` targets start with it).
 pub(super) const TARGET_PREFIX: &str = "hadoop_ref::";
@@ -316,24 +317,6 @@ impl fmt::Write for NodeText {
         });
         Ok(())
     }
-}
-
-/// Appends `value` in decimal, as its `Debug` writes it.
-fn push_u64(out: &mut (impl fmt::Write + ?Sized), value: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = value;
-    loop {
-        at -= 1;
-        // A digit is below 10: the cast keeps it.
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    // ASCII digits are UTF-8; writing to a String cannot fail.
-    let _ = out.write_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
 fn mix(hash: u64, value: u64) -> u64 {
