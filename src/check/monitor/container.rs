@@ -187,10 +187,8 @@ impl Monitor for DeletedBlockNotLive {
     }
 
     fn reset(&mut self) {
-        let mut trail = std::mem::take(&mut self.trail);
-        trail.clear();
         *self = Self {
-            trail,
+            trail: self.trail.recycled(),
             ..Self::new(self.seed, self.property)
         };
     }
@@ -303,10 +301,8 @@ impl Monitor for MetadataOnlyWithFile {
     }
 
     fn reset(&mut self) {
-        let mut trail = std::mem::take(&mut self.trail);
-        trail.clear();
         *self = Self {
-            trail,
+            trail: self.trail.recycled(),
             ..Self::default()
         };
     }

@@ -246,6 +246,14 @@ impl<K: Ord + Clone> Trail<K> {
         }
     }
 
+    /// Takes this trail, [cleared](Self::clear), leaving an empty one: a monitor's reset
+    /// keeps the steps' buffers for the next run.
+    pub fn recycled(&mut self) -> Self {
+        let mut trail = std::mem::take(self);
+        trail.clear();
+        trail
+    }
+
     /// Forgets `subject`.
     pub fn forget<Q>(&mut self, subject: &Q)
     where
@@ -276,6 +284,13 @@ impl NodeTrail {
     /// [`Trail::clear`].
     pub(super) fn clear(&mut self) {
         self.trail.clear();
+    }
+
+    /// [`Trail::recycled`].
+    pub(super) fn recycled(&mut self) -> Self {
+        let mut trail = std::mem::take(self);
+        trail.clear();
+        trail
     }
 
     /// [`Trail::evidence`] of `block` of `node`.

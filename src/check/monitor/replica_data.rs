@@ -156,10 +156,8 @@ impl Monitor for LiveBlocksPresent {
     }
 
     fn reset(&mut self) {
-        let mut trail = std::mem::take(&mut self.trail);
-        trail.clear();
         *self = Self {
-            trail,
+            trail: self.trail.recycled(),
             ..Self::default()
         };
     }
@@ -269,10 +267,8 @@ impl Monitor for ChecksumFollowsTree {
     }
 
     fn reset(&mut self) {
-        let mut trail = std::mem::take(&mut self.trail);
-        trail.clear();
         *self = Self {
-            trail,
+            trail: self.trail.recycled(),
             ..Self::default()
         };
     }

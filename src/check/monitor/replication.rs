@@ -161,10 +161,8 @@ impl Monitor for KeepsReplicationFactor {
     }
 
     fn reset(&mut self) {
-        let mut trail = std::mem::take(&mut self.trail);
-        trail.clear();
         *self = Self {
-            trail,
+            trail: self.trail.recycled(),
             ..Self::default()
         };
     }

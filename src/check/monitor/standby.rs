@@ -133,10 +133,8 @@ impl Monitor for StandbyIsPassive {
     }
 
     fn reset(&mut self) {
-        let mut trail = std::mem::take(&mut self.trail);
-        trail.clear();
         *self = Self {
-            trail,
+            trail: self.trail.recycled(),
             ..Self::default()
         };
     }
@@ -366,10 +364,8 @@ impl Monitor for NoFalseCorruption {
     }
 
     fn reset(&mut self) {
-        let mut trail = std::mem::take(&mut self.trail);
-        trail.clear();
         *self = Self {
-            trail,
+            trail: self.trail.recycled(),
             ..Self::default()
         };
     }
@@ -503,10 +499,8 @@ impl Monitor for SafeModeRecount {
     }
 
     fn reset(&mut self) {
-        let mut trail = std::mem::take(&mut self.trail);
-        trail.clear();
         *self = Self {
-            trail,
+            trail: self.trail.recycled(),
             ..Self::default()
         };
     }

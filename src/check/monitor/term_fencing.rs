@@ -500,10 +500,8 @@ impl Monitor for NoCommandOfDeposedLeader {
     }
 
     fn reset(&mut self) {
-        let mut trail = std::mem::take(&mut self.trail);
-        trail.clear();
         *self = Self {
-            trail,
+            trail: self.trail.recycled(),
             ..Self::default()
         };
     }
