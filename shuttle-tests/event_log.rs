@@ -5,7 +5,8 @@
 //! every caught catalogue case is detected from its log alone; the fixed variants' logs are clean offline, and so are their
 //! executions judged inline, but for the properties a variant breaks by design. Over
 //! every log, the monitor set (which hands each monitor only the events it wants) judges
-//! as every monitor fed every event does.
+//! as every monitor fed every event does, and so does the set that hands each only the
+//! events its verdict reads, but for a violation's evidence.
 
 use std::path::{Path, PathBuf};
 
@@ -83,6 +84,37 @@ fn judged_unrouted(path: &Path) -> Vec<Judgement> {
         .collect()
 }
 
+/// What a verdict says, a violation's evidence left out: a set that hands each monitor
+/// only the events its verdict reads ([`MonitorSet::verdicts_only`]) shows less of it.
+fn without_evidence(judgements: &[Judgement]) -> Vec<(&'static str, Verdict)> {
+    judgements
+        .iter()
+        .map(|judgement| {
+            let mut verdict = judgement.verdict.clone();
+            if let Verdict::Violated(finding) = &mut verdict {
+                finding.evidence.clear();
+            }
+            (judgement.property, verdict)
+        })
+        .collect()
+}
+
+/// Asserts that the set that only counts violations judges the log at `path` as every
+/// monitor fed every event does (`unrouted`), but for the evidence.
+fn assert_verdicts_only_judges_alike(path: &Path, unrouted: &[Judgement]) {
+    let mut set = MonitorSet::verdicts_only();
+    let reader = EventLogReader::open(path).expect("the log is readable");
+    for record in reader {
+        set.observe(&record.unwrap_or_else(|e| panic!("{e}")).event);
+    }
+    assert_eq!(
+        without_evidence(&set.finish()),
+        without_evidence(unrouted),
+        "{}: a monitor's verdict reads an event it does not judge",
+        path.display()
+    );
+}
+
 /// What a committed schedule's log showed the monitors.
 struct Judged {
     /// Its catalogue case, `scenario.variant`.
@@ -112,12 +144,14 @@ fn judge_schedule(file: &Path, logs: &Path, monitored: &[&str]) -> Option<Judged
     };
     let (_, property) = property_of(&violation).expect("a violation names its property");
     let check = check_log(&log_path).unwrap_or_else(|e| panic!("{e}"));
+    let unrouted = judged_unrouted(&log_path);
     assert_eq!(
         check.judgements,
-        judged_unrouted(&log_path),
+        unrouted,
         "{}: the set's routing changed a verdict",
         log_path.display()
     );
+    assert_verdicts_only_judges_alike(&log_path, &unrouted);
     let name = file
         .file_name()
         .and_then(|n| n.to_str())
@@ -255,12 +289,14 @@ fn fixed_variants_event_logs_are_clean_offline_and_inline() {
         for n in 1..=result.observed.logs_written {
             let log = dir.join(format!("{name}.{n:05}.ndjson"));
             let check = check_log(&log).unwrap_or_else(|e| panic!("{e}"));
+            let unrouted = judged_unrouted(&log);
             assert_eq!(
                 check.judgements,
-                judged_unrouted(&log),
+                unrouted,
                 "{}: the set's routing changed a verdict",
                 log.display()
             );
+            assert_verdicts_only_judges_alike(&log, &unrouted);
             for judgement in &check.judgements {
                 if let Verdict::Violated(finding) = &judgement.verdict {
                     assert!(

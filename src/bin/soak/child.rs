@@ -85,6 +85,7 @@ fn explore(case: Case, scheduler: SchedulerKind, run: &RunOne) -> RunStatus {
         let result = run_case(case, &spec);
         status.schedules += result.iterations;
         status.monitored += result.observed.monitored;
+        status.monitored_repeats += result.observed.monitored_repeats;
         status.event_logs += result.observed.logs_written;
         for (property, count) in &result.observed.violations {
             *status

@@ -28,6 +28,10 @@ pub struct RunStatus {
     /// Executions the event monitors judged inline (`--monitors`).
     #[serde(default)]
     pub monitored: u64,
+    /// Of those, the executions whose event sequence an earlier execution of the same
+    /// chunk had: judged by remembering its verdicts.
+    #[serde(default)]
+    pub monitored_repeats: u64,
     /// Per property (`SEED: property`), the executions an event monitor found it
     /// violated in.
     #[serde(default)]
@@ -293,13 +297,14 @@ pub fn print_monitors(rows: &[Row]) {
     if monitored == 0 {
         return;
     }
+    let repeats: u64 = rows.iter().map(|r| r.status.monitored_repeats).sum();
     let flagged: Vec<_> = rows
         .iter()
         .filter(|r| !r.status.monitor_violations.is_empty())
         .collect();
     println!(
         "
-event monitors, inline over {monitored} execution(s): {} of {} run(s) with a property violated",
+event monitors, inline over {monitored} execution(s) ({repeats} of them a repeat of a sequence judged before): {} of {} run(s) with a property violated",
         flagged.len(),
         rows.len()
     );

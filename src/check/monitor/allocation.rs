@@ -114,6 +114,11 @@ impl Monitor for NoDatanodeOverGranted {
         component.starts_with("scm::") || matches!(name, "container created" | "create refused")
     }
 
+    fn judges(&self, component: &str, name: &str) -> bool {
+        let _ = component;
+        matches!(name, "container created" | "create refused")
+    }
+
     fn reset(&mut self) {
         *self = Self {
             trail: self.trail.recycled(),
@@ -338,6 +343,19 @@ impl Monitor for LeaderReservesUnwritten {
     fn wants(&self, component: &str, name: &str) -> bool {
         let _ = name;
         component.starts_with("scm::")
+    }
+
+    fn judges(&self, component: &str, name: &str) -> bool {
+        component.starts_with("scm::")
+            && matches!(
+                name,
+                "became leader"
+                    | "stepped down"
+                    | "started"
+                    | "leader ready"
+                    | "containers read"
+                    | "pending allocations read"
+            )
     }
 
     fn reset(&mut self) {

@@ -112,13 +112,25 @@ pub trait Monitor: Send {
     fn seed(&self) -> &'static str;
     /// The property's name, as the scenario's invariant reports it.
     fn property(&self) -> &'static str;
-    /// Takes one event, in the log's order.
+    /// Takes one event, in the log's order. What the monitor concludes rests on the
+    /// events' steps, nodes, components, names and fields, never on their threads: a
+    /// [`JudgedOnce`](super::JudgedOnce) gives two executions whose events differ only
+    /// in their threads the same verdicts.
     fn observe(&mut self, event: &Event);
     /// Whether [`Monitor::observe`] does anything with the events of `component` named
     /// `name`: a [`MonitorSet`](super::MonitorSet) hands a monitor only those. At least
     /// every event the monitor's state or its evidence follows; the same answer for the
     /// same arguments, always.
     fn wants(&self, component: &str, name: &str) -> bool;
+    /// Whether the monitor's verdict reads the events of `component` named `name`: those
+    /// [`Monitor::wants`] only for the evidence it shows with a violation (a NameNode's
+    /// other events beside a block's reports, say) are not. A set that only counts
+    /// violations ([`MonitorSet::verdicts_only`](super::MonitorSet::verdicts_only)) hands
+    /// a monitor only these, and gets the same verdicts with less evidence. Every event it
+    /// judges, it wants.
+    fn judges(&self, component: &str, name: &str) -> bool {
+        self.wants(component, name)
+    }
     /// Forgets every event observed: the monitor as new, for another run (it may keep
     /// the room it made, so long as it judges as a new one).
     fn reset(&mut self);

@@ -47,6 +47,7 @@ pub mod allocation;
 pub mod container;
 pub mod coverage;
 mod judgement;
+pub mod memo;
 pub mod offline;
 pub mod replica_data;
 pub mod replication;
@@ -61,6 +62,7 @@ use std::fmt;
 use crate::story::{Event, EventSink, Story};
 
 pub use judgement::{Finding, Judgement, Monitor, Needed, Reads, Trail, Verdict};
+pub use memo::JudgedOnce;
 pub use values::{command_container, items, number, parse_id, term_value};
 
 /// Every monitor, fed the same events (each monitor only those it [wants](Monitor::wants)):
@@ -92,6 +94,9 @@ pub use values::{command_container, items, number, parse_id, term_value};
 /// ```
 pub struct MonitorSet {
     monitors: Vec<Box<dyn Monitor>>,
+    /// Whether each monitor takes only the events its verdict reads
+    /// ([`Monitor::judges`]), not those it wants for its evidence too.
+    verdicts_only: bool,
     /// Which monitors took an event since the last reset.
     touched: Vec<bool>,
     routes: route::Routes,
@@ -127,17 +132,34 @@ impl MonitorSet {
         Self {
             touched: vec![false; monitors.len()],
             monitors,
+            verdicts_only: false,
             routes: route::Routes::default(),
             events: 0,
+        }
+    }
+
+    /// Every monitor of every seed, fresh, taking only the events its verdict reads
+    /// ([`Monitor::judges`]): the same verdicts as [`MonitorSet::all`], with a violation's
+    /// evidence cut to the events its verdict read. For a run that counts violations (the
+    /// soak's inline monitors), where the events a monitor wants for its evidence alone
+    /// would be recorded for nothing; a violation's whole story comes from replaying its
+    /// execution under [`MonitorSet::all`].
+    pub fn verdicts_only() -> Self {
+        Self {
+            verdicts_only: true,
+            ..Self::all()
         }
     }
 
     /// Takes one event: hands it to the monitors that read its kind.
     pub fn observe(&mut self, event: &Event) {
         self.events += 1;
-        let takers = self
-            .routes
-            .takers(&event.component, &event.name, &self.monitors);
+        let takers = self.routes.takers(
+            &event.component,
+            &event.name,
+            &self.monitors,
+            self.verdicts_only,
+        );
         for &at in takers {
             self.monitors[at].observe(event);
             self.touched[at] = true;
@@ -213,7 +235,7 @@ impl EventSink for MonitorSet {
     fn wants(&mut self, component: &str, name: &str) -> bool {
         !self
             .routes
-            .takers(component, name, &self.monitors)
+            .takers(component, name, &self.monitors, self.verdicts_only)
             .is_empty()
     }
 }

@@ -1,6 +1,7 @@
 //! Which monitors of a [`MonitorSet`](super::MonitorSet) take each kind of event: a kind
 //! is a component and an event name, and each monitor says whether it wants it
-//! ([`Monitor::wants`]). The set asks once per kind and keeps the answer, so an event
+//! ([`Monitor::wants`]), or, in a set that only counts violations, whether its verdict
+//! reads it ([`Monitor::judges`]). The set asks once per kind and keeps the answer, so an event
 //! reaches only the few monitors that read it, at the cost of one lookup by its name.
 
 use super::judgement::Monitor;
@@ -16,12 +17,14 @@ pub(super) struct Routes {
 }
 
 impl Routes {
-    /// The monitors among `monitors` that take the events of `component` named `name`.
+    /// The monitors among `monitors` that take the events of `component` named `name`
+    /// (those that judge them, with `verdicts_only`; always the same flag for one set).
     pub(super) fn takers(
         &mut self,
         component: &str,
         name: &str,
         monitors: &[Box<dyn Monitor>],
+        verdicts_only: bool,
     ) -> &[usize] {
         let known = self.by_name.get(name).and_then(|kinds| {
             kinds
@@ -29,16 +32,25 @@ impl Routes {
                 .find(|(known, _)| known == component)
                 .map(|&(_, at)| at)
         });
-        let at = known.unwrap_or_else(|| self.add(component, name, monitors));
+        let at = known.unwrap_or_else(|| self.add(component, name, monitors, verdicts_only));
         &self.routes[at]
     }
 
     /// Asks `monitors` about a new kind of event; returns its route's index.
-    fn add(&mut self, component: &str, name: &str, monitors: &[Box<dyn Monitor>]) -> usize {
+    fn add(
+        &mut self,
+        component: &str,
+        name: &str,
+        monitors: &[Box<dyn Monitor>],
+        verdicts_only: bool,
+    ) -> usize {
         let takers = monitors
             .iter()
             .enumerate()
-            .filter(|(_, monitor)| monitor.wants(component, name))
+            .filter(|(_, monitor)| match verdicts_only {
+                true => monitor.judges(component, name),
+                false => monitor.wants(component, name),
+            })
             .map(|(at, _)| at)
             .collect();
         self.routes.push(takers);

@@ -38,6 +38,21 @@ const PROCESSED: Needed = Needed::of("namenode::", "report processed");
 const QUEUED: Needed = Needed::of("namenode::", "report queued");
 const EDIT: Needed = Needed::of("namenode::", "edit applied");
 
+/// The NameNode's events [`NoFalseCorruption`]'s verdict reads: its blocks' stored
+/// states, the reports it received, and its corrupt flags set and cleared.
+const FLAG_AND_REPORT_EVENTS: [&str; 10] = [
+    "edit applied",
+    "block reopened",
+    "block completed",
+    "report queued",
+    "report processed",
+    "replica marked corrupt",
+    "corrupt mark removed",
+    "location removed",
+    "replica invalidated",
+    "datanode removed",
+];
+
 /// The standby monitors.
 pub fn monitors() -> Vec<Box<dyn Monitor>> {
     vec![
@@ -130,6 +145,11 @@ impl Monitor for StandbyIsPassive {
     fn wants(&self, component: &str, name: &str) -> bool {
         let _ = name;
         component.starts_with("namenode::")
+    }
+
+    fn judges(&self, component: &str, name: &str) -> bool {
+        component.starts_with("namenode::")
+            && matches!(name, "report processed" | "replica marked corrupt")
     }
 
     fn reset(&mut self) {
@@ -361,6 +381,10 @@ impl Monitor for NoFalseCorruption {
     fn wants(&self, component: &str, name: &str) -> bool {
         let _ = name;
         component.starts_with("namenode::")
+    }
+
+    fn judges(&self, component: &str, name: &str) -> bool {
+        component.starts_with("namenode::") && FLAG_AND_REPORT_EVENTS.contains(&name)
     }
 
     fn reset(&mut self) {

@@ -59,6 +59,22 @@ enum Fate {
     Other,
 }
 
+/// The NameNode's events [`LocationCompleteness`]'s verdict reads: its state, its
+/// blocks' completion, the reports it received and the locations it dropped.
+const LOCATION_EVENTS: [&str; 11] = [
+    "transition to active",
+    "transition to standby",
+    "datanode removed",
+    "block completed",
+    "block reopened",
+    "report processed",
+    "report queued",
+    "replica marked corrupt",
+    "location removed",
+    "replica invalidated",
+    "corrupt mark removed",
+];
+
 /// No FINALIZED replica reported at its block's final genstamp is left out of an active
 /// NameNode's locations for want of the block when it was reported.
 #[derive(Debug, Default)]
@@ -183,6 +199,11 @@ impl Monitor for LocationCompleteness {
     fn wants(&self, component: &str, name: &str) -> bool {
         (component.starts_with("sim::hdfs_datanode") && name == "replica deleted")
             || component.starts_with("namenode::")
+    }
+
+    fn judges(&self, component: &str, name: &str) -> bool {
+        (component.starts_with("sim::hdfs_datanode") && name == "replica deleted")
+            || (component.starts_with("namenode::") && LOCATION_EVENTS.contains(&name))
     }
 
     fn reset(&mut self) {

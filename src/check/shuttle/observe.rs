@@ -6,13 +6,14 @@
 //! its case claims, while every monitor judges its property on every run, including one a
 //! variant breaks by design (the seed's patch leaves HDDS-17268's restart window open; a
 //! case may run a legacy component whose harm another fix holds back). Their violations
-//! are counted per property, for the soak's report.
+//! are counted per property, for the soak's report. Each distinct event sequence of a
+//! run is judged once ([`JudgedOnce`]): an execution that repeats one gets its verdicts.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::check::exploration::Coverage;
-use crate::check::monitor::{Judgement, MonitorSet};
+use crate::check::monitor::{JudgedOnce, Judgement, MonitorSet};
 use crate::story::log::encode_line;
 use crate::story::{Event, EventSink};
 use crate::unmodelled::Shared;
@@ -38,7 +39,9 @@ pub struct EventLogs {
 pub struct Observe {
     /// Write the event logs of the first executions.
     pub event_logs: Option<EventLogs>,
-    /// Run every event monitor inline over every execution and count its violations.
+    /// Run every event monitor inline over every execution and count its violations
+    /// (each monitor taking the events its verdict reads, [`MonitorSet::verdicts_only`];
+    /// each distinct event sequence judged once, [`JudgedOnce`]).
     pub monitors: bool,
     /// Count what the executions explored into this coverage (`check::exploration`):
     /// its own cheap hook, no recorder needed.
@@ -62,6 +65,9 @@ pub struct Observed {
     pub logs_dropped: usize,
     /// Executions the monitors judged.
     pub monitored: u64,
+    /// Of those, the executions whose event sequence an earlier execution of the run had
+    /// (their verdicts remembered, [`JudgedOnce`]).
+    pub monitored_repeats: u64,
     /// Per property (`SEED: property`), the executions a monitor found it violated in.
     pub violations: BTreeMap<String, u64>,
 }
@@ -71,7 +77,7 @@ pub struct Observed {
 pub struct ExecutionSinks {
     observe: Observe,
     log: Shared<ExecutionLog>,
-    monitors: Shared<MonitorSet>,
+    monitors: Shared<JudgedOnce>,
     executions: Shared<usize>,
     observed: Shared<Observed>,
 }
@@ -105,7 +111,7 @@ impl ExecutionSinks {
         Self {
             observe,
             log: Shared::new(ExecutionLog::default()),
-            monitors: Shared::new(MonitorSet::all()),
+            monitors: Shared::new(JudgedOnce::new(MonitorSet::verdicts_only())),
             executions: Shared::new(0),
             observed: Shared::new(Observed::default()),
         }
@@ -142,7 +148,7 @@ impl ExecutionSinks {
             }
         });
         if self.observe.monitors {
-            self.monitors.with(MonitorSet::reset);
+            self.monitors.with(JudgedOnce::reset);
         }
     }
 
@@ -154,9 +160,13 @@ impl ExecutionSinks {
         if !self.observe.monitors {
             return Vec::new();
         }
-        let violations = self.monitors.with(MonitorSet::violations);
+        let (violations, repeat) = self.monitors.with(|monitors| {
+            let repeats = monitors.repeats();
+            (monitors.violations(), monitors.repeats() > repeats)
+        });
         self.observed.with(|observed| {
             observed.monitored += 1;
+            observed.monitored_repeats += u64::from(repeat);
             for judgement in &violations {
                 *observed
                     .violations

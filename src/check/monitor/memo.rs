@@ -1,0 +1,209 @@
+//! Judging each distinct event sequence once. A checker runs a small scenario's
+//! executions by the ten thousand, and most of them emit a sequence of protocol events an
+//! earlier one already emitted: a scripted case has one sequence, a race of two threads a
+//! handful. A monitor's verdict is a function of the events alone (their steps, nodes,
+//! components, names and fields; [`Monitor`](super::Monitor)), so a sequence judged once
+//! is judged for every execution that repeats it.
+//!
+//! [`JudgedOnce`] keeps the sequences it judged as a tree of events (a trie: a path from
+//! the root is a sequence's start, and the node a sequence ends at holds its violations).
+//! An execution walks the tree as its events come, comparing each with the children of
+//! the node it is at; an event that matches none starts a new branch. At the execution's
+//! end, a node that holds violations gives them (a repeat); otherwise the [`MonitorSet`]
+//! judges the path's events and the node keeps what it found. Matching compares what a
+//! monitor reads of an event (all but its thread), so a repeat is exact: no hash stands
+//! in for the events.
+//!
+//! A run whose executions seldom repeat (a cluster's: every one differs) would keep its
+//! events for nothing. Once [`PROBE_EXECUTIONS`] executions met fewer than one repeat in
+//! four, the tree is dropped and the set judges the events as they come, as a bare
+//! [`MonitorSet`] does, for the rest of the run. The tree keeps at most
+//! [`MAX_EVENTS_KEPT`] events: an execution that would grow it past them is judged as its
+//! events come, and the tree starts afresh at the next execution.
+//!
+//! ```
+//! use hadoop_ref::check::monitor::{JudgedOnce, MonitorSet};
+//! use hadoop_ref::story::{Event, EventSink};
+//!
+//! let mut monitors = JudgedOnce::new(MonitorSet::all());
+//! for _ in 0..3 {
+//!     monitors.reset();
+//!     monitors.event(&Event {
+//!         step: 1,
+//!         node: Some("dn1".into()),
+//!         component: "datanode::state_context".into(),
+//!         name: "term set".into(),
+//!         fields: vec![("term".into(), "4".into())],
+//!         ..Event::default()
+//!     });
+//!     assert!(monitors.violations().is_empty());
+//! }
+//! assert_eq!((monitors.executions(), monitors.repeats()), (3, 2));
+//! ```
+
+use super::{Judgement, MonitorSet};
+use crate::story::{Event, EventSink};
+
+/// Events the tree of judged sequences keeps, over all its sequences.
+pub const MAX_EVENTS_KEPT: usize = 1 << 16;
+
+/// Executions after which a [`JudgedOnce`] that met fewer than one repeat in four stops
+/// keeping sequences.
+pub const PROBE_EXECUTIONS: u64 = 16;
+
+/// The root of the tree: a node with no event.
+const ROOT: usize = 0;
+
+/// A [`MonitorSet`] that judges each distinct event sequence once (see the module's
+/// docs): an [`EventSink`] to install on a recorder, reset at each execution's start and
+/// asked for its [violations](JudgedOnce::violations) at its end.
+#[derive(Debug)]
+pub struct JudgedOnce {
+    set: MonitorSet,
+    /// The tree of judged sequences; `nodes[ROOT]` is the root.
+    nodes: Vec<Node>,
+    /// Where this execution's events led, while it walks the tree.
+    at: usize,
+    /// Whether this execution's events go to the set as they come.
+    direct: bool,
+    /// Whether executions walk the tree (until the probe finds few repeats).
+    remembering: bool,
+    executions: u64,
+    repeats: u64,
+}
+
+/// One event of the tree: the event, the node before it and those after it, and the
+/// violations of the sequence that ends here, once judged.
+#[derive(Debug, Default)]
+struct Node {
+    event: Event,
+    parent: usize,
+    children: Vec<usize>,
+    judged: Option<Vec<Judgement>>,
+}
+
+impl JudgedOnce {
+    /// Judges with `set`, remembering each sequence's violations.
+    pub fn new(set: MonitorSet) -> Self {
+        Self {
+            set,
+            nodes: vec![Node::default()],
+            at: ROOT,
+            direct: false,
+            remembering: true,
+            executions: 0,
+            repeats: 0,
+        }
+    }
+
+    /// Starts another execution.
+    pub fn reset(&mut self) {
+        self.set.reset();
+        if self.nodes.len() >= MAX_EVENTS_KEPT {
+            self.nodes.truncate(1);
+            self.nodes[ROOT] = Node::default();
+        }
+        self.at = ROOT;
+        self.direct = !self.remembering;
+    }
+
+    /// The verdicts that are violations over the execution's events (what
+    /// [`MonitorSet::violations`] gives), judged now or remembered from its sequence.
+    pub fn violations(&mut self) -> Vec<Judgement> {
+        self.executions += 1;
+        if self.direct {
+            return self.set.violations();
+        }
+        if let Some(violations) = &self.nodes[self.at].judged {
+            self.repeats += 1;
+            return violations.clone();
+        }
+        self.judge_path();
+        let violations = self.set.violations();
+        self.nodes[self.at].judged = Some(violations.clone());
+        self.probe();
+        violations
+    }
+
+    /// Executions judged.
+    pub fn executions(&self) -> u64 {
+        self.executions
+    }
+
+    /// Executions whose sequence was judged before (their violations remembered).
+    pub fn repeats(&self) -> u64 {
+        self.repeats
+    }
+
+    /// Hands the set the events of the path from the root to where the execution is.
+    fn judge_path(&mut self) {
+        let mut path = Vec::new();
+        let mut at = self.at;
+        while at != ROOT {
+            path.push(at);
+            at = self.nodes[at].parent;
+        }
+        for &at in path.iter().rev() {
+            self.set.observe(&self.nodes[at].event);
+        }
+    }
+
+    /// After [`PROBE_EXECUTIONS`] executions, stops remembering if few repeated.
+    fn probe(&mut self) {
+        if self.executions >= PROBE_EXECUTIONS && self.repeats * 4 < self.executions {
+            self.remembering = false;
+            self.nodes = vec![Node::default()];
+        }
+    }
+
+    /// Walks to the child of the current node that `event` is, making it if there is none.
+    fn walk(&mut self, event: &Event) {
+        let found = self.nodes[self.at]
+            .children
+            .iter()
+            .copied()
+            .find(|&child| same_for_monitors(&self.nodes[child].event, event));
+        if let Some(child) = found {
+            self.at = child;
+            return;
+        }
+        if self.nodes.len() >= MAX_EVENTS_KEPT {
+            // The tree is full: this execution is judged as it comes.
+            self.judge_path();
+            self.set.observe(event);
+            self.direct = true;
+            return;
+        }
+        let child = self.nodes.len();
+        self.nodes.push(Node {
+            event: event.clone(),
+            parent: self.at,
+            ..Node::default()
+        });
+        self.nodes[self.at].children.push(child);
+        self.at = child;
+    }
+}
+
+impl EventSink for JudgedOnce {
+    fn event(&mut self, event: &Event) {
+        if self.direct {
+            self.set.observe(event);
+        } else {
+            self.walk(event);
+        }
+    }
+
+    fn wants(&mut self, component: &str, name: &str) -> bool {
+        self.set.wants(component, name)
+    }
+}
+
+/// Whether a monitor reads `a` and `b` alike: all their parts but the thread are equal.
+fn same_for_monitors(a: &Event, b: &Event) -> bool {
+    a.step == b.step
+        && a.name == b.name
+        && a.component == b.component
+        && a.node == b.node
+        && a.fields == b.fields
+}

@@ -1,0 +1,138 @@
+//! Judging each distinct event sequence once ([`JudgedOnce`]): a repeat gets the
+//! violations its sequence got the first time, a sequence that differs in anything a
+//! monitor reads is judged afresh (one that differs only in its threads is a repeat), a
+//! run of distinct sequences stops remembering, and a sequence longer than the tree holds
+//! is judged as it comes. Every answer is the one the bare set gives.
+
+use hadoop_ref::check::monitor::memo::{MAX_EVENTS_KEPT, PROBE_EXECUTIONS};
+use hadoop_ref::check::monitor::{JudgedOnce, Judgement, MonitorSet};
+use hadoop_ref::story::{Event, EventSink};
+
+const STATE_CONTEXT: &str = "datanode::state_context";
+
+fn event(step: usize, name: &str, fields: &[(&str, &str)]) -> Event {
+    Event {
+        step,
+        thread: "t1".into(),
+        node: Some("dn1".into()),
+        component: STATE_CONTEXT.into(),
+        name: name.into(),
+        fields: fields
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect(),
+    }
+}
+
+/// `dn1` takes term 4 after `padding` other term changes, then runs a command of
+/// `command_term`: below 4, HDDS-17268's stale command.
+fn execution(padding: usize, command_term: &str) -> Vec<Event> {
+    let mut events: Vec<Event> = (0..padding)
+        .map(|i| event(i + 1, "term set", &[("term", "1"), ("why", "heartbeat")]))
+        .collect();
+    events.push(event(
+        padding + 1,
+        "term set",
+        &[("term", "4"), ("why", "heartbeat")],
+    ));
+    events.push(event(
+        padding + 2,
+        "command dispatched",
+        &[("command", "Close"), ("term", command_term)],
+    ));
+    events
+}
+
+/// What a fresh set finds violated over `events`.
+fn by_the_set(events: &[Event]) -> Vec<Judgement> {
+    let mut set = MonitorSet::verdicts_only();
+    for event in events {
+        set.observe(event);
+    }
+    set.violations()
+}
+
+/// One execution of `events` through `monitors`.
+fn judged(monitors: &mut JudgedOnce, events: &[Event]) -> Vec<Judgement> {
+    monitors.reset();
+    for event in events {
+        monitors.event(event);
+    }
+    monitors.violations()
+}
+
+fn properties(judgements: &[Judgement]) -> Vec<&'static str> {
+    judgements.iter().map(|j| j.property).collect()
+}
+
+#[test]
+fn a_repeated_sequence_gets_the_violations_judged_the_first_time() {
+    let stale = execution(0, "3");
+    let expected = by_the_set(&stale);
+    assert!(
+        properties(&expected).contains(&"no command below a term already taken"),
+        "{expected:?}"
+    );
+    let mut monitors = JudgedOnce::new(MonitorSet::verdicts_only());
+    for _ in 0..3 {
+        assert_eq!(judged(&mut monitors, &stale), expected);
+    }
+    assert_eq!((monitors.executions(), monitors.repeats()), (3, 2));
+}
+
+#[test]
+fn a_sequence_differing_in_a_field_is_judged_afresh_and_in_its_threads_is_a_repeat() {
+    let mut monitors = JudgedOnce::new(MonitorSet::verdicts_only());
+    assert!(!judged(&mut monitors, &execution(0, "3")).is_empty());
+    assert_eq!(judged(&mut monitors, &execution(0, "5")), []);
+    assert_eq!(
+        monitors.repeats(),
+        0,
+        "a different term is another sequence"
+    );
+    let mut other_threads = execution(0, "3");
+    for event in &mut other_threads {
+        event.thread = "t2".into();
+    }
+    assert_eq!(
+        judged(&mut monitors, &other_threads),
+        by_the_set(&other_threads)
+    );
+    assert_eq!(monitors.repeats(), 1, "no monitor reads the thread");
+}
+
+#[test]
+fn a_run_of_distinct_sequences_stops_remembering_and_judges_alike() {
+    let mut monitors = JudgedOnce::new(MonitorSet::verdicts_only());
+    let executions = usize::try_from(PROBE_EXECUTIONS).unwrap() * 3;
+    for padding in 0..executions {
+        let term = if padding % 2 == 0 { "3" } else { "4" };
+        let events = execution(padding, term);
+        assert_eq!(
+            judged(&mut monitors, &events),
+            by_the_set(&events),
+            "execution {padding}"
+        );
+    }
+    assert_eq!(monitors.repeats(), 0);
+    // Remembering stopped: a repeat is judged again, and alike.
+    let events = execution(0, "3");
+    assert_eq!(judged(&mut monitors, &events), by_the_set(&events));
+    assert_eq!(monitors.repeats(), 0);
+}
+
+#[test]
+fn a_sequence_longer_than_the_tree_holds_is_judged_as_it_comes() {
+    let mut monitors = JudgedOnce::new(MonitorSet::verdicts_only());
+    let short = execution(0, "3");
+    assert_eq!(judged(&mut monitors, &short), by_the_set(&short));
+    let long = execution(MAX_EVENTS_KEPT, "3");
+    let expected = by_the_set(&long);
+    assert!(!expected.is_empty());
+    assert_eq!(judged(&mut monitors, &long), expected);
+    // The full tree started afresh: the short sequence is judged once more, then
+    // remembered again.
+    assert_eq!(judged(&mut monitors, &short), by_the_set(&short));
+    assert_eq!(judged(&mut monitors, &short), by_the_set(&short));
+    assert_eq!(monitors.repeats(), 1);
+}
