@@ -23,6 +23,7 @@ use hadoop_ref::scenarios::container::invariants::DATA_CHECKSUM_FOLLOWS_TREE;
 use hadoop_ref::scenarios::term_fencing::{
     NO_COMMAND_BELOW_TAKEN_TERM, NO_COMMAND_OF_DEPOSED_LEADER, TERM_COVERS_HEARD_TERMS,
 };
+use hadoop_ref::story::tla::write_term_fencing_trace;
 use hadoop_ref::story::{EventLogReader, EventLogWriter};
 
 use crate::support::{RANDOM, SEED};
@@ -115,6 +116,30 @@ fn assert_verdicts_only_judges_alike(path: &Path, unrouted: &[Judgement]) {
     );
 }
 
+/// Asserts that the TLA+ trace of the log at `path` has a step for each event of a
+/// datanode's `StateContext`, and that each step is one JSON object.
+fn assert_each_state_context_event_is_a_tla_step(path: &Path) {
+    let events: Vec<_> = EventLogReader::open(path)
+        .expect("the log is readable")
+        .map(|record| record.unwrap_or_else(|e| panic!("{e}")).event)
+        .collect();
+    let state_context = events
+        .iter()
+        .filter(|e| e.component == "datanode::state_context")
+        .count();
+    let mut trace = Vec::new();
+    let stats = write_term_fencing_trace(events, &mut trace)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(stats.lines, state_context as u64, "{}", path.display());
+    for line in String::from_utf8(trace).expect("UTF-8").lines() {
+        assert!(
+            line.starts_with("{\"clock\":") && line.ends_with('}'),
+            "{}: {line}",
+            path.display()
+        );
+    }
+}
+
 /// What a committed schedule's log showed the monitors.
 struct Judged {
     /// Its catalogue case, `scenario.variant`.
@@ -152,6 +177,7 @@ fn judge_schedule(file: &Path, logs: &Path, monitored: &[&str]) -> Option<Judged
         log_path.display()
     );
     assert_verdicts_only_judges_alike(&log_path, &unrouted);
+    assert_each_state_context_event_is_a_tla_step(&log_path);
     let name = file
         .file_name()
         .and_then(|n| n.to_str())

@@ -62,6 +62,7 @@ mod lines;
 pub mod log;
 mod recorder;
 mod table;
+pub mod tla;
 pub mod upstream;
 
 pub use event::{Event, Story};

@@ -6,4 +6,5 @@ mod event_catalogue;
 mod event_log;
 mod recorder;
 mod timeline;
+mod tla_trace;
 mod upstream_logs;

@@ -46,6 +46,11 @@ pub enum Command {
     /// undecided) and, for a violation, the events that led to it. Exit 1 if a property is
     /// violated, 2 if a log cannot be read (its line is named).
     CheckLog(CheckLogOptions),
+    /// Write the trace of a log's datanode term-fencing steps (HDDS-17268) for TLA+ trace
+    /// validation: one JSON object a line, the action and the specification variables it
+    /// updates (docs/event-log.md). Exit 2 if the log cannot be read or a step lacks a
+    /// value its action needs.
+    TlaTrace(TlaTraceOptions),
     /// Replay a saved failing schedule and explain it: print its step table and write an
     /// HTML swimlane timeline of it (exit codes as `replay`).
     Explain {
@@ -149,6 +154,22 @@ pub struct CheckLogOptions {
     /// One line per log (its verdicts in short), no step tables: for many logs.
     #[arg(long)]
     pub summary: bool,
+}
+
+/// What `tla-trace` reads and writes.
+#[derive(Debug, Clone, Args)]
+pub struct TlaTraceOptions {
+    /// The log: this crate's event log, or an Ozone datanode's own log (`--format`).
+    pub file: PathBuf,
+    /// The log's format.
+    #[arg(long, default_value = "ndjson", value_parser = ["ndjson", "ozone-datanode"])]
+    pub format: String,
+    /// The datanode an upstream log is of; default: from the file's name.
+    #[arg(long)]
+    pub node: Option<String>,
+    /// Where the trace goes (default: standard output).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 impl RunOptions {

@@ -38,6 +38,7 @@ mod pool;
 mod replay;
 mod report;
 mod shrink;
+mod tla_trace;
 
 use std::process::ExitCode;
 
@@ -64,6 +65,7 @@ fn main() -> ExitCode {
             }
         }
         Some(Command::CheckLog(options)) => check_log::check_logs(&options),
+        Some(Command::TlaTrace(options)) => tla_trace::tla_trace(&options),
         Some(Command::Explain { file, html }) => replay::explain(&file, html.as_deref()),
         Some(Command::List) => list(),
         Some(Command::Board(options)) => board::board(&options),
