@@ -5,6 +5,11 @@
 //! pass). Throughput in events per second; the log is held in memory, so disk speed is
 //! not measured.
 //!
+//! And what the monitors cost inline, over the same events already recorded (`inline`):
+//! every monitor given every event it wants (`all`, as `check` but without reading),
+//! only those its verdict reads (`verdicts_only`, the soak's set), and a sequence judged
+//! before walked again by [`JudgedOnce`] (`repeat`: what a repeated execution costs).
+//!
 //! And what reading upstream's own logs costs (`upstream_logs`): a NameNode's and a
 //! datanode's log written as upstream writes them, mostly lines of no statement the
 //! parsers map (RPC, audit, heartbeats) with the ones they map mixed in (a standby's
@@ -18,9 +23,10 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 use hadoop_ref::check::monitor::offline::{check_reader, check_reader_as};
+use hadoop_ref::check::monitor::{JudgedOnce, MonitorSet};
 use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
 use hadoop_ref::story::upstream::{UpstreamFormat, UpstreamReader};
-use hadoop_ref::story::{EventLogReader, EventLogWriter, LogFormat};
+use hadoop_ref::story::{Event, EventLogReader, EventLogWriter, EventSink, LogFormat};
 use hadoop_ref::unmodelled::Shared;
 
 /// A writer into a shared buffer.
@@ -98,6 +104,52 @@ fn event_log(c: &mut Criterion) {
             assert_eq!(u64::try_from(check.events).ok(), Some(events));
         });
     });
+    group.finish();
+}
+
+fn inline(c: &mut Criterion) {
+    let (bytes, _) = cluster_log();
+    let events: Vec<Event> = EventLogReader::new(Cursor::new(&bytes))
+        .map(|record| record.expect("a well-formed log").event)
+        .collect();
+    let mut group = c.benchmark_group("inline");
+    group
+        .throughput(Throughput::Elements(events.len() as u64))
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(5));
+    for (name, mut set) in [
+        ("all", MonitorSet::all()),
+        ("verdicts_only", MonitorSet::verdicts_only()),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                set.reset();
+                for event in &events {
+                    if set.wants(&event.component, &event.name) {
+                        set.observe(event);
+                    }
+                }
+                set.violations()
+            });
+        });
+    }
+    let mut judged = JudgedOnce::new(MonitorSet::verdicts_only());
+    group.bench_function("repeat", |b| {
+        b.iter(|| {
+            judged.reset();
+            for event in &events {
+                if judged.wants(&event.component, &event.name) {
+                    judged.event(event);
+                }
+            }
+            judged.violations()
+        });
+    });
+    assert!(
+        judged.repeats() + 1 >= judged.executions(),
+        "every pass after the first repeats"
+    );
     group.finish();
 }
 
@@ -265,5 +317,5 @@ fn upstream_logs(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, event_log, upstream_logs);
+criterion_group!(benches, event_log, inline, upstream_logs);
 criterion_main!(benches);

@@ -41,6 +41,8 @@
 //! assert_eq!((monitors.executions(), monitors.repeats()), (3, 2));
 //! ```
 
+use std::fmt;
+
 use super::{Judgement, MonitorSet};
 use crate::story::{Event, EventSink};
 
@@ -57,7 +59,6 @@ const ROOT: usize = 0;
 /// A [`MonitorSet`] that judges each distinct event sequence once (see the module's
 /// docs): an [`EventSink`] to install on a recorder, reset at each execution's start and
 /// asked for its [violations](JudgedOnce::violations) at its end.
-#[derive(Debug)]
 pub struct JudgedOnce {
     set: MonitorSet,
     /// The tree of judged sequences; `nodes[ROOT]` is the root.
@@ -74,12 +75,24 @@ pub struct JudgedOnce {
 
 /// One event of the tree: the event, the node before it and those after it, and the
 /// violations of the sequence that ends here, once judged.
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct Node {
     event: Event,
     parent: usize,
     children: Vec<usize>,
     judged: Option<Vec<Judgement>>,
+}
+
+impl fmt::Debug for JudgedOnce {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JudgedOnce")
+            .field("set", &self.set)
+            .field("events_kept", &self.nodes.len().saturating_sub(1))
+            .field("remembering", &self.remembering)
+            .field("executions", &self.executions)
+            .field("repeats", &self.repeats)
+            .finish()
+    }
 }
 
 impl JudgedOnce {
