@@ -8,19 +8,14 @@ use hadoop_ref::check::monitor::memo::{MAX_EVENTS_KEPT, PROBE_EXECUTIONS};
 use hadoop_ref::check::monitor::{JudgedOnce, Judgement, MonitorSet};
 use hadoop_ref::story::{Event, EventSink};
 
+use crate::test_util::monitor::ev;
+
 const STATE_CONTEXT: &str = "datanode::state_context";
 
 fn event(step: usize, name: &str, fields: &[(&str, &str)]) -> Event {
     Event {
         step,
-        thread: "t1".into(),
-        node: Some("dn1".into()),
-        component: STATE_CONTEXT.into(),
-        name: name.into(),
-        fields: fields
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect(),
+        ..ev("dn1", STATE_CONTEXT, name, fields)
     }
 }
 

@@ -8,19 +8,14 @@ use std::path::Path;
 use hadoop_ref::story::Event;
 use hadoop_ref::story::tla::{action, encode_term_fencing_line, write_term_fencing_trace};
 
+use crate::test_util::monitor::ev;
+
 const STATE_CONTEXT: &str = "datanode::state_context";
 
 fn event(step: usize, name: &str, fields: &[(&str, &str)]) -> Event {
     Event {
         step,
-        thread: "t".into(),
-        node: Some("dn1".into()),
-        component: STATE_CONTEXT.into(),
-        name: name.into(),
-        fields: fields
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect(),
+        ..ev("dn1", STATE_CONTEXT, name, fields)
     }
 }
 
