@@ -22,8 +22,9 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
+use hadoop_ref::check::monitor::MonitorSet;
+use hadoop_ref::check::monitor::memo::JudgedOnce;
 use hadoop_ref::check::monitor::offline::{check_reader, check_reader_as};
-use hadoop_ref::check::monitor::{JudgedOnce, MonitorSet};
 use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
 use hadoop_ref::story::upstream::{UpstreamFormat, UpstreamReader};
 use hadoop_ref::story::{Event, EventLogReader, EventLogWriter, EventSink, LogFormat};

@@ -4,8 +4,9 @@
 //! run of distinct sequences stops remembering, and a sequence longer than the tree holds
 //! is judged as it comes. Every answer is the one the bare set gives.
 
+use hadoop_ref::check::monitor::memo::JudgedOnce;
 use hadoop_ref::check::monitor::memo::{MAX_EVENTS_KEPT, PROBE_EXECUTIONS};
-use hadoop_ref::check::monitor::{JudgedOnce, Judgement, MonitorSet};
+use hadoop_ref::check::monitor::{Judgement, MonitorSet};
 use hadoop_ref::story::{Event, EventSink};
 
 use crate::test_util::monitor::ev;

@@ -114,7 +114,7 @@ pub trait Monitor: Send {
     fn property(&self) -> &'static str;
     /// Takes one event, in the log's order. What the monitor concludes rests on the
     /// events' steps, nodes, components, names and fields, never on their threads: a
-    /// [`JudgedOnce`](super::JudgedOnce) gives two executions whose events differ only
+    /// [`JudgedOnce`](super::memo::JudgedOnce) gives two executions whose events differ only
     /// in their threads the same verdicts.
     fn observe(&mut self, event: &Event);
     /// Whether [`Monitor::observe`] does anything with the events of `component` named

@@ -22,7 +22,8 @@
 //! events come, and the tree starts afresh at the next execution.
 //!
 //! ```
-//! use hadoop_ref::check::monitor::{JudgedOnce, MonitorSet};
+//! use hadoop_ref::check::monitor::MonitorSet;
+//! use hadoop_ref::check::monitor::memo::JudgedOnce;
 //! use hadoop_ref::story::{Event, EventSink};
 //!
 //! let mut monitors = JudgedOnce::new(MonitorSet::all());
@@ -43,7 +44,8 @@
 
 use std::fmt;
 
-use super::{Judgement, MonitorSet};
+use super::MonitorSet;
+use super::judgement::Judgement;
 use crate::story::{Event, EventSink};
 
 /// Events the tree of judged sequences keeps, over all its sequences.

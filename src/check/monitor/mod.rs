@@ -62,7 +62,6 @@ use std::fmt;
 use crate::story::{Event, EventSink, Story};
 
 pub use judgement::{Finding, Judgement, Monitor, Needed, Reads, Trail, Verdict};
-pub use memo::JudgedOnce;
 pub use values::{command_container, items, number, parse_id, term_value};
 
 /// Every monitor, fed the same events (each monitor only those it [wants](Monitor::wants)):

@@ -13,7 +13,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::check::exploration::Coverage;
-use crate::check::monitor::{JudgedOnce, Judgement, MonitorSet};
+use crate::check::monitor::memo::JudgedOnce;
+use crate::check::monitor::{Judgement, MonitorSet};
 use crate::story::log::encode_line;
 use crate::story::{Event, EventSink};
 use crate::unmodelled::Shared;
