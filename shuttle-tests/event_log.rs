@@ -17,7 +17,8 @@ use hadoop_ref::check::monitor::{
     standby, standby_end, term_fencing,
 };
 use hadoop_ref::check::shuttle::{
-    EventLogs, Listeners, Observe, ReplayOutcome, RunSpec, property_of, replay_file_with, run_case,
+    EventLogs, InlineMonitors, Listeners, Observe, ReplayOutcome, RunSpec, property_of,
+    replay_file_with, run_case,
 };
 use hadoop_ref::scenarios::container::invariants::DATA_CHECKSUM_FOLLOWS_TREE;
 use hadoop_ref::scenarios::term_fencing::{
@@ -298,7 +299,7 @@ fn fixed_variants_event_logs_are_clean_offline_and_inline() {
                     name: name.clone(),
                     executions: FIXED_LOGS,
                 }),
-                monitors: true,
+                monitors: Some(InlineMonitors::default()),
                 ..Observe::default()
             },
         };
@@ -339,4 +340,36 @@ fn fixed_variants_event_logs_are_clean_offline_and_inline() {
     }
     println!("{logs} fixed-variant logs checked offline: {by_design} violation(s), each by design");
     assert!(logs > 500, "only {logs} logs");
+}
+
+#[test]
+fn inline_monitors_shared_by_two_runs_remember_the_first_runs_sequences() {
+    let case = catalogue::all()
+        .into_iter()
+        .find(|c| {
+            c.scenario == "failover_judges_queued_reports_after_catch_up" && c.variant == "Trunk"
+        })
+        .expect("the scripted standby case");
+    let monitors = InlineMonitors::default();
+    let run = |seed| {
+        let spec = RunSpec {
+            scheduler: RANDOM,
+            iterations: 20,
+            max_time: None,
+            seed,
+            schedule_dir: None,
+            observe: Observe {
+                monitors: Some(monitors.clone()),
+                ..Observe::default()
+            },
+        };
+        let result = run_case(case, &spec);
+        assert_eq!(result.failure, None, "{} must hold", case.id());
+        result.observed
+    };
+    // A scripted case emits one sequence: judged once, at the first execution.
+    let first = run(SEED);
+    assert_eq!((first.monitored, first.monitored_repeats), (20, 19));
+    let second = run(SEED + 1);
+    assert_eq!((second.monitored, second.monitored_repeats), (20, 20));
 }

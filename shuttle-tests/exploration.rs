@@ -4,7 +4,7 @@
 
 use hadoop_ref::check::catalogue::{self, Case};
 use hadoop_ref::check::exploration::{Coverage, CoverageSummary};
-use hadoop_ref::check::shuttle::{Observe, RunSpec, run_case};
+use hadoop_ref::check::shuttle::{InlineMonitors, Observe, RunSpec, run_case};
 
 use crate::support::{RANDOM, SEED};
 
@@ -25,7 +25,7 @@ fn explore(case: Case, iterations: usize, monitors: bool) -> (CoverageSummary, b
         seed: SEED,
         schedule_dir: None,
         observe: Observe {
-            monitors,
+            monitors: monitors.then(InlineMonitors::default),
             coverage: Some(coverage.clone()),
             ..Observe::default()
         },

@@ -11,7 +11,8 @@ use hadoop_ref::check::catalogue::{self, Case};
 use hadoop_ref::check::exploration::Coverage;
 use hadoop_ref::check::plan::SchedulerKind;
 use hadoop_ref::check::shuttle::{
-    EventLogs, Listeners, Observe, ReplayOutcome, RunSpec, explain_file, replay_file_with, run_case,
+    EventLogs, InlineMonitors, Listeners, Observe, ReplayOutcome, RunSpec, explain_file,
+    replay_file_with, run_case,
 };
 use hadoop_ref::scenarios::rng::SeededRng;
 use hadoop_ref::story::EventLogWriter;
@@ -64,6 +65,9 @@ fn explore(case: Case, scheduler: SchedulerKind, run: &RunOne) -> RunStatus {
     let mut status = RunStatus::default();
     // One count over every chunk: a sequence seen in two chunks is one sequence.
     let coverage = (!run.no_coverage).then(|| Coverage::new(case.windows));
+    // One set of monitors over every chunk: a sequence judged in one is a repeat in the
+    // next.
+    let monitors = run.monitors.then(InlineMonitors::default);
     for chunk in 0..CHUNKS {
         let remaining = run.iterations.saturating_sub(status.schedules);
         let remaining_time = budget.map(|b| b.saturating_sub(stopwatch.elapsed()));
@@ -79,6 +83,7 @@ fn explore(case: Case, scheduler: SchedulerKind, run: &RunOne) -> RunStatus {
             // The first chunk's first executions are logged: numbering restarts each chunk.
             observe: Observe {
                 coverage: coverage.clone(),
+                monitors: monitors.clone(),
                 ..observe(run, &case, chunk == 0)
             },
         };
@@ -156,7 +161,7 @@ fn log_name(case: &Case, run: &RunOne) -> String {
     format!("{}.{}.{}", case.scenario, case.variant, run.scheduler)
 }
 
-/// What a chunk of `run` observes: event logs (for the first chunk) and the monitors.
+/// What a chunk of `run` observes of itself alone: event logs (for the first chunk).
 fn observe(run: &RunOne, case: &Case, first_chunk: bool) -> Observe {
     Observe {
         event_logs: run
@@ -168,7 +173,7 @@ fn observe(run: &RunOne, case: &Case, first_chunk: bool) -> Observe {
                 name: log_name(case, run),
                 executions: usize::try_from(run.events_per_run).unwrap_or(usize::MAX),
             }),
-        monitors: run.monitors,
+        monitors: None,
         coverage: None,
     }
 }

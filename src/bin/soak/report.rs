@@ -28,8 +28,8 @@ pub struct RunStatus {
     /// Executions the event monitors judged inline (`--monitors`).
     #[serde(default)]
     pub monitored: u64,
-    /// Of those, the executions whose event sequence an earlier execution of the same
-    /// chunk had: judged by remembering its verdicts.
+    /// Of those, the executions whose event sequence an earlier execution of the run
+    /// had: judged by remembering its verdicts.
     #[serde(default)]
     pub monitored_repeats: u64,
     /// Per property (`SEED: property`), the executions an event monitor found it

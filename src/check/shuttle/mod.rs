@@ -21,7 +21,7 @@ use crate::story::Story;
 use crate::unmodelled::Stopwatch;
 
 pub use minimize::{MinimizeError, Minimized, context_switches, minimize};
-pub use observe::{EventLogs, Observe, Observed};
+pub use observe::{EventLogs, InlineMonitors, Observe, Observed};
 pub use relay::relay_events_globally;
 pub use replay::{ReplayOutcome, Replayed, property_of, replay, replay_schedule, replay_story};
 pub use runner::{ChoicesOnly, Listeners};

@@ -40,10 +40,10 @@ pub struct EventLogs {
 pub struct Observe {
     /// Write the event logs of the first executions.
     pub event_logs: Option<EventLogs>,
-    /// Run every event monitor inline over every execution and count its violations
-    /// (each monitor taking the events its verdict reads, [`MonitorSet::verdicts_only`];
-    /// each distinct event sequence judged once, [`JudgedOnce`]).
-    pub monitors: bool,
+    /// Run every event monitor inline over every execution and count its violations,
+    /// with these monitors (shared by the runs given the same ones: a sequence one judged
+    /// is a repeat in the next).
+    pub monitors: Option<InlineMonitors>,
     /// Count what the executions explored into this coverage (`check::exploration`):
     /// its own cheap hook, no recorder needed.
     pub coverage: Option<Coverage>,
@@ -52,7 +52,21 @@ pub struct Observe {
 impl Observe {
     /// Whether anything is observed through the story's recorder (logs, monitors).
     pub fn any(&self) -> bool {
-        self.event_logs.is_some() || self.monitors
+        self.event_logs.is_some() || self.monitors.is_some()
+    }
+}
+
+/// The event monitors a run judges its executions with inline: every monitor, each
+/// taking the events its verdict reads ([`MonitorSet::verdicts_only`]), each distinct
+/// event sequence judged once ([`JudgedOnce`]). A clone shares them: hand the same ones
+/// to the runs (a soak's chunks) of one case, so that what one judged the next
+/// remembers, and a case whose executions never repeat finds it out once.
+#[derive(Debug, Clone)]
+pub struct InlineMonitors(Shared<JudgedOnce>);
+
+impl Default for InlineMonitors {
+    fn default() -> Self {
+        Self(Shared::new(JudgedOnce::new(MonitorSet::verdicts_only())))
     }
 }
 
@@ -66,8 +80,9 @@ pub struct Observed {
     pub logs_dropped: usize,
     /// Executions the monitors judged.
     pub monitored: u64,
-    /// Of those, the executions whose event sequence an earlier execution of the run had
-    /// (their verdicts remembered, [`JudgedOnce`]).
+    /// Of those, the executions whose event sequence the monitors had judged before, in
+    /// this run or an earlier one given the same [`InlineMonitors`] (their verdicts
+    /// remembered, [`JudgedOnce`]).
     pub monitored_repeats: u64,
     /// Per property (`SEED: property`), the executions a monitor found it violated in.
     pub violations: BTreeMap<String, u64>,
@@ -78,7 +93,6 @@ pub struct Observed {
 pub struct ExecutionSinks {
     observe: Observe,
     log: Shared<ExecutionLog>,
-    monitors: Shared<JudgedOnce>,
     executions: Shared<usize>,
     observed: Shared<Observed>,
 }
@@ -112,7 +126,6 @@ impl ExecutionSinks {
         Self {
             observe,
             log: Shared::new(ExecutionLog::default()),
-            monitors: Shared::new(JudgedOnce::new(MonitorSet::verdicts_only())),
             executions: Shared::new(0),
             observed: Shared::new(Observed::default()),
         }
@@ -124,10 +137,9 @@ impl ExecutionSinks {
             Some(_) => recorder.with_sink(self.log.clone()),
             None => recorder,
         };
-        if self.observe.monitors {
-            recorder.with_sink(self.monitors.clone())
-        } else {
-            recorder
+        match &self.observe.monitors {
+            Some(monitors) => recorder.with_sink(monitors.0.clone()),
+            None => recorder,
         }
     }
 
@@ -148,8 +160,8 @@ impl ExecutionSinks {
                 ..ExecutionLog::default()
             }
         });
-        if self.observe.monitors {
-            self.monitors.with(JudgedOnce::reset);
+        if let Some(monitors) = &self.observe.monitors {
+            monitors.0.with(JudgedOnce::reset);
         }
     }
 
@@ -158,10 +170,10 @@ impl ExecutionSinks {
     /// not run).
     pub fn end(&self) -> Vec<Judgement> {
         self.write_log();
-        if !self.observe.monitors {
+        let Some(monitors) = &self.observe.monitors else {
             return Vec::new();
-        }
-        let (violations, repeat) = self.monitors.with(|monitors| {
+        };
+        let (violations, repeat) = monitors.0.with(|monitors| {
             let repeats = monitors.repeats();
             (monitors.violations(), monitors.repeats() > repeats)
         });
