@@ -43,3 +43,12 @@ pub struct Story {
     /// Older events left out to keep the bound.
     pub left_out: usize,
 }
+
+/// A field's value as a component wrote it, without the `Some(…)` that the `Debug` of an
+/// option wraps it in, trimmed: `4` for `4` and for `Some(4)`.
+pub(crate) fn without_some(text: &str) -> &str {
+    let text = text.trim();
+    text.strip_prefix("Some(")
+        .and_then(|rest| rest.strip_suffix(')'))
+        .unwrap_or(text)
+}

@@ -65,6 +65,7 @@ mod table;
 pub mod tla;
 pub mod upstream;
 
+pub(crate) use event::without_some;
 pub use event::{Event, Story};
 pub use format::{AnyLogReader, LogFormat};
 pub use html::timeline;

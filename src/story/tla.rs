@@ -60,8 +60,8 @@
 use std::fmt;
 use std::io::{self, Write};
 
-use super::Event;
 use super::json::push_string;
+use super::{Event, without_some};
 
 /// The component whose events are exported: the datanode's `StateContext`.
 const STATE_CONTEXT: &str = "datanode::state_context";
@@ -150,7 +150,9 @@ pub fn encode_term_fencing_line(event: &Event, out: &mut String) -> Result<bool,
         missing,
     };
     let node = event.node.as_deref().ok_or(unreadable("node"))?;
-    let term = event.field("term").and_then(term_of);
+    let term = event
+        .field("term")
+        .and_then(|t| without_some(t).parse().ok());
     let command = event.field("command");
     let needs_term = updates.iter().any(|u| !matches!(u, Update::Init(_)));
     let term = match (needs_term, term) {
@@ -176,16 +178,6 @@ pub fn encode_term_fencing_line(event: &Event, out: &mut String) -> Result<bool,
     }
     out.push('}');
     Ok(true)
-}
-
-/// A term as the components write it: `4`, or `Some(4)`.
-fn term_of(text: &str) -> Option<i64> {
-    let text = text.trim();
-    let inner = text
-        .strip_prefix("Some(")
-        .and_then(|rest| rest.strip_suffix(')'))
-        .unwrap_or(text);
-    inner.parse().ok()
 }
 
 /// The step's arguments: the term it carries, and its command.

@@ -1,14 +1,16 @@
 //! Field values as the components write them (`Display` or `Debug` text), read back
 //! leniently: a monitor that cannot read a value treats the field as absent.
 
+use crate::story::without_some;
+
 /// A non-negative integer: `4`, or `Some(4)`.
 pub fn number(text: &str) -> Option<u64> {
-    unwrap_some(text).parse().ok()
+    without_some(text).parse().ok()
 }
 
 /// A term: `4` or `Some(4)`; `None` for `None` or anything else.
 pub fn term_value(text: &str) -> Option<i64> {
-    unwrap_some(text).parse().ok()
+    without_some(text).parse().ok()
 }
 
 /// The number an identifier ends with: `c1`, `dn1`, `blk_100`, `ContainerId(3)` → 1, 1,
@@ -40,13 +42,6 @@ pub(super) fn each_item(text: &str) -> impl Iterator<Item = &str> {
         .split(',')
         .map(str::trim)
         .filter(|item| !item.is_empty() && *item != "none")
-}
-
-fn unwrap_some(text: &str) -> &str {
-    let text = text.trim();
-    text.strip_prefix("Some(")
-        .and_then(|rest| rest.strip_suffix(')'))
-        .unwrap_or(text)
 }
 
 /// The container a command's text names: this crate's `Debug` text (`DeleteContainer {
