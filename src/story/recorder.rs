@@ -2,9 +2,8 @@
 //! bounded, and hands each to its [sinks](EventSink) as it records it.
 //!
 //! A sink says which events it takes ([`EventSink::wants`]); the recorder asks once per
-//! call site (and message) and hands each event only to the sinks that take it. A
-//! recorder that keeps nothing does not even write out the fields of an event no sink
-//! takes: it only numbers it.
+//! call site and hands each event only to the sinks that take it. A recorder that keeps
+//! nothing does not even write out an event no sink takes: it only numbers it.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -32,8 +31,8 @@ pub trait EventSink: Send {
     fn event(&mut self, event: &Event);
 
     /// Whether the sink takes the events of `component` named `name` (every event, unless
-    /// a sink says otherwise). A recorder asks once per call site and message and keeps
-    /// the answer: it must not change over the sink's life.
+    /// a sink says otherwise). A recorder asks once per call site (each of this crate's
+    /// has one message) and keeps the answer: it must not change over the sink's life.
     ///
     /// ```
     /// use hadoop_ref::story::{Event, EventSink};
@@ -208,7 +207,9 @@ impl Kept {
     }
 
     /// Numbers `event`; if a sink takes it, refills the scratch event with it and hands
-    /// it to the sinks that take it.
+    /// it to the sinks that take it. A call site seen before is routed by its address
+    /// alone (its message is a literal, [`Routes`]): the event of a site no sink takes
+    /// is only numbered, and its message is not written out again.
     fn stream(&mut self, event: &TracingEvent<'_>, thread: u64) {
         self.left_out += 1;
         let Kept {
@@ -221,9 +222,15 @@ impl Kept {
             ..
         } = self;
         let site = event.metadata();
-        let takers = refill(scratch, spare, event, |name| {
-            routes.takers(site, name, sinks, || component_of(site.target()))
-        });
+        let known = routes.known(site);
+        if known.is_some_and(|(takers, _)| takers == 0) {
+            return;
+        }
+        refill(scratch, spare, event, known.map(|(_, name)| name));
+        let takers = match known {
+            Some((takers, _)) => takers,
+            None => routes.takers(site, &scratch.name, sinks, || component_of(site.target())),
+        };
         if takers == 0 {
             return;
         }
@@ -253,15 +260,25 @@ fn takes(takers: u64, at: usize) -> bool {
 }
 
 /// Which sinks take an event, by its call site (a `tracing` call site's metadata is
-/// static: its address names it) and its message: the sinks are asked once, when a call
-/// site first emits an event, and again only if the message differs from the last one
-/// (a message formatted from values). A set of sinks is a bit set of their indices.
+/// static: its address names it): the sinks are asked once, when a call site first emits
+/// an event. Every event of this crate has a literal message (the event catalogue's test
+/// checks each call), so a call site's events all have one name. A recorder that keeps
+/// its events checks the name at each event, and asks again if it differs. A set of
+/// sinks is a bit set of their indices.
 #[derive(Default)]
 struct Routes {
     by_site: FastMap<usize, (String, u64)>,
 }
 
 impl Routes {
+    /// The sinks that take the events of `site`, and their name, if it was seen before.
+    fn known(&self, site: &'static Metadata<'static>) -> Option<(u64, &str)> {
+        let key = std::ptr::from_ref(site) as usize;
+        self.by_site
+            .get(&key)
+            .map(|(name, takers)| (*takers, name.as_str()))
+    }
+
     /// The sinks that take events of `site` named `name` (`component` makes the
     /// component's name, when the sinks are asked).
     fn takers(
@@ -361,76 +378,66 @@ struct Spare {
 }
 
 /// Rewrites `scratch` as the story's event of `event` (this crate's), as [`event_of`]
-/// makes it but for its thread, reusing its strings' buffers (and those in `spare`), and
-/// returns the sinks that take it (`route`, given its name). Once its message says no
-/// sink takes it, the fields after it are not written (a `tracing` macro's message comes
-/// first): the scratch event is then left half written, and nothing is handed it.
-fn refill(
-    scratch: &mut Event,
-    spare: &mut Spare,
-    event: &TracingEvent<'_>,
-    route: impl FnMut(&str) -> u64,
-) -> u64 {
+/// makes it but for its thread and step, reusing its strings' buffers (and those in
+/// `spare`). Given its call site's `name` ([`Routes`]), its message is not written out.
+fn refill(scratch: &mut Event, spare: &mut Spare, event: &TracingEvent<'_>, name: Option<&str>) {
     let metadata = event.metadata();
+    let named = name.is_some();
+    if let Some(name) = name
+        && scratch.name != name
+    {
+        scratch.name.clear();
+        scratch.name.push_str(name);
+    }
     let mut refill = Refill {
-        event: scratch,
+        event: &mut *scratch,
         spare: &mut *spare,
+        named,
+        message: false,
         node: false,
         fields: 0,
-        route,
-        takers: None,
     };
     event.record(&mut refill);
     let Refill {
+        message,
         node,
         fields,
-        mut route,
-        takers,
         ..
     } = refill;
     spare.fields.extend(scratch.fields.drain(fields..));
     if !node && let Some(unused) = scratch.node.take() {
         spare.node = Some(unused);
     }
-    let takers = takers.unwrap_or_else(|| {
+    if !named && !message {
         scratch.name.clear();
         scratch.name.push_str(metadata.name());
-        route(&scratch.name)
-    });
-    if takers != 0 {
-        scratch.component.clear();
-        scratch
-            .component
-            .push_str(component_of_str(metadata.target()));
     }
-    takers
+    scratch.component.clear();
+    scratch
+        .component
+        .push_str(component_of_str(metadata.target()));
 }
 
 /// An event's fields written over a previous event's strings.
-struct Refill<'a, R> {
+struct Refill<'a> {
     event: &'a mut Event,
     spare: &'a mut Spare,
+    /// Whether the event's name is already written (its call site's).
+    named: bool,
+    message: bool,
     node: bool,
     fields: usize,
-    /// The sinks that take an event, given its name.
-    route: R,
-    /// The sinks that take this event, once its message said.
-    takers: Option<u64>,
 }
 
-impl<R: FnMut(&str) -> u64> Refill<'_, R> {
-    /// Writes `field`'s value (with `write`) in its string, unless no sink takes the event.
+impl Refill<'_> {
+    /// Writes `field`'s value (with `write`) in its string.
     fn put(&mut self, field: &Field, write: impl FnOnce(&mut String)) {
-        if field.name() == "message" {
-            self.event.name.clear();
-            write(&mut self.event.name);
-            self.takers = Some((self.route)(&self.event.name));
-            return;
-        }
-        if self.takers == Some(0) {
-            return;
-        }
         let slot = match field.name() {
+            "message" if self.named => return,
+            "message" => {
+                self.message = true;
+                &mut self.event.name
+            }
             "node" => {
                 self.node = true;
                 let spare = &mut self.spare.node;
@@ -456,7 +463,7 @@ impl<R: FnMut(&str) -> u64> Refill<'_, R> {
     }
 }
 
-impl<R: FnMut(&str) -> u64> Visit for Refill<'_, R> {
+impl Visit for Refill<'_> {
     fn record_str(&mut self, field: &Field, value: &str) {
         self.put(field, |slot| slot.push_str(value));
     }

@@ -70,6 +70,32 @@ fn every_emitted_event_and_field_is_documented_in_the_event_log_doc() {
     );
 }
 
+/// The recorder routes an event to its sinks by its call site alone (`story::Recorder`),
+/// which is exact only while each call site has one message: a literal, never formatted
+/// from values. Every call under `src` must end with one.
+#[test]
+fn every_emitted_event_has_a_literal_message() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut problems = Vec::new();
+    let mut calls = 0;
+    for file in rust_files(&src) {
+        let text = fs::read_to_string(&file).expect("source is UTF-8");
+        for args in macro_calls(&text) {
+            calls += 1;
+            match event_of(&args) {
+                Some((message, _)) if !message.contains('{') => {}
+                _ => problems.push(format!("{}: `{}`", file.display(), args.trim())),
+            }
+        }
+    }
+    assert!(calls > 50, "found only {calls} calls in src/");
+    assert!(
+        problems.is_empty(),
+        "events whose message is not a literal (the recorder routes by call site):\n{}",
+        problems.join("\n")
+    );
+}
+
 /// Every `tracing` event under `src`, by component and message.
 fn events_in_code(src: &Path) -> Catalogue {
     let mut catalogue = Catalogue::new();

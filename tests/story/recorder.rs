@@ -123,3 +123,41 @@ fn a_recorder_that_keeps_nothing_hands_its_sinks_the_events_a_keeping_one_record
     );
     assert_eq!(handed[3].fields.len(), 1, "nor are fields");
 }
+
+/// A sink that keeps the events named `term set` only.
+struct KeepTermSets(hadoop_ref::unmodelled::Shared<Vec<story::Event>>);
+
+impl story::EventSink for KeepTermSets {
+    fn event(&mut self, event: &story::Event) {
+        self.0.with(|kept| kept.push(event.clone()));
+    }
+
+    fn wants(&mut self, _component: &str, name: &str) -> bool {
+        name == "term set"
+    }
+}
+
+/// A streaming recorder routes a call site it has seen by its address alone, and names
+/// its event after the site, whatever event it built last.
+#[test]
+fn a_sink_gets_the_events_it_wants_each_time_their_call_sites_come_back() {
+    let emit_all = || {
+        for term in 0..3 {
+            tracing::debug!(target: "hadoop_ref::scm::container_manager", node = "scm1", a = 1, "other");
+            emit(term);
+            tracing::debug!(target: "hadoop_ref::namenode::namesystem", x = "y", "no node");
+        }
+    };
+    let ((), kept) = story::record(emit_all);
+    let handed = hadoop_ref::unmodelled::Shared::new(Vec::new());
+    Recorder::discarding()
+        .with_sink(KeepTermSets(handed.clone()))
+        .install(emit_all);
+    let term_sets: Vec<story::Event> = kept
+        .events
+        .into_iter()
+        .filter(|e| e.name == "term set")
+        .collect();
+    assert_eq!(term_sets.len(), 3);
+    assert_eq!(handed.with(std::mem::take), term_sets);
+}
