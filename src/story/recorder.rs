@@ -210,7 +210,7 @@ impl Kept {
     /// it to the sinks that take it. A call site seen before is routed by its address
     /// alone (its message is a literal, [`Routes`]): the event of a site no sink takes
     /// is only numbered, and its message is not written out again.
-    fn stream(&mut self, event: &TracingEvent<'_>, thread: u64) {
+    fn stream(&mut self, event: &TracingEvent<'_>) {
         self.left_out += 1;
         let Kept {
             sinks,
@@ -234,7 +234,8 @@ impl Kept {
         if takers == 0 {
             return;
         }
-        let label = label_of(labels, thread);
+        // The thread is found out only for an event a sink takes.
+        let label = label_of(labels, thread::current_key());
         scratch.thread.clear();
         scratch.thread.push_str(&label);
         scratch.step = *left_out;
@@ -328,13 +329,12 @@ impl Subscriber for Recorder {
         if !event.metadata().target().starts_with(TARGET_PREFIX) {
             return;
         }
-        let thread = thread::current_key();
         self.kept.with(|kept| {
             if kept.capacity == 0 {
-                kept.stream(event, thread);
+                kept.stream(event);
                 return;
             }
-            let label = label_of(&mut kept.labels, thread).into_owned();
+            let label = label_of(&mut kept.labels, thread::current_key()).into_owned();
             let recorded = event_with_label(event, label);
             kept.push(recorded, event.metadata());
         });
