@@ -382,35 +382,24 @@ struct Spare {
 /// `spare`). Given its call site's `name` ([`Routes`]), its message is not written out.
 fn refill(scratch: &mut Event, spare: &mut Spare, event: &TracingEvent<'_>, name: Option<&str>) {
     let metadata = event.metadata();
-    let named = name.is_some();
-    if let Some(name) = name
-        && scratch.name != name
-    {
+    // Without the site's name, the message (if the event has one) overwrites the site's.
+    let name_now = name.unwrap_or_else(|| metadata.name());
+    if scratch.name != name_now {
         scratch.name.clear();
-        scratch.name.push_str(name);
+        scratch.name.push_str(name_now);
     }
     let mut refill = Refill {
         event: &mut *scratch,
         spare: &mut *spare,
-        named,
-        message: false,
+        named: name.is_some(),
         node: false,
         fields: 0,
     };
     event.record(&mut refill);
-    let Refill {
-        message,
-        node,
-        fields,
-        ..
-    } = refill;
+    let Refill { node, fields, .. } = refill;
     spare.fields.extend(scratch.fields.drain(fields..));
     if !node && let Some(unused) = scratch.node.take() {
         spare.node = Some(unused);
-    }
-    if !named && !message {
-        scratch.name.clear();
-        scratch.name.push_str(metadata.name());
     }
     scratch.component.clear();
     scratch
@@ -424,7 +413,6 @@ struct Refill<'a> {
     spare: &'a mut Spare,
     /// Whether the event's name is already written (its call site's).
     named: bool,
-    message: bool,
     node: bool,
     fields: usize,
 }
@@ -434,10 +422,7 @@ impl Refill<'_> {
     fn put(&mut self, field: &Field, write: impl FnOnce(&mut String)) {
         let slot = match field.name() {
             "message" if self.named => return,
-            "message" => {
-                self.message = true;
-                &mut self.event.name
-            }
+            "message" => &mut self.event.name,
             "node" => {
                 self.node = true;
                 let spare = &mut self.spare.node;

@@ -124,16 +124,19 @@ fn a_recorder_that_keeps_nothing_hands_its_sinks_the_events_a_keeping_one_record
     assert_eq!(handed[3].fields.len(), 1, "nor are fields");
 }
 
-/// A sink that keeps the events named `term set` only.
-struct KeepTermSets(hadoop_ref::unmodelled::Shared<Vec<story::Event>>);
+/// The events [`KeepSome`] takes.
+const KEPT_NAMES: [&str; 2] = ["term set", "no node"];
 
-impl story::EventSink for KeepTermSets {
+/// A sink that keeps the events named in [`KEPT_NAMES`] only.
+struct KeepSome(hadoop_ref::unmodelled::Shared<Vec<story::Event>>);
+
+impl story::EventSink for KeepSome {
     fn event(&mut self, event: &story::Event) {
         self.0.with(|kept| kept.push(event.clone()));
     }
 
     fn wants(&mut self, _component: &str, name: &str) -> bool {
-        name == "term set"
+        KEPT_NAMES.contains(&name)
     }
 }
 
@@ -151,13 +154,13 @@ fn a_sink_gets_the_events_it_wants_each_time_their_call_sites_come_back() {
     let ((), kept) = story::record(emit_all);
     let handed = hadoop_ref::unmodelled::Shared::new(Vec::new());
     Recorder::discarding()
-        .with_sink(KeepTermSets(handed.clone()))
+        .with_sink(KeepSome(handed.clone()))
         .install(emit_all);
-    let term_sets: Vec<story::Event> = kept
+    let wanted: Vec<story::Event> = kept
         .events
         .into_iter()
-        .filter(|e| e.name == "term set")
+        .filter(|e| KEPT_NAMES.contains(&e.name.as_str()))
         .collect();
-    assert_eq!(term_sets.len(), 3);
-    assert_eq!(handed.with(std::mem::take), term_sets);
+    assert_eq!(wanted.len(), 6);
+    assert_eq!(handed.with(std::mem::take), wanted);
 }
