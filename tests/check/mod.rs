@@ -10,4 +10,5 @@ mod monitor_end;
 mod monitor_state;
 mod plan;
 mod real_logs;
+mod verdicts_only;
 mod windows;

@@ -89,10 +89,29 @@ enum Step {
     Dispatched(i64),
 }
 
+/// The state-context events that move a datanode's terms ([`TermTracker::apply`] maps
+/// each to a [`Step`] other than `Other`); the tracker's other events (the heartbeat's,
+/// `heartbeat term received`, …) only add to a violation's evidence.
+const TERM_EVENTS: [&str; 7] = [
+    "restarted: term and queue lost",
+    "term set",
+    "term set without the lock",
+    "heartbeat term recorded for init",
+    "heartbeat term ignored before init",
+    "command queued",
+    "command dispatched",
+];
+
 impl TermTracker {
     /// Whether an event of `component` is one the tracker reads.
     fn reads(component: &str) -> bool {
         component == STATE_CONTEXT || component == HEARTBEAT
+    }
+
+    /// Whether an event of `component` named `name` moves a datanode's terms: the events
+    /// a verdict over the tracker reads.
+    fn judges(component: &str, name: &str) -> bool {
+        component == STATE_CONTEXT && TERM_EVENTS.contains(&name)
     }
 
     /// Forgets every datanode, keeping the trail's buffers for the next run.
@@ -204,6 +223,10 @@ impl Monitor for NoCommandBelowTakenTerm {
         TermTracker::reads(component)
     }
 
+    fn judges(&self, component: &str, name: &str) -> bool {
+        TermTracker::judges(component, name)
+    }
+
     fn reset(&mut self) {
         self.tracker.reset();
         self.judged = 0;
@@ -259,6 +282,10 @@ impl Monitor for TermCoversTakenTerms {
 
     fn wants(&self, component: &str, _name: &str) -> bool {
         TermTracker::reads(component)
+    }
+
+    fn judges(&self, component: &str, name: &str) -> bool {
+        TermTracker::judges(component, name)
     }
 
     fn reset(&mut self) {
@@ -345,6 +372,10 @@ impl Monitor for TermNeverDecreases {
 
     fn wants(&self, component: &str, _name: &str) -> bool {
         TermTracker::reads(component)
+    }
+
+    fn judges(&self, component: &str, name: &str) -> bool {
+        TermTracker::judges(component, name)
     }
 
     fn reset(&mut self) {
@@ -497,6 +528,11 @@ impl Monitor for NoCommandOfDeposedLeader {
         component == STATE_CONTEXT
             || (component == DISPATCHER && name == "command run")
             || (scm && matches!(name, "became leader" | "stepped down" | "started"))
+    }
+
+    fn judges(&self, component: &str, name: &str) -> bool {
+        let restart = component == STATE_CONTEXT && name == "restarted: term and queue lost";
+        restart || (component != STATE_CONTEXT && self.wants(component, name))
     }
 
     fn reset(&mut self) {
