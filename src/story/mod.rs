@@ -61,6 +61,7 @@ mod json;
 mod lines;
 pub mod log;
 mod recorder;
+mod site;
 mod table;
 pub mod tla;
 pub mod upstream;
@@ -72,8 +73,8 @@ pub use html::timeline;
 pub use interest::EVENT_LEVEL;
 pub(crate) use interest::with_scoped_default;
 pub use log::{EventLogReader, EventLogWriter, LogError, LogRecord, SCHEMA_VERSION};
-pub(crate) use recorder::push_u64;
 pub use recorder::{EventSink, MAX_EVENTS, Recorder};
+pub(crate) use site::push_u64;
 pub use table::{StepTable, fields_text};
 
 /// Runs `f` with a fresh [`Recorder`] installed on this thread and returns what `f`

@@ -13,7 +13,7 @@ use tracing::span::{Attributes, Id, Record};
 use tracing::{Event as TracingEvent, Metadata, Subscriber};
 
 use super::event::{Event, Story};
-use super::fast_hash::FastMap;
+use super::site::Sites;
 use crate::sync::thread;
 use crate::unmodelled::Shared;
 
@@ -92,14 +92,10 @@ struct Kept {
     left_out: usize,
     capacity: usize,
     sinks: Vec<Box<dyn EventSink>>,
-    /// Which sinks take the events of each call site.
-    routes: Routes,
-    /// A recorder that keeps nothing refills this one event for each event it hands its
-    /// sinks, reusing its strings: an inline monitor's run allocates nothing per event.
-    scratch: Event,
-    /// The strings the scratch event's last fields and node were in, kept for the next
-    /// event that has them.
-    spare: Spare,
+    /// Which sinks take the events of each call site, and (for a recorder that keeps
+    /// nothing) each site's event, refilled in place: an inline monitor's run allocates
+    /// nothing per event.
+    sites: Sites,
     /// The label of each thread that emitted an event since the last [`Recorder::take`],
     /// by its key: a thread's label is formatted once, not at each of its events.
     labels: Vec<(u64, String)>,
@@ -129,9 +125,7 @@ impl Default for Kept {
             left_out: 0,
             capacity: MAX_EVENTS,
             sinks: Vec::new(),
-            routes: Routes::default(),
-            scratch: Event::default(),
-            spare: Spare::default(),
+            sites: Sites::default(),
             labels: Vec::new(),
         }
     }
@@ -166,7 +160,7 @@ impl Recorder {
     pub fn with_sink(self, sink: impl EventSink + 'static) -> Self {
         self.kept.with(|kept| {
             kept.sinks.push(Box::new(sink));
-            kept.routes = Routes::default();
+            kept.sites = Sites::default();
         });
         self
     }
@@ -195,8 +189,9 @@ impl Kept {
     /// keeps it (within the bound).
     fn push(&mut self, mut event: Event, site: &'static Metadata<'static>) {
         event.step = self.left_out + self.events.len() + 1;
-        let takers = self.routes.takers(site, &event.name, &mut self.sinks, || {
-            event.component.clone()
+        let sinks = &mut self.sinks;
+        let takers = self.sites.takers(site, &event, |component, name| {
+            takers_of(sinks, component, name)
         });
         hand(&mut self.sinks, takers, &event);
         if self.events.len() >= self.capacity {
@@ -206,104 +201,59 @@ impl Kept {
         self.events.push_back(event);
     }
 
-    /// Numbers `event`; if a sink takes it, refills the scratch event with it and hands
-    /// it to the sinks that take it. A call site seen before is routed by its address
-    /// alone (its message is a literal, [`Routes`]): the event of a site no sink takes
-    /// is only numbered, and its message is not written out again.
+    /// Numbers `event`; if a sink takes it, refills its call site's event with it and
+    /// hands that to the sinks that take it ([`Sites`]): the event of a site no sink
+    /// takes is only numbered.
     fn stream(&mut self, event: &TracingEvent<'_>) {
         self.left_out += 1;
         let Kept {
             sinks,
-            routes,
-            scratch,
-            spare,
+            sites,
             labels,
             left_out,
             ..
         } = self;
-        let site = event.metadata();
-        let known = routes.known(site);
-        if known.is_some_and(|(takers, _)| takers == 0) {
-            return;
-        }
-        refill(scratch, spare, event, known.map(|(_, name)| name));
-        let takers = match known {
-            Some((takers, _)) => takers,
-            None => routes.takers(site, &scratch.name, sinks, || component_of(site.target())),
-        };
-        if takers == 0 {
+        let component = component_of_str(event.metadata().target());
+        let site = sites.refill(event, component, |component, name| {
+            takers_of(sinks, component, name)
+        });
+        if site.takers == 0 {
             return;
         }
         // The thread is found out only for an event a sink takes.
         let label = label_of(labels, thread::current_key());
-        scratch.thread.clear();
-        scratch.thread.push_str(&label);
-        scratch.step = *left_out;
-        hand(sinks, takers, scratch);
-    }
-}
-
-/// Hands `event` to the sinks in `takers` (a set of their indices, [`Routes`]).
-fn hand(sinks: &mut [Box<dyn EventSink>], takers: u64, event: &Event) {
-    for (at, sink) in sinks.iter_mut().enumerate() {
-        if takes(takers, at) {
-            sink.event(event);
-        }
+        site.event.thread.clear();
+        site.event.thread.push_str(&label);
+        site.event.step = *left_out;
+        hand(sinks, site.takers, &site.event);
     }
 }
 
 /// Sinks whose answers a recorder keeps; any further sink takes every event.
 const ROUTED_SINKS: usize = 64;
 
-/// Whether sink `at` is among `takers`.
+/// Whether sink `at` is among `takers` (a bit set of sinks' indices).
 fn takes(takers: u64, at: usize) -> bool {
     at >= ROUTED_SINKS || takers & (1 << at) != 0
 }
 
-/// Which sinks take an event, by its call site (a `tracing` call site's metadata is
-/// static: its address names it): the sinks are asked once, when a call site first emits
-/// an event. Every event of this crate has a literal message (the event catalogue's test
-/// checks each call), so a call site's events all have one name. A recorder that keeps
-/// its events checks the name at each event, and asks again if it differs. A set of
-/// sinks is a bit set of their indices.
-#[derive(Default)]
-struct Routes {
-    by_site: FastMap<usize, (String, u64)>,
+/// The set of `sinks` that take the events of `component` named `name`.
+fn takers_of(sinks: &mut [Box<dyn EventSink>], component: &str, name: &str) -> u64 {
+    let mut takers = 0;
+    for (at, sink) in sinks.iter_mut().enumerate().take(ROUTED_SINKS) {
+        if sink.wants(component, name) {
+            takers |= 1 << at;
+        }
+    }
+    takers
 }
 
-impl Routes {
-    /// The sinks that take the events of `site`, and their name, if it was seen before.
-    fn known(&self, site: &'static Metadata<'static>) -> Option<(u64, &str)> {
-        let key = std::ptr::from_ref(site) as usize;
-        self.by_site
-            .get(&key)
-            .map(|(name, takers)| (*takers, name.as_str()))
-    }
-
-    /// The sinks that take events of `site` named `name` (`component` makes the
-    /// component's name, when the sinks are asked).
-    fn takers(
-        &mut self,
-        site: &'static Metadata<'static>,
-        name: &str,
-        sinks: &mut [Box<dyn EventSink>],
-        component: impl FnOnce() -> String,
-    ) -> u64 {
-        let key = std::ptr::from_ref(site) as usize;
-        if let Some((known, takers)) = self.by_site.get(&key)
-            && known == name
-        {
-            return *takers;
+/// Hands `event` to the sinks in `takers` (a set of their indices, [`Sites`]).
+fn hand(sinks: &mut [Box<dyn EventSink>], takers: u64, event: &Event) {
+    for (at, sink) in sinks.iter_mut().enumerate() {
+        if takes(takers, at) {
+            sink.event(event);
         }
-        let component = component();
-        let mut takers = 0;
-        for (at, sink) in sinks.iter_mut().enumerate().take(ROUTED_SINKS) {
-            if sink.wants(&component, name) {
-                takers |= 1 << at;
-            }
-        }
-        self.by_site.insert(key, (name.to_owned(), takers));
-        takers
     }
 }
 
@@ -368,137 +318,6 @@ fn event_with_label(event: &TracingEvent<'_>, thread: String) -> Event {
         name: fields.message.unwrap_or_else(|| metadata.name().to_owned()),
         fields: fields.rest,
     }
-}
-
-/// Strings a refilled event no longer needs, for the next one.
-#[derive(Default)]
-struct Spare {
-    fields: Vec<(String, String)>,
-    node: Option<String>,
-}
-
-/// Rewrites `scratch` as the story's event of `event` (this crate's), as [`event_of`]
-/// makes it but for its thread and step, reusing its strings' buffers (and those in
-/// `spare`). Given its call site's `name` ([`Routes`]), its message is not written out.
-fn refill(scratch: &mut Event, spare: &mut Spare, event: &TracingEvent<'_>, name: Option<&str>) {
-    let metadata = event.metadata();
-    // Without the site's name, the message (if the event has one) overwrites the site's.
-    let name_now = name.unwrap_or_else(|| metadata.name());
-    if scratch.name != name_now {
-        scratch.name.clear();
-        scratch.name.push_str(name_now);
-    }
-    let mut refill = Refill {
-        event: &mut *scratch,
-        spare: &mut *spare,
-        named: name.is_some(),
-        node: false,
-        fields: 0,
-    };
-    event.record(&mut refill);
-    let Refill { node, fields, .. } = refill;
-    spare.fields.extend(scratch.fields.drain(fields..));
-    if !node && let Some(unused) = scratch.node.take() {
-        spare.node = Some(unused);
-    }
-    scratch.component.clear();
-    scratch
-        .component
-        .push_str(component_of_str(metadata.target()));
-}
-
-/// An event's fields written over a previous event's strings.
-struct Refill<'a> {
-    event: &'a mut Event,
-    spare: &'a mut Spare,
-    /// Whether the event's name is already written (its call site's).
-    named: bool,
-    node: bool,
-    fields: usize,
-}
-
-impl Refill<'_> {
-    /// Writes `field`'s value (with `write`) in its string.
-    fn put(&mut self, field: &Field, write: impl FnOnce(&mut String)) {
-        let slot = match field.name() {
-            "message" if self.named => return,
-            "message" => &mut self.event.name,
-            "node" => {
-                self.node = true;
-                let spare = &mut self.spare.node;
-                self.event
-                    .node
-                    .get_or_insert_with(|| spare.take().unwrap_or_default())
-            }
-            name => {
-                let at = self.fields;
-                self.fields += 1;
-                if at == self.event.fields.len() {
-                    let pair = self.spare.fields.pop().unwrap_or_default();
-                    self.event.fields.push(pair);
-                }
-                let (key, value) = &mut self.event.fields[at];
-                key.clear();
-                key.push_str(name);
-                value
-            }
-        };
-        slot.clear();
-        write(slot);
-    }
-}
-
-impl Visit for Refill<'_> {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.put(field, |slot| slot.push_str(value));
-    }
-
-    // Integers and flags written as `Debug` writes them, without its dynamic dispatch.
-    fn record_u64(&mut self, field: &Field, value: u64) {
-        self.put(field, |slot| push_u64(slot, value));
-    }
-
-    fn record_i64(&mut self, field: &Field, value: i64) {
-        self.put(field, |slot| {
-            if value < 0 {
-                slot.push('-');
-            }
-            push_u64(slot, value.unsigned_abs());
-        });
-    }
-
-    fn record_bool(&mut self, field: &Field, value: bool) {
-        self.put(field, |slot| {
-            slot.push_str(if value { "true" } else { "false" });
-        });
-    }
-
-    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        use std::fmt::Write as _;
-        // Writing into a String cannot fail.
-        self.put(field, |slot| {
-            let _ = write!(slot, "{value:?}");
-        });
-    }
-}
-
-/// Appends `value` in decimal, as its `Display` (and `Debug`) writes it, without the
-/// formatting machinery: the recorder's and the coverage hook's integer fields.
-pub(crate) fn push_u64(out: &mut (impl fmt::Write + ?Sized), value: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = value;
-    loop {
-        at -= 1;
-        // A digit is below 10: the cast keeps it.
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    // ASCII digits are UTF-8; writing to a String cannot fail.
-    let _ = out.write_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
 /// `hadoop_ref::datanode::state_context` → `datanode::state_context`, borrowed.

@@ -164,3 +164,31 @@ fn a_sink_gets_the_events_it_wants_each_time_their_call_sites_come_back() {
     assert_eq!(wanted.len(), 6);
     assert_eq!(handed.with(std::mem::take), wanted);
 }
+
+/// A streaming recorder refills a call site's own event in place: an event whose call
+/// left a field or its node empty (an `Option` that is `None` records nothing) has none
+/// left from the site's previous event, and a field that moved up takes its own name.
+#[test]
+fn a_call_sites_events_each_have_only_the_fields_and_node_they_were_given() {
+    let emit_all = || {
+        for i in 0..6_u64 {
+            let node = (i % 2 == 0).then_some("dn1");
+            let first = (i % 3 != 1).then_some(i);
+            tracing::debug!(target: "hadoop_ref::datanode::state_context", node, first, second = i, "term set");
+        }
+    };
+    let ((), kept) = story::record(emit_all);
+    let handed = hadoop_ref::unmodelled::Shared::new(Vec::new());
+    Recorder::discarding()
+        .with_sink(Keep(handed.clone()))
+        .install(emit_all);
+    let handed = handed.with(std::mem::take);
+    assert_eq!(handed, kept.events);
+    assert_eq!(handed[1].node, None, "{handed:?}");
+    assert_eq!(
+        handed[1].fields,
+        [("second".to_owned(), "1".to_owned())],
+        "{handed:?}"
+    );
+    assert_eq!(handed[2].fields.len(), 2, "{handed:?}");
+}

@@ -1,0 +1,211 @@
+//! What a [`Recorder`](super::Recorder) keeps per call site: which of its sinks take the
+//! site's events, and, for a recorder that keeps nothing, the site's event itself,
+//! refilled in place at each of them.
+//!
+//! A `tracing` call site's metadata is static, so its address names it. Every event of
+//! this crate has a literal message (the event catalogue's test checks each call): a call
+//! site's events all have one name and one component, and their fields come in the order
+//! the call writes them. Refilling the site's own event rewrites only the field values
+//! and the node; its name, component and field names stay written from the first time.
+
+use std::collections::hash_map::Entry;
+use std::fmt;
+
+use tracing::Event as TracingEvent;
+use tracing::Metadata;
+use tracing::field::{Field, Visit};
+
+use super::event::Event;
+use super::fast_hash::FastMap;
+
+/// The call sites a recorder has seen, by their metadata's address. There are as many as
+/// the program has call sites of this crate, no more: the map is bounded by the code.
+#[derive(Default)]
+pub(super) struct Sites {
+    by_site: FastMap<usize, Site>,
+}
+
+/// One call site: the sinks that take its events, and its last event.
+#[derive(Default)]
+pub(super) struct Site {
+    /// The sinks that take the site's events (a bit set of their indices).
+    pub(super) takers: u64,
+    /// The site's last event, as a recorder that keeps nothing refilled it (its name and
+    /// component are the site's; its thread and step are the caller's to write).
+    pub(super) event: Event,
+    /// Each of `event.fields`, by its index in the call site's field set: a field already
+    /// in its place keeps its name, written once.
+    indices: Vec<usize>,
+}
+
+impl Sites {
+    /// The call site of `event`, its event refilled from `event`. The first time the site
+    /// emits one, `ask` gives the sinks that take the events of a component and a name;
+    /// `component` is the site's component.
+    pub(super) fn refill(
+        &mut self,
+        event: &TracingEvent<'_>,
+        component: &str,
+        ask: impl FnOnce(&str, &str) -> u64,
+    ) -> &mut Site {
+        let metadata = event.metadata();
+        let key = std::ptr::from_ref(metadata) as usize;
+        match self.by_site.entry(key) {
+            Entry::Occupied(known) => {
+                let site = known.into_mut();
+                // Routed by its address alone: an event no sink takes is not written out.
+                if site.takers != 0 {
+                    site.fill(event, true);
+                }
+                site
+            }
+            Entry::Vacant(new) => {
+                let mut site = Site::default();
+                site.event.name.push_str(metadata.name());
+                site.event.component.push_str(component);
+                site.fill(event, false);
+                site.takers = ask(component, &site.event.name);
+                new.insert(site)
+            }
+        }
+    }
+
+    /// The sinks that take `event` (of call site `site`), from `ask` (as for
+    /// [`Sites::refill`]) when the site is new or its last event had another name (an
+    /// event whose message is not a literal, which a recorder that keeps its events still
+    /// routes by name).
+    pub(super) fn takers(
+        &mut self,
+        site: &'static Metadata<'static>,
+        event: &Event,
+        ask: impl FnOnce(&str, &str) -> u64,
+    ) -> u64 {
+        let key = std::ptr::from_ref(site) as usize;
+        if let Some(known) = self.by_site.get(&key)
+            && known.event.name == event.name
+            && known.event.component == event.component
+        {
+            return known.takers;
+        }
+        let takers = ask(&event.component, &event.name);
+        let known = self.by_site.entry(key).or_default();
+        known.takers = takers;
+        known.event.name.clone_from(&event.name);
+        known.event.component.clone_from(&event.component);
+        takers
+    }
+}
+
+impl Site {
+    /// Rewrites the event's fields and node from `event`; its name from the message too,
+    /// unless it is `named` already (the site's).
+    fn fill(&mut self, event: &TracingEvent<'_>, named: bool) {
+        let mut refill = Refill {
+            site: self,
+            named,
+            node: false,
+            fields: 0,
+        };
+        event.record(&mut refill);
+        let Refill { node, fields, .. } = refill;
+        // A field or a node the call left empty this time (an absent `Option`).
+        self.event.fields.truncate(fields);
+        self.indices.truncate(fields);
+        if !node {
+            self.event.node = None;
+        }
+    }
+}
+
+/// An event's fields written over its call site's last event.
+struct Refill<'a> {
+    site: &'a mut Site,
+    /// Whether the event's name is already written (its call site's).
+    named: bool,
+    node: bool,
+    fields: usize,
+}
+
+impl Refill<'_> {
+    /// Writes `field`'s value (with `write`) in its string.
+    fn put(&mut self, field: &Field, write: impl FnOnce(&mut String)) {
+        let event = &mut self.site.event;
+        let slot = match field.name() {
+            "message" if self.named => return,
+            "message" => &mut event.name,
+            "node" => {
+                self.node = true;
+                event.node.get_or_insert_with(String::new)
+            }
+            name => {
+                let at = self.fields;
+                self.fields += 1;
+                let indices = &mut self.site.indices;
+                if at == indices.len() {
+                    event.fields.push((name.to_owned(), String::new()));
+                    indices.push(field.index());
+                } else if indices[at] != field.index() {
+                    event.fields[at].0.clear();
+                    event.fields[at].0.push_str(name);
+                    indices[at] = field.index();
+                }
+                &mut event.fields[at].1
+            }
+        };
+        slot.clear();
+        write(slot);
+    }
+}
+
+impl Visit for Refill<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.put(field, |slot| slot.push_str(value));
+    }
+
+    // Integers and flags written as `Debug` writes them, without its dynamic dispatch.
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.put(field, |slot| push_u64(slot, value));
+    }
+
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.put(field, |slot| {
+            if value < 0 {
+                slot.push('-');
+            }
+            push_u64(slot, value.unsigned_abs());
+        });
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.put(field, |slot| {
+            slot.push_str(if value { "true" } else { "false" });
+        });
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        use std::fmt::Write as _;
+        // Writing into a String cannot fail.
+        self.put(field, |slot| {
+            let _ = write!(slot, "{value:?}");
+        });
+    }
+}
+
+/// Appends `value` in decimal, as its `Display` (and `Debug`) writes it, without the
+/// formatting machinery: the recorder's and the coverage hook's integer fields.
+pub(crate) fn push_u64(out: &mut (impl fmt::Write + ?Sized), value: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = value;
+    loop {
+        at -= 1;
+        // A digit is below 10: the cast keeps it.
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    // ASCII digits are UTF-8; writing to a String cannot fail.
+    let _ = out.write_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+}
