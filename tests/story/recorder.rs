@@ -99,6 +99,17 @@ impl story::EventSink for Keep {
     }
 }
 
+/// The events `emit_all` emits, as a recorder that keeps them records them, and as one
+/// that keeps nothing hands them to its sink.
+fn kept_and_handed(emit_all: impl Fn()) -> (Vec<story::Event>, Vec<story::Event>) {
+    let ((), kept) = story::record(&emit_all);
+    let handed = hadoop_ref::unmodelled::Shared::new(Vec::new());
+    Recorder::discarding()
+        .with_sink(Keep(handed.clone()))
+        .install(&emit_all);
+    (kept.events, handed.with(std::mem::take))
+}
+
 #[test]
 fn a_recorder_that_keeps_nothing_hands_its_sinks_the_events_a_keeping_one_records() {
     let emit_all = || {
@@ -107,16 +118,8 @@ fn a_recorder_that_keeps_nothing_hands_its_sinks_the_events_a_keeping_one_record
         tracing::debug!(target: "hadoop_ref::namenode::namesystem", x = "y", "no node");
         emit(3);
     };
-    let ((), kept) = story::record(emit_all);
-    let handed = hadoop_ref::unmodelled::Shared::new(Vec::new());
-    Recorder::discarding()
-        .with_sink(Keep(handed.clone()))
-        .install(emit_all);
-    let handed = handed.with(std::mem::take);
-    assert_eq!(
-        handed, kept.events,
-        "the same events, steps, nodes and fields"
-    );
+    let (kept, handed) = kept_and_handed(emit_all);
+    assert_eq!(handed, kept, "the same events, steps, nodes and fields");
     assert_eq!(
         handed[2].node, None,
         "a node is not carried over to the next event"
@@ -177,13 +180,8 @@ fn a_call_sites_events_each_have_only_the_fields_and_node_they_were_given() {
             tracing::debug!(target: "hadoop_ref::datanode::state_context", node, first, second = i, "term set");
         }
     };
-    let ((), kept) = story::record(emit_all);
-    let handed = hadoop_ref::unmodelled::Shared::new(Vec::new());
-    Recorder::discarding()
-        .with_sink(Keep(handed.clone()))
-        .install(emit_all);
-    let handed = handed.with(std::mem::take);
-    assert_eq!(handed, kept.events);
+    let (kept, handed) = kept_and_handed(emit_all);
+    assert_eq!(handed, kept);
     assert_eq!(handed[1].node, None, "{handed:?}");
     assert_eq!(
         handed[1].fields,
