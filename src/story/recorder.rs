@@ -8,12 +8,11 @@
 use std::collections::VecDeque;
 use std::fmt;
 
-use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event as TracingEvent, Metadata, Subscriber};
 
 use super::event::{Event, Story};
-use super::site::Sites;
+use super::site::{self, Sites};
 use crate::sync::thread;
 use crate::unmodelled::Shared;
 
@@ -307,56 +306,14 @@ pub(super) fn event_of(event: &TracingEvent<'_>) -> Option<Event> {
 
 /// [`event_of`] for an event of this crate emitted by the thread labelled `thread`.
 fn event_with_label(event: &TracingEvent<'_>, thread: String) -> Event {
-    let metadata = event.metadata();
-    let mut fields = Fields::default();
-    event.record(&mut fields);
+    let component = component_of_str(event.metadata().target());
     Event {
-        step: 0,
         thread,
-        node: fields.node,
-        component: component_of(metadata.target()),
-        name: fields.message.unwrap_or_else(|| metadata.name().to_owned()),
-        fields: fields.rest,
+        ..site::event_of(event, component)
     }
 }
 
 /// `hadoop_ref::datanode::state_context` → `datanode::state_context`, borrowed.
 fn component_of_str(target: &str) -> &str {
     target.strip_prefix(TARGET_PREFIX).unwrap_or(target)
-}
-
-/// `hadoop_ref::datanode::state_context` → `datanode::state_context`.
-fn component_of(target: &str) -> String {
-    target
-        .strip_prefix(TARGET_PREFIX)
-        .unwrap_or(target)
-        .to_owned()
-}
-
-/// An event's fields, split into its message, its node and the rest.
-#[derive(Default)]
-struct Fields {
-    message: Option<String>,
-    node: Option<String>,
-    rest: Vec<(String, String)>,
-}
-
-impl Fields {
-    fn put(&mut self, field: &Field, value: String) {
-        match field.name() {
-            "message" => self.message = Some(value),
-            "node" => self.node = Some(value),
-            name => self.rest.push((name.to_owned(), value)),
-        }
-    }
-}
-
-impl Visit for Fields {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.put(field, value.to_owned());
-    }
-
-    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        self.put(field, format!("{value:?}"));
-    }
 }

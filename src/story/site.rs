@@ -60,10 +60,7 @@ impl Sites {
                 site
             }
             Entry::Vacant(new) => {
-                let mut site = Site::default();
-                site.event.name.push_str(metadata.name());
-                site.event.component.push_str(component);
-                site.fill(event, false);
+                let mut site = Site::first(event, component);
                 site.takers = ask(component, &site.event.name);
                 new.insert(site)
             }
@@ -96,7 +93,23 @@ impl Sites {
     }
 }
 
+/// `event` as a story's event of `component`, written as a call site's first event is
+/// (its thread left empty, its step 0).
+pub(super) fn event_of(event: &TracingEvent<'_>, component: &str) -> Event {
+    Site::first(event, component).event
+}
+
 impl Site {
+    /// The call site of `event`, of `component`, written from its first event: named by
+    /// its message (or by the site, for an event with none). No sink takes its events yet.
+    fn first(event: &TracingEvent<'_>, component: &str) -> Self {
+        let mut site = Site::default();
+        site.event.name.push_str(event.metadata().name());
+        site.event.component.push_str(component);
+        site.fill(event, false);
+        site
+    }
+
     /// Rewrites the event's fields and node from `event`; its name from the message too,
     /// unless it is `named` already (the site's).
     fn fill(&mut self, event: &TracingEvent<'_>, named: bool) {
