@@ -49,7 +49,6 @@
 //! [`ContainerController`]: super::container::controller::ContainerController
 
 use std::collections::VecDeque;
-use std::time::Duration;
 
 use super::container::config::ContainerConfig;
 use super::container::controller::shared_controller;
@@ -58,15 +57,17 @@ use super::container::reconcile::PeerDirectory;
 use super::container::volume::ContainerVolume;
 use super::dispatcher::{CommandDispatcher, CommandOutcome, CommandReport};
 use super::error::DatanodeError;
+use super::executors::{ExecutorStep, HandlerExecutors};
 use super::heartbeat::{HeartbeatEndpointTask, TaskOutcome};
 use super::reports::ReportPublisher;
-use super::state_context::{EndpointState, StateContext, StateContextBehavior, StateContextConfig};
-use crate::clock::Clock;
+use super::services::{Completion, Pacing, Processor, Threads};
+use super::state_context::{StateContext, StateContextBehavior, StateContextConfig};
+use crate::clock::{Clock, StopFlag};
 use crate::hdds::heartbeat::ScmEndpoint;
 use crate::hdds::ids::DatanodeId;
 use crate::sync::atomic::{AtomicU64, Ordering};
-use crate::sync::channel::{self, Receiver, Sender};
-use crate::sync::{Arc, Mutex, RwCell, stop_requested, thread};
+use crate::sync::channel::{self, Sender};
+use crate::sync::{Arc, Mutex, RwCell, thread};
 
 /// Settings of a [`Datanode`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -144,7 +145,7 @@ impl ProcessorStats {
         self.history_dropped.load(Ordering::Relaxed)
     }
 
-    fn record(&self, report: &CommandReport) {
+    pub(super) fn record(&self, report: &CommandReport) {
         let full = self.history.write(|history| {
             let full = history.len() >= COMMAND_HISTORY_LIMIT;
             if full {
@@ -168,7 +169,10 @@ impl ProcessorStats {
 
 #[derive(Debug)]
 struct Running {
-    stop: Sender<()>,
+    /// Wall-clock pacing's stop: dropping it disconnects every waiting loop.
+    stopped: Sender<()>,
+    stop: StopFlag,
+    pacing: Pacing,
     threads: Vec<thread::JoinHandle<()>>,
 }
 
@@ -181,6 +185,7 @@ pub struct Datanode {
     context: Arc<StateContext>,
     handler: Arc<KeyValueHandler>,
     dispatcher: Arc<CommandDispatcher>,
+    executors: Arc<HandlerExecutors>,
     reports: Arc<ReportPublisher>,
     stats: Arc<ProcessorStats>,
     running: Mutex<Option<Running>>,
@@ -221,6 +226,10 @@ impl Datanode {
             controller,
             clock,
         ));
+        let executors = Arc::new(HandlerExecutors::new(
+            Arc::clone(&dispatcher),
+            Arc::clone(&handler),
+        ));
         Ok(Self {
             id,
             config,
@@ -228,6 +237,7 @@ impl Datanode {
             context,
             handler,
             dispatcher,
+            executors,
             reports,
             stats: Arc::new(ProcessorStats::default()),
             running: Mutex::new(None),
@@ -259,9 +269,16 @@ impl Datanode {
         &self.stats
     }
 
-    /// Starts the endpoint threads, the command processor and the block deleting service;
-    /// starting a running datanode is a no-op.
+    /// Starts every thread ([`services`](super::services)) paced by the wall clock: a
+    /// heartbeat thread per SCM, the command processor, the replication supervisor, the
+    /// delete-container executor, the on-demand scanner and the block deleting service.
+    /// Starting a running datanode is a no-op.
     pub fn start(&self) -> Result<(), DatanodeError> {
+        self.start_with(Pacing::WallClock)
+    }
+
+    /// [`start`](Self::start) with the time-driven threads paced by `pacing`.
+    pub fn start_with(&self, pacing: Pacing) -> Result<(), DatanodeError> {
         let mut running = self.running.lock();
         if running.is_some() {
             return Ok(());
@@ -269,50 +286,66 @@ impl Datanode {
         let tasks = HeartbeatEndpointTask::for_all_endpoints(self.id, &self.context, &self.scms)?;
         // The await bound counts from the start of the threads, not from construction.
         self.context.mark_started();
-        let (stop, stopped) = channel::bounded::<()>(1);
-        let mut threads = Vec::with_capacity(tasks.len() + 2);
+        let (stopped, stopped_rx) = channel::bounded::<()>(1);
+        let stop = StopFlag::new();
+        let spawner = Threads {
+            name: self.id.to_string(),
+            config: &self.config,
+            pacing: &pacing,
+            stopped: &stopped_rx,
+            stop: &stop,
+        };
+        let mut threads = Vec::with_capacity(tasks.len() + 5);
         for task in tasks {
-            let task = task.with_reports(Arc::clone(&self.reports));
-            let stopped = stopped.clone();
-            let config = self.config.clone();
-            threads.push(thread::spawn(move || {
-                endpoint_loop(&task, &config, &stopped)
-            }));
+            threads.push(spawner.endpoint(task.with_reports(Arc::clone(&self.reports))));
         }
         let processor = self.processor();
-        let idle = Duration::from_millis(self.config.heartbeat_interval_ms);
-        let processor_stopped = stopped.clone();
-        threads.push(thread::spawn(move || {
-            processor_loop(&processor, idle, &processor_stopped)
-        }));
-        let handler = Arc::clone(&self.handler);
-        let interval = Duration::from_millis(self.config.block_deleting_interval_ms);
-        threads.push(thread::spawn(move || {
-            block_deleting_loop(&handler, interval, &stopped)
-        }));
-        *running = Some(Running { stop, threads });
+        threads.extend(spawner.executors(&self.executors, &processor.completion));
+        threads.push(spawner.processor(processor));
+        threads.push(spawner.scanner(&self.handler));
+        threads.push(spawner.block_deleting(&self.handler));
+        *running = Some(Running {
+            stopped,
+            stop,
+            pacing,
+            threads,
+        });
         Ok(())
     }
 
-    /// Stops every thread and waits for them; stopping a stopped datanode is a no-op.
+    /// Stops every thread and waits for them; stopping a stopped datanode is a no-op. A
+    /// command an executor has queued and not begun stays queued (a stepping driver runs
+    /// it; a restart loses it).
     pub fn stop(&self) {
-        let Some(Running { stop, threads }) = self.running.lock().take() else {
+        let Some(running) = self.running.lock().take() else {
             return;
         };
-        // Disconnecting the channel wakes every waiting loop.
-        drop(stop);
-        for handle in threads {
+        match &running.pacing {
+            Pacing::Paced(pace) => pace.stop(&running.stop),
+            Pacing::WallClock => running.stop.set(),
+        }
+        // Disconnecting the channel wakes every loop paced by the wall clock.
+        drop(running.stopped);
+        self.executors.wake();
+        self.handler.scanner().wake();
+        for handle in running.threads {
             // A panicking loop already reported itself; stopping goes on with the others.
             let _ = handle.join();
         }
+    }
+
+    /// Whether its threads run.
+    pub fn is_started(&self) -> bool {
+        self.running.lock().is_some()
     }
 
     /// Restarts the process: stops the threads, loses the in-memory term and queue
     /// ([`StateContext::restart`]) and every replica's in-memory state, reloads the
     /// replicas from the volume, and starts again.
     pub fn restart(&self) -> Result<(), DatanodeError> {
+        let pacing = self.running.lock().as_ref().map(|r| r.pacing.clone());
         self.restart_stopped()?;
-        self.start()
+        self.start_with(pacing.unwrap_or(Pacing::WallClock))
     }
 
     /// [`restart`](Self::restart) without starting the threads: for a datanode driven by
@@ -320,6 +353,7 @@ impl Datanode {
     pub fn restart_stopped(&self) -> Result<(), DatanodeError> {
         self.stop();
         self.context.restart();
+        self.executors.clear();
         self.handler.restart()?;
         self.context.mark_started();
         Ok(())
@@ -354,28 +388,89 @@ impl Datanode {
     /// # });
     /// ```
     pub fn tick_commands(&self) -> Result<Tick, DatanodeError> {
-        let tasks = HeartbeatEndpointTask::for_all_endpoints(self.id, &self.context, &self.scms)?;
         let mut tick = Tick::default();
-        for task in tasks {
-            let task = task.with_reports(Arc::clone(&self.reports));
-            // Bounded: an endpoint moves GETVERSION → REGISTER → HEARTBEAT.
-            for _ in 0..3 {
-                match task.run_once() {
-                    Ok(TaskOutcome::Heartbeat(_)) => {
-                        tick.heartbeats += 1;
-                        break;
-                    }
-                    Ok(TaskOutcome::Versioned | TaskOutcome::Registered) => {}
-                    Ok(TaskOutcome::Shutdown) | Err(_) => break,
-                }
+        for scm in self.scms.iter().map(|scm| scm.scm_id()) {
+            if self.heartbeat_to(scm)? {
+                tick.heartbeats += 1;
             }
         }
-        // Bounded by the queue's limit: commands are queued only by heartbeats.
+        // Bounded by the queue's limit: commands are queued only by heartbeats. Each runs
+        // to its end before the next, so the queue's order is the order they run in.
         let processor = self.processor();
         while processor.process_next() {
             tick.commands += 1;
+            self.run_executors_to_idle();
         }
         Ok(tick)
+    }
+
+    /// The heartbeat thread of the endpoint of `scm`, stepped until it has sent a
+    /// heartbeat (at most GETVERSION, REGISTER, HEARTBEAT): true when the SCM answered a
+    /// heartbeat. An SCM that does not answer is skipped (false).
+    pub fn heartbeat_to(&self, scm: crate::hdds::ids::ScmId) -> Result<bool, DatanodeError> {
+        let tasks = HeartbeatEndpointTask::for_all_endpoints(self.id, &self.context, &self.scms)?;
+        let Some(task) = tasks.into_iter().find(|t| t.endpoint().scm() == scm) else {
+            return Ok(false);
+        };
+        let task = task.with_reports(Arc::clone(&self.reports));
+        // Bounded: an endpoint moves GETVERSION → REGISTER → HEARTBEAT.
+        for _ in 0..3 {
+            match task.run_once() {
+                Ok(TaskOutcome::Heartbeat(_)) => return Ok(true),
+                Ok(TaskOutcome::Versioned | TaskOutcome::Registered) => {}
+                Ok(TaskOutcome::Shutdown) | Err(_) => return Ok(false),
+            }
+        }
+        Ok(false)
+    }
+
+    /// The command processor once: the next command run, or handed to its executor.
+    /// False when no command could be taken.
+    pub fn process_command(&self) -> bool {
+        self.processor().process_next()
+    }
+
+    /// One step of the replication supervisor: a reconciliation's next step, or its next
+    /// command started. `false` when it had nothing to do.
+    pub fn supervisor_step(&self) -> bool {
+        self.record_step(self.executors.supervisor_step())
+    }
+
+    /// The delete-container executor's next command run. `false` when none was queued.
+    pub fn delete_container_step(&self) -> bool {
+        self.record_step(self.executors.delete_container_step())
+    }
+
+    /// The on-demand scanner's next queued scan run. `false` when none was queued.
+    pub fn scan_step(&self) -> bool {
+        self.handler.scanner().run_next().is_some()
+    }
+
+    /// The executors' commands and the scans queued, each run to its end.
+    pub fn run_executors_to_idle(&self) {
+        // Bounded: the queues hold at most their limits and take nothing new meanwhile
+        // (only the processor, on this thread, submits), and a reconciliation's steps are
+        // bounded by its peers and their blocks.
+        while self.supervisor_step() {}
+        while self.delete_container_step() {}
+        while self.scan_step() {}
+    }
+
+    /// Commands the executors hold (queued or running) and scans queued.
+    pub fn executor_backlog(&self) -> usize {
+        let (supervisor, delete_container) = self.executors.in_flight();
+        supervisor + delete_container + self.handler.scanner().queued()
+    }
+
+    fn record_step(&self, step: ExecutorStep) -> bool {
+        match step {
+            ExecutorStep::Idle => false,
+            ExecutorStep::Progressed => true,
+            ExecutorStep::Finished(report) => {
+                self.processor().completion.record(&report);
+                true
+            }
+        }
     }
 }
 
@@ -384,8 +479,11 @@ impl Datanode {
     fn processor(&self) -> Processor {
         Processor {
             dispatcher: Arc::clone(&self.dispatcher),
-            reports: Arc::clone(&self.reports),
-            stats: Arc::clone(&self.stats),
+            executors: Arc::clone(&self.executors),
+            completion: Completion {
+                reports: Arc::clone(&self.reports),
+                stats: Arc::clone(&self.stats),
+            },
         }
     }
 }
@@ -402,67 +500,5 @@ pub struct Tick {
 impl Drop for Datanode {
     fn drop(&mut self) {
         self.stop();
-    }
-}
-
-fn endpoint_loop(task: &HeartbeatEndpointTask, config: &DatanodeConfig, stopped: &Receiver<()>) {
-    loop {
-        let wait_ms = match task.run_once() {
-            Ok(TaskOutcome::Shutdown) => return,
-            Ok(TaskOutcome::Heartbeat(summary)) if summary.reregister => 0,
-            // Errors are the SCM's or its response's; the endpoint retries next cycle.
-            _ if task.endpoint().state() == EndpointState::Heartbeat => {
-                config.heartbeat_interval_ms
-            }
-            _ => config.initial_heartbeat_interval_ms,
-        };
-        if stop_requested(stopped, Duration::from_millis(wait_ms)) {
-            return;
-        }
-    }
-}
-
-/// What the command processor thread works with.
-struct Processor {
-    dispatcher: Arc<CommandDispatcher>,
-    reports: Arc<ReportPublisher>,
-    stats: Arc<ProcessorStats>,
-}
-
-impl Processor {
-    /// Runs the next command, counts its outcome and publishes its status; false when no
-    /// command could be taken.
-    fn process_next(&self) -> bool {
-        let Some(report) = self.dispatcher.process_next() else {
-            return false;
-        };
-        self.stats.record(&report);
-        if let Some(status) = report.status() {
-            self.reports.add_command_status(&status);
-        }
-        true
-    }
-}
-
-fn processor_loop(processor: &Processor, idle: Duration, stopped: &Receiver<()>) {
-    loop {
-        let wait = if processor.process_next() {
-            Duration::ZERO
-        } else {
-            idle
-        };
-        if stop_requested(stopped, wait) {
-            return;
-        }
-    }
-}
-
-fn block_deleting_loop(handler: &KeyValueHandler, interval: Duration, stopped: &Receiver<()>) {
-    loop {
-        // A failed task is retried next interval, as the service does.
-        let _ = handler.run_block_deleting_service();
-        if stop_requested(stopped, interval) {
-            return;
-        }
     }
 }

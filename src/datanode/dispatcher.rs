@@ -122,20 +122,38 @@ impl<C: StateContextApi> CommandDispatcher<C> {
         Some(self.handle(dispatched))
     }
 
+    /// Takes the next command without running it (`None` if none can be taken now): for a
+    /// processor that hands some kinds to their handler's own thread.
+    pub fn take_next(&self) -> Option<DispatchedCommand> {
+        self.context.get_next_command()
+    }
+
     /// Runs a dispatched command. The delete-container handler and the replication
     /// supervisor first apply the execution-time fences: deadline, then term (read
     /// lock-free, as their own threads do in Ozone). The other handlers run the command as
     /// it was dispatched.
     pub fn handle(&self, dispatched: DispatchedCommand) -> CommandReport {
-        let command = &dispatched.command;
         let mut delete_results = Vec::new();
-        let outcome = match self.execution_fence(command) {
+        let outcome = match self.execution_fence(&dispatched.command) {
             Some(skipped) => skipped,
-            None => match self.execute(&command.kind, &mut delete_results) {
+            None => match self.execute(&dispatched.command.kind, &mut delete_results) {
                 Ok(()) => CommandOutcome::Executed,
                 Err(error) => CommandOutcome::Failed(error),
             },
         };
+        self.report(dispatched, outcome, delete_results)
+    }
+
+    /// How a command ran, as the handler that ran it reports it (the `command run` event).
+    /// For a command a handler's own thread ran to its end after [`handle`](Self::handle)'s
+    /// fences ([`execution_fence`](Self::execution_fence)).
+    pub fn report(
+        &self,
+        dispatched: DispatchedCommand,
+        outcome: CommandOutcome,
+        delete_results: Vec<DeleteBlockTransactionResult>,
+    ) -> CommandReport {
+        let command = &dispatched.command;
         tracing::debug!(
             node = self.context.datanode().map(tracing::field::display),
             command = ?command.kind,
@@ -151,8 +169,8 @@ impl<C: StateContextApi> CommandDispatcher<C> {
     }
 
     /// `DeleteContainerCommandHandler` and `ReplicationSupervisor` skip an expired command,
-    /// then one whose term is below the datanode's (strict `<`).
-    fn execution_fence(&self, command: &ScmCommand) -> Option<CommandOutcome> {
+    /// then one whose term is below the datanode's (strict `<`); `None`: it may run.
+    pub fn execution_fence(&self, command: &ScmCommand) -> Option<CommandOutcome> {
         if !matches!(
             command.kind,
             CommandKind::DeleteContainer { .. }

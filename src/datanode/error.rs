@@ -22,6 +22,13 @@ pub enum DatanodeError {
         /// How many commands of the response were not queued.
         dropped: usize,
     },
+    /// A command handler's executor queue is at its limit; the command was not queued and
+    /// the SCM will re-send it if it still wants it.
+    #[error("command handler's executor queue full at {limit} commands")]
+    ExecutorQueueFull {
+        /// The queue's limit.
+        limit: usize,
+    },
     /// A heartbeat response addressed to another datanode; nothing of it was applied.
     #[error("heartbeat response for {actual} received by {expected}")]
     ResponseForAnotherDatanode {

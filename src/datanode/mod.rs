@@ -23,8 +23,11 @@ pub mod container;
 pub mod daemon;
 pub mod dispatcher;
 mod error;
+pub mod executors;
 pub mod heartbeat;
 pub mod reports;
+pub mod services;
 pub mod state_context;
+pub mod work_queue;
 
 pub use error::DatanodeError;

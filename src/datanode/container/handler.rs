@@ -21,7 +21,7 @@ use super::config::ContainerConfig;
 use super::deletion::{self, BlockDeletingService, DeletionRound, TransactionStored};
 use super::error::ContainerError;
 use super::merkle;
-use super::reconcile::{self, PeerDatanode, PeerDirectory, ReconcileReport};
+use super::reconcile::{self, PeerDatanode, PeerDirectory, ReconcileReport, Reconciliation};
 use super::replica::KeyValueContainer;
 use super::scanner::{OnDemandContainerScanner, ScanReport};
 use super::store::{BlockData, ChunkInfo};
@@ -49,7 +49,7 @@ pub struct KeyValueHandler {
     /// Replicas the last (re)start found in the volume but could not load.
     pub(super) load_failures: Mutex<Vec<(ContainerId, ContainerError)>>,
     /// Containers with a reconciliation in flight (the supervisor's in-flight set).
-    reconciling: Mutex<BTreeSet<ContainerId>>,
+    reconciling: Arc<Mutex<BTreeSet<ContainerId>>>,
     /// The write pipelines whose Ratis group this datanode has left (`XceiverServerRatis`
     /// keeps the active groups; here every pipeline a command names is taken to be active
     /// unless it was left). Kept across a restart, as Ratis keeps its groups on disk.
@@ -91,7 +91,7 @@ impl KeyValueHandler {
             containers: RwCell::new(BTreeMap::new()),
             creation: Mutex::new(()),
             load_failures: Mutex::new(Vec::new()),
-            reconciling: Mutex::new(BTreeSet::new()),
+            reconciling: Arc::new(Mutex::new(BTreeSet::new())),
             left_pipelines: RwCell::new(BTreeSet::new()),
             deleting: BlockDeletingService {
                 block_limit_per_interval: config.block_deleting_limit_per_interval,
@@ -170,7 +170,7 @@ impl KeyValueHandler {
 
     /// Marks a reconciliation of `id` in flight until the guard is dropped; refused, without
     /// waiting, when one already is.
-    fn begin_reconciliation(&self, id: ContainerId) -> Result<InFlight<'_>, ContainerError> {
+    fn begin_reconciliation(&self, id: ContainerId) -> Result<InFlight, ContainerError> {
         if !self.reconciling.lock().insert(id) {
             tracing::debug!(
                 node = %self.datanode,
@@ -181,7 +181,7 @@ impl KeyValueHandler {
             return Err(ContainerError::ReconciliationInProgress { container: id });
         }
         Ok(InFlight {
-            set: &self.reconciling,
+            set: Arc::clone(&self.reconciling),
             id,
         })
     }
@@ -223,6 +223,35 @@ impl KeyValueHandler {
         let container = self.container(id)?;
         let _in_flight = self.begin_reconciliation(id)?;
         reconcile::reconcile_container(&container, peers)
+    }
+
+    /// `reconcileContainer` as the replication supervisor runs it: the reconciliation of
+    /// `id` with the peers named by `peers`, started (refused like
+    /// [`reconcile_with`](Self::reconcile_with) while another one runs), to be stepped to
+    /// its end; [`request_scan`](Self::request_scan) then queues the scan that ends it.
+    pub fn start_reconciliation(
+        &self,
+        id: ContainerId,
+        peers: &[DatanodeId],
+    ) -> Result<ReconcileTask, ContainerError> {
+        let peers = self.resolve_peers(peers)?;
+        let container = self.container(id)?;
+        let in_flight = self.begin_reconciliation(id)?;
+        Ok(ReconcileTask {
+            reconciliation: Reconciliation::start(container, peers)?,
+            _in_flight: in_flight,
+        })
+    }
+
+    /// Queues an on-demand scan of `id` for the scanner's thread (dropped when one is
+    /// queued or running already).
+    pub fn request_scan(&self, id: ContainerId) -> Result<bool, ContainerError> {
+        Ok(self.scanner.request(&self.container(id)?))
+    }
+
+    /// The on-demand scanner, whose queue the scanner's thread (or a stepping driver) runs.
+    pub fn scanner(&self) -> &OnDemandContainerScanner {
+        &self.scanner
     }
 
     /// An on-demand scan of `id` (`None` if one was already in flight).
@@ -288,12 +317,33 @@ impl KeyValueHandler {
 
 /// A reconciliation in flight; dropping it (also on unwind) lets the next one start.
 #[derive(Debug)]
-struct InFlight<'a> {
-    set: &'a Mutex<BTreeSet<ContainerId>>,
+struct InFlight {
+    set: Arc<Mutex<BTreeSet<ContainerId>>>,
     id: ContainerId,
 }
 
-impl Drop for InFlight<'_> {
+/// A reconciliation of one replica that the replication supervisor runs a step at a time
+/// ([`KeyValueHandler::start_reconciliation`]); the replica counts as being reconciled
+/// until it is dropped.
+#[derive(Debug)]
+pub struct ReconcileTask {
+    reconciliation: Reconciliation,
+    _in_flight: InFlight,
+}
+
+impl ReconcileTask {
+    /// One step ([`Reconciliation::step`]): the report once the last peer was tried.
+    pub fn step(&mut self) -> Option<ReconcileReport> {
+        self.reconciliation.step()
+    }
+
+    /// The replica it reconciles.
+    pub fn container(&self) -> ContainerId {
+        self.reconciliation.container().id()
+    }
+}
+
+impl Drop for InFlight {
     fn drop(&mut self) {
         self.set.lock().remove(&self.id);
     }

@@ -31,17 +31,18 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::checksum_tree::{ChecksumText, TreeWriter};
 use super::error::{ContainerError, PeerError};
-use super::merkle::{self, ChunkMerkle, ContainerChecksumInfo, ContainerMerkleTree};
-use super::peer_deletion::apply_peer_deletion;
+use super::merkle::{ChunkMerkle, ContainerMerkleTree};
 use super::replica::KeyValueContainer;
-use super::store::{BlockData, ChunkInfo, MetadataBatch};
+use super::store::{BlockData, ChunkInfo};
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, DatanodeId, LocalId};
 use crate::sync::Arc;
 
 mod commit;
+mod steps;
+
+pub use steps::Reconciliation;
 
 /// A peer datanode as reconciliation sees it (the datanode-to-datanode client calls).
 pub trait PeerDatanode: Send + Sync + fmt::Debug {
@@ -130,122 +131,22 @@ impl ReconcileReport {
     }
 }
 
-/// `reconcileContainerInternal`: reconciles `container` with each of `peers` in turn.
+/// `reconcileContainerInternal`: reconciles `container` with each of `peers` in turn, all
+/// at once on the caller's thread ([`Reconciliation`] runs the same steps one at a time).
 /// Takes no container lock except the patched commit's read lock (and the write lock to
 /// remove what a failed repair pulled, or to apply a peer's deletion). Not deduplicated
 /// here: the [handler](super::handler::KeyValueHandler) runs at most one per container.
 pub fn reconcile_container(
-    container: &KeyValueContainer,
+    container: &Arc<KeyValueContainer>,
     peers: &[Arc<dyn PeerDatanode>],
 ) -> Result<ReconcileReport, ContainerError> {
-    container.check_closed_for_repair()?;
-    tracing::debug!(
-        node = %container.datanode(),
-        container = %container.id(),
-        peers = %ids_text(peers.iter().map(|p| p.id())),
-        "reconciliation started"
-    );
-    let mut latest = Arc::new(container.checksums().read()?);
-    if !latest.has_data_checksum() {
-        latest = container.update_checksum_from_metadata()?;
-    }
-    let mut report = ReconcileReport::default();
-    for peer in peers {
-        match reconcile_with_peer(container, peer.as_ref(), &latest) {
-            Ok((round, updated)) => {
-                latest = updated;
-                report.rounds.push(round);
-            }
-            Err(error) => {
-                tracing::debug!(
-                    node = %container.datanode(),
-                    container = %container.id(),
-                    peer = %peer.id(),
-                    %error,
-                    "peer round failed"
-                );
-                report.peer_failures.push((peer.id(), error));
-            }
+    let mut reconciliation = Reconciliation::start(Arc::clone(container), peers.to_vec())?;
+    // Bounded: each step compares with a peer, repairs one of its blocks or ends its round.
+    loop {
+        if let Some(report) = reconciliation.step() {
+            return Ok(report);
         }
     }
-    tracing::debug!(
-        node = %container.datanode(),
-        container = %container.id(),
-        repaired = ?report.committed(),
-        root = %ChecksumText(latest.tree.data_checksum()),
-        "reconciliation finished"
-    );
-    Ok(report)
-}
-
-fn reconcile_with_peer(
-    container: &KeyValueContainer,
-    peer: &dyn PeerDatanode,
-    latest: &ContainerChecksumInfo,
-) -> Result<(PeerRound, Arc<ContainerChecksumInfo>), ContainerError> {
-    let id = container.id();
-    let mut round = PeerRound {
-        peer: peer.id(),
-        blocks: BTreeMap::new(),
-        adopted_deleted: Vec::new(),
-        applied_peer_deletions: Vec::new(),
-    };
-    let Some(bytes) = peer.checksum_info(id)? else {
-        return Ok((round, Arc::new(latest.clone())));
-    };
-    if bytes.is_empty() {
-        return Err(ContainerError::EmptyPeerTree {
-            peer: peer.id(),
-            container: id,
-        });
-    }
-    let peer_info = merkle::decode(&bytes).map_err(|source| ContainerError::MalformedTreeFile {
-        container: id,
-        source,
-    })?;
-    let config = container.config();
-    let peer_deletions = config.behavior.is_patched() && config.apply_peer_deletions;
-    let report = merkle::diff(latest, &peer_info, peer_deletions)?;
-    let mut writer = latest.tree.clone();
-    let mut work: Vec<(LocalId, Vec<ChunkMerkle>)> = report
-        .missing_blocks
-        .iter()
-        .map(|b| (b.local_id, b.chunks.values().copied().collect()))
-        .collect();
-    work.extend(report.missing_chunks.clone());
-    work.extend(report.corrupt_chunks.clone());
-    tracing::debug!(
-        node = %container.datanode(),
-        container = %id,
-        peer = %peer.id(),
-        repair = ?work.iter().map(|(block, _)| *block).collect::<Vec<_>>(),
-        deleted = ?report.diverged_deleted.iter().map(|(block, _)| *block).collect::<Vec<_>>(),
-        "trees compared"
-    );
-    for (block, chunks) in work {
-        let outcome = reconcile_chunks_per_block(container, peer, block, &chunks, &mut writer);
-        round.blocks.insert(block, outcome);
-    }
-    for (block, checksum) in &report.diverged_deleted {
-        if peer_deletions && apply_peer_deletion(container, *block, *checksum)? {
-            round.applied_peer_deletions.push(*block);
-        }
-        writer.set_deleted_block(*block, *checksum);
-        round.adopted_deleted.push(*block);
-    }
-    let updated =
-        container.update_and_get_container_checksum(TreeWriter::Reconciliation, &writer)?;
-    if config.records_deletions_in_database() && !report.diverged_deleted.is_empty() {
-        // The adopted deletions, now in the tree, are recorded in the database too.
-        container
-            .store()
-            .commit(MetadataBatch {
-                put_deleted: report.diverged_deleted.clone(),
-                ..MetadataBatch::default()
-            })
-            .map_err(ContainerError::store(id))?;
-    }
-    Ok((round, updated))
 }
 
 /// `reconcileChunksPerBlock`: pulls `wanted` chunks of `block` from `peer`, writes them,

@@ -49,6 +49,7 @@ impl KeyValueHandler {
         }
         self.containers.write(|containers| *containers = loaded);
         *self.load_failures.lock() = failures;
+        self.scanner().clear();
         Ok(())
     }
 
@@ -255,7 +256,12 @@ impl KeyValueHandler {
         staged: Arc<dyn ContainerStore>,
         source: &Arc<dyn PeerDatanode>,
     ) -> Result<(), ContainerError> {
-        let replica = KeyValueContainer::load(self.datanode, id, self.config, staged)?;
+        let replica = Arc::new(KeyValueContainer::load(
+            self.datanode,
+            id,
+            self.config,
+            staged,
+        )?);
         let report = reconcile::reconcile_container(&replica, std::slice::from_ref(source))?;
         if let Some((_, error)) = report.peer_failures.into_iter().next() {
             return Err(error);

@@ -15,9 +15,10 @@ use super::error::ContainerError;
 use super::merkle::{ChunkMerkle, ContainerMerkleTree, chunk_checksum};
 use super::replica::KeyValueContainer;
 use super::store::{BlockData, ChunkInfo, window_checksums};
+use crate::datanode::work_queue::WorkQueue;
 use crate::hdds::container::ContainerState;
 use crate::hdds::ids::{ContainerId, LocalId};
-use crate::sync::Mutex;
+use crate::sync::{Arc, Mutex};
 
 /// The kinds of scan failure (`ContainerScanError.FailureType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -75,12 +76,32 @@ impl ScanReport {
     }
 }
 
+/// Scans an on-demand scanner queues at most: one per replica is all it ever holds, and a
+/// datanode holds far fewer replicas here.
+pub const SCAN_QUEUE_LIMIT: usize = 4096;
+
 /// The on-demand scanner of one datanode. A request for a container whose scan is queued
 /// or running is dropped (`OnDemandContainerScanner.scanContainer` keeps the set of
-/// containers in flight), so scans of one container never overlap.
-#[derive(Debug, Default)]
+/// containers in flight), so scans of one container never overlap. A request either runs
+/// at once on the caller's thread ([`scan_container_without_gap`]) or is queued for the
+/// scanner's own thread ([`request`], [`run_next`]), as upstream's executor runs it.
+///
+/// [`scan_container_without_gap`]: Self::scan_container_without_gap
+/// [`request`]: Self::request
+/// [`run_next`]: Self::run_next
+#[derive(Debug)]
 pub struct OnDemandContainerScanner {
     in_flight: Mutex<BTreeSet<ContainerId>>,
+    queue: WorkQueue<Arc<KeyValueContainer>>,
+}
+
+impl Default for OnDemandContainerScanner {
+    fn default() -> Self {
+        Self {
+            in_flight: Mutex::new(BTreeSet::new()),
+            queue: WorkQueue::new(SCAN_QUEUE_LIMIT),
+        }
+    }
 }
 
 impl OnDemandContainerScanner {
@@ -101,6 +122,62 @@ impl OnDemandContainerScanner {
         let result = scan_container(container);
         self.in_flight.lock().remove(&container.id());
         Some(result)
+    }
+
+    /// `scanContainerWithoutGap` as the datanode runs it: queued for the scanner's thread.
+    /// False when a scan of the container is already queued or running, or the queue is
+    /// full (the request is dropped, as upstream drops it).
+    pub fn request(&self, container: &Arc<KeyValueContainer>) -> bool {
+        if !self.in_flight.lock().insert(container.id()) {
+            return false;
+        }
+        if self.queue.push(Arc::clone(container)).is_err() {
+            self.in_flight.lock().remove(&container.id());
+            return false;
+        }
+        true
+    }
+
+    /// Runs the oldest queued scan on the caller's thread, if one is queued.
+    pub fn run_next(&self) -> Option<(ContainerId, Result<ScanReport, ContainerError>)> {
+        let container = self.queue.try_take()?;
+        Some(self.scan_queued(&container))
+    }
+
+    /// The scanner's thread: waits for a queued scan and runs it; `None` once `stopped`
+    /// (after [`wake`](Self::wake)).
+    pub fn run_waiting(
+        &self,
+        stopped: impl Fn() -> bool,
+    ) -> Option<(ContainerId, Result<ScanReport, ContainerError>)> {
+        let container = self.queue.take(stopped)?;
+        Some(self.scan_queued(&container))
+    }
+
+    /// Wakes the scanner's thread, so it checks whether to stop.
+    pub fn wake(&self) {
+        self.queue.wake();
+    }
+
+    /// Scans queued, not yet running.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Forgets what was queued (a restart of the process loses it).
+    pub fn clear(&self) {
+        while let Some(container) = self.queue.try_take() {
+            self.in_flight.lock().remove(&container.id());
+        }
+    }
+
+    fn scan_queued(
+        &self,
+        container: &KeyValueContainer,
+    ) -> (ContainerId, Result<ScanReport, ContainerError>) {
+        let result = scan_container(container);
+        self.in_flight.lock().remove(&container.id());
+        (container.id(), result)
     }
 }
 
