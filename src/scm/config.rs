@@ -238,6 +238,18 @@ pub struct ReplicationManagerConfig {
     /// The datanode deadline is this much before the SCM deadline
     /// (`hdds.scm.replication.event.timeout.datanode.offset`, 6 min).
     pub event_timeout_datanode_offset_ms: u64,
+    /// Time between two runs of the under-replicated processor over the queue
+    /// (`hdds.scm.replication.under.replicated.interval`, 30 s).
+    pub under_replicated_interval_ms: u64,
+    /// Time between two runs of the over-replicated processor over the queue
+    /// (`hdds.scm.replication.over.replicated.interval`, 30 s).
+    pub over_replicated_interval_ms: u64,
+    /// Copies a stuck QUASI_CLOSED container keeps of its best origins
+    /// (`hdds.scm.replication.quasi.closed.stuck.best.origin.copies`, 3).
+    pub quasi_closed_stuck_best_origin_copies: usize,
+    /// Copies a stuck QUASI_CLOSED container keeps of each other origin
+    /// (`hdds.scm.replication.quasi.closed.stuck.other.origin.copies`, 2).
+    pub quasi_closed_stuck_other_origin_copies: usize,
 }
 
 impl Default for ReplicationManagerConfig {
@@ -247,17 +259,23 @@ impl Default for ReplicationManagerConfig {
             wait_after_safe_mode_exit_ms: 300_000,
             event_timeout_ms: 720_000,
             event_timeout_datanode_offset_ms: 360_000,
+            under_replicated_interval_ms: 30_000,
+            over_replicated_interval_ms: 30_000,
+            quasi_closed_stuck_best_origin_copies: 3,
+            quasi_closed_stuck_other_origin_copies: 2,
         }
     }
 }
 
 impl ReplicationManagerConfig {
-    /// No interval, no start delay, Ozone's command deadlines: a replication manager that
-    /// runs whenever it is asked, as a stepped cluster drives it.
+    /// No interval, no start delay, Ozone's command deadlines: a replication manager (and
+    /// its processors) that runs whenever it is asked, as a stepped cluster drives it.
     pub fn immediate() -> Self {
         Self {
             interval_ms: 0,
             wait_after_safe_mode_exit_ms: 0,
+            under_replicated_interval_ms: 0,
+            over_replicated_interval_ms: 0,
             ..Self::default()
         }
     }

@@ -91,10 +91,13 @@ mod container_deletion;
 mod heartbeat;
 mod leadership;
 mod over_replication;
+mod quasi_closed_stuck;
 mod replication_manager;
+mod replication_processors;
 mod replication_state;
 mod report_decision;
 mod reports;
+mod under_replication;
 
 use replication_state::ReplicationManagerState;
 

@@ -35,6 +35,13 @@ pub struct PendingOp {
     pub deadline_ms: u64,
 }
 
+impl PendingOp {
+    /// Whether it is a delete of `target`'s replica.
+    pub fn is_delete_of(&self, target: DatanodeId) -> bool {
+        self.kind == PendingOpKind::Delete && self.target == target
+    }
+}
+
 /// Every pending operation, by container (`ContainerReplicaPendingOps`). Bounded by the
 /// commands the SCM's queues hold: one op per command the replication manager queued.
 #[derive(Debug, Default)]
@@ -49,11 +56,15 @@ impl ContainerReplicaPendingOps {
     }
 
     /// `addReplica`/`deleteReplica` (`scheduleAddReplica`, `scheduleDeleteReplica`): an op
-    /// of the same kind on the same target is replaced.
-    pub fn schedule(&mut self, container: ContainerId, op: PendingOp) {
+    /// of the same kind on the same target is replaced. Returns whether one was (upstream
+    /// tells its subscribers of a new add only when none was).
+    pub fn schedule(&mut self, container: ContainerId, op: PendingOp) -> bool {
         let ops = self.ops.entry(container).or_default();
+        let before = ops.len();
         ops.retain(|o| !(o.kind == op.kind && o.target == op.target));
+        let replaced = ops.len() < before;
         ops.push(op);
+        replaced
     }
 
     /// `completeAddReplica`/`completeDeleteReplica`: a report shows the op done. Returns

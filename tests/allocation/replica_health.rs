@@ -9,7 +9,7 @@ use hadoop_ref::hdds::container::{ContainerReplicaReport, ContainerState};
 use hadoop_ref::hdds::ids::{ContainerId, DatanodeId};
 use hadoop_ref::scm::LifeCycleState;
 use hadoop_ref::scm::pending_ops::{PendingOp, PendingOpKind};
-use hadoop_ref::scm::replica_count::{ContainerHealth, RatisContainerReplicaCount};
+use hadoop_ref::scm::replica_count::{ContainerHealth, HealthResult, check_health};
 
 const C1: ContainerId = ContainerId(1);
 
@@ -37,7 +37,27 @@ fn health(
     replicas: &BTreeMap<DatanodeId, ContainerReplicaReport>,
     pending: &[PendingOp],
 ) -> ContainerHealth {
-    RatisContainerReplicaCount::new(state, sequence_id, 3, replicas, pending).health(state)
+    result(state, sequence_id, replicas, pending).health
+}
+
+fn result(
+    state: LifeCycleState,
+    sequence_id: u64,
+    replicas: &BTreeMap<DatanodeId, ContainerReplicaReport>,
+    pending: &[PendingOp],
+) -> HealthResult {
+    check_health(state, sequence_id, 3, replicas, pending)
+}
+
+/// `replicas`, with each replica's origin replaced by the datanode of `origins`.
+fn with_origins(
+    mut replicas: BTreeMap<DatanodeId, ContainerReplicaReport>,
+    origins: &[u64],
+) -> BTreeMap<DatanodeId, ContainerReplicaReport> {
+    for (report, &origin) in replicas.values_mut().zip(origins) {
+        report.origin = DatanodeId(origin);
+    }
+    replicas
 }
 
 fn delete_of(dn: u64) -> PendingOp {
@@ -114,17 +134,18 @@ fn an_unhealthy_fourth_replica_makes_a_closed_container_over_replicated() {
     );
 }
 
+/// `checkHealth` asks `isOverReplicated(false)`: a pending delete does not make an
+/// over-replicated container healthy (its transactions wait until the replica is gone),
+/// it only tells the replication manager not to queue it again.
 #[test]
 fn a_pending_delete_takes_a_replica_off_the_count() {
     let four = replicas(&[Closed, Closed, Closed, Closed], &[5, 5, 5, 5]);
-    assert_eq!(
-        health(LifeCycleState::Closed, 5, &four, &[]),
-        ContainerHealth::OverReplicated
-    );
-    assert_eq!(
-        health(LifeCycleState::Closed, 5, &four, &[delete_of(1)]),
-        ContainerHealth::Healthy
-    );
+    let over = result(LifeCycleState::Closed, 5, &four, &[]);
+    assert_eq!(over.health, ContainerHealth::OverReplicated);
+    assert!(!over.replicated_ok_after_pending && over.safely_over_replicated);
+    let deleting = result(LifeCycleState::Closed, 5, &four, &[delete_of(1)]);
+    assert_eq!(deleting.health, ContainerHealth::OverReplicated);
+    assert!(deleting.replicated_ok_after_pending);
     let three = replicas(&[Closed, Closed, Closed], &[5, 5, 5]);
     assert_eq!(
         health(LifeCycleState::Closed, 5, &three, &[delete_of(1)]),
@@ -138,4 +159,39 @@ fn no_replica_is_under_replicated() {
         health(LifeCycleState::Closed, 5, &BTreeMap::new(), &[]),
         ContainerHealth::UnderReplicated
     );
+}
+
+/// HDDS-16811's trigger on a stuck container: a QUASI_CLOSED container over-replicated only
+/// by UNHEALTHY replicas, each the last of its origin, is HEALTHY (its transactions go to
+/// every replica); once an UNHEALTHY replica shares its origin with another replica it may
+/// be deleted, and the container is over-replicated.
+#[test]
+fn a_quasi_closed_container_over_only_by_unique_unhealthy_replicas_is_healthy() {
+    let r = replicas(
+        &[QuasiClosed, QuasiClosed, QuasiClosed, Unhealthy],
+        &[5, 5, 5, 4],
+    );
+    assert_eq!(
+        health(LifeCycleState::QuasiClosed, 5, &r, &[]),
+        ContainerHealth::Healthy
+    );
+    let shared = with_origins(r, &[1, 2, 3, 1]);
+    assert_eq!(
+        health(LifeCycleState::QuasiClosed, 5, &shared, &[]),
+        ContainerHealth::OverReplicated
+    );
+}
+
+/// `hasMismatchedReplicas` and `isSafelyOverReplicated`, which keep an over-replicated
+/// container out of the queue until its replicas are closed.
+#[test]
+fn over_replication_with_a_mismatched_replica_is_not_safe_to_fix() {
+    let r = replicas(&[Closed, Closed, Closed, Closing], &[5, 5, 5, 5]);
+    let over = result(LifeCycleState::Closed, 5, &r, &[]);
+    assert_eq!(over.health, ContainerHealth::OverReplicated);
+    assert!(over.has_mismatched_replicas);
+    assert!(over.safely_over_replicated, "three CLOSED replicas match");
+    let r = replicas(&[Closed, Closed, Closing, Closing], &[5, 5, 5, 5]);
+    let over = result(LifeCycleState::Closed, 5, &r, &[]);
+    assert!(!over.safely_over_replicated, "two CLOSED replicas of three");
 }

@@ -16,7 +16,7 @@ use super::super::container_info::LifeCycleState;
 use super::super::deleted_block_log::{ContainerView, DeleteTransactionStatus};
 use super::super::error::ScmError;
 use super::super::ha::LogEntry;
-use super::super::replica_count::{ContainerHealth, RatisContainerReplicaCount};
+use super::super::replica_count::{ContainerHealth, check_health};
 use super::{ContainerTable, Listed, StorageContainerManager};
 use crate::hdds::command::{
     CommandId, CommandKind, DeleteBlockTransactionResult, DeletedBlocksTransaction, ScmCommand,
@@ -235,18 +235,19 @@ impl StorageContainerManager {
             return ContainerView::Open;
         }
         let replicas = table.replicas.get(&container).cloned().unwrap_or_default();
-        let count = {
+        let health = {
             let rm = self.replication.lock();
-            RatisContainerReplicaCount::new(
+            check_health(
                 info.state,
                 info.sequence_id,
                 self.expected_replicas(info),
                 &replicas,
                 rm.pending.get(container),
             )
+            .health
         };
         ContainerView::Closed {
-            healthy: count.health(info.state) == ContainerHealth::Healthy,
+            healthy: health == ContainerHealth::Healthy,
             replicas: replicas.keys().copied().collect(),
         }
     }

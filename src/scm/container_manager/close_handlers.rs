@@ -13,6 +13,7 @@ use super::super::container_info::LifeCycleState;
 use super::super::error::ScmError;
 use super::super::ha::LogEntry;
 use super::StorageContainerManager;
+use super::quasi_closed_stuck::can_force_close;
 use super::replication_manager::ContainerSnapshot;
 use crate::hdds::command::CommandKind;
 use crate::hdds::container::ContainerState;
@@ -101,42 +102,24 @@ impl StorageContainerManager {
     /// `QuasiClosedContainerHandler`: once replicas of every origin are seen among the
     /// QUASI_CLOSED and UNHEALTHY ones, and the best QUASI_CLOSED sequence id is not below
     /// an UNHEALTHY one's, a forced close goes to the QUASI_CLOSED replicas with the
-    /// highest sequence id. Otherwise the container is stuck in QUASI_CLOSED (its extra
-    /// copies, `QuasiClosedStuckReplicationCheck`, are not modelled).
+    /// highest sequence id. Otherwise the container is stuck in QUASI_CLOSED
+    /// (`quasi_closed_stuck`).
     pub(super) fn handle_quasi_closed(
         &self,
         container: &ContainerSnapshot,
     ) -> Result<usize, ScmError> {
+        if !can_force_close(container) {
+            return Ok(0);
+        }
         let replicas = &container.replicas;
-        let best_of = |state: ContainerState| {
-            replicas
-                .values()
-                .filter(|r| r.state == state)
-                .map(|r| r.sequence_id)
-                .max()
-        };
-        let Some(best) = best_of(ContainerState::QuasiClosed) else {
-            return Ok(0);
-        };
-        if best_of(ContainerState::Unhealthy).is_some_and(|unhealthy| unhealthy > best) {
-            return Ok(0);
-        }
-        let origins: std::collections::BTreeSet<DatanodeId> = replicas
+        let best = replicas
             .values()
-            .filter(|r| {
-                matches!(
-                    r.state,
-                    ContainerState::QuasiClosed | ContainerState::Unhealthy
-                )
-            })
-            .map(|r| r.origin)
-            .collect();
-        if origins.len() < container.required {
-            return Ok(0);
-        }
+            .filter(|r| r.state == ContainerState::QuasiClosed)
+            .map(|r| r.sequence_id)
+            .max();
         let targets: Vec<DatanodeId> = replicas
             .iter()
-            .filter(|(_, r)| r.state == ContainerState::QuasiClosed && r.sequence_id == best)
+            .filter(|(_, r)| r.state == ContainerState::QuasiClosed && Some(r.sequence_id) == best)
             .map(|(&dn, _)| dn)
             .collect();
         self.send_closes(container, &targets, true)

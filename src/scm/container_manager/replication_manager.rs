@@ -1,16 +1,21 @@
 //! The SCM's `ReplicationManager`: when it runs (leader ready, out of safe mode, a start
 //! delay after that, one pass per interval), how it sends a command (the leader's term, a
-//! datanode deadline, a pending op), and its pass over every container through the
-//! handlers upstream chains: `OpenContainerHandler`, `ClosingContainerHandler`,
+//! datanode deadline, a pending op), and its pass over every container (`processAll`)
+//! through the handlers upstream chains: `OpenContainerHandler`, `ClosingContainerHandler`,
 //! `QuasiClosedContainerHandler`, `MismatchedReplicasHandler` (`close_handlers`),
-//! `EmptyContainerHandler`, `DeletingContainerHandler` (`container_deletion`), then the
-//! over-replication handler (`over_replication`).
+//! `EmptyContainerHandler`, `DeletingContainerHandler` (`container_deletion`), the stuck
+//! QUASI_CLOSED check (`quasi_closed_stuck`) and `RatisReplicationCheckHandler`. The
+//! handlers that close and delete send their commands in the pass; an under- or
+//! over-replicated container is only queued, and the processors act on it later
+//! (`replication_processors`).
 //!
 //! **The race (HDDS-17268, HDDS-16449).** A new serving leader clears the pending ops,
 //! trusting datanodes to drop the old term's commands; the deposed leader's delete of an
 //! over-replicated container's replica may still be queued, and the new leader's own pass
-//! picks a replica to delete too. **The fence is the datanode's** (the term), bounded in
-//! time by the datanode deadline every command here carries and by the start delay.
+//! picks a replica to delete too. A leader deposed between a pass that queued a container
+//! and its processor's run still acts on it, at its old term, until it hears it no longer
+//! leads. **The fence is the datanode's** (the term), bounded in time by the datanode
+//! deadline every command here carries and by the start delay.
 //!
 //! Also the reconcile command an operator triggers (`ozone admin container reconcile`,
 //! `ReconciliationEligibilityHandler`, `ReconcileContainerEventHandler`).
@@ -20,11 +25,13 @@ use std::collections::BTreeMap;
 use super::super::container_info::{ContainerInfo, LifeCycleState};
 use super::super::error::ScmError;
 use super::super::pending_ops::{PendingOp, PendingOpKind};
-use super::super::replica_count::RatisContainerReplicaCount;
+use super::super::replica_count::{ContainerHealth, check_health};
 use super::StorageContainerManager;
+use super::replication_state::{Processor, Queued, ReplicationManagerState, ReplicationQueue};
 use crate::hdds::command::{CommandKind, ScmCommand};
 use crate::hdds::container::{ContainerReplicaReport, ContainerState};
 use crate::hdds::ids::{ContainerId, DatanodeId};
+use crate::hdds::term::Term;
 
 /// One container as a pass sees it: its row and its replicas, read under the table lock.
 #[derive(Debug, Clone)]
@@ -56,55 +63,81 @@ impl StorageContainerManager {
         }
     }
 
-    /// `processAll`: expired deletes sent again, then each container through the handlers.
+    /// `processAll`: expired deletes sent again, each container through the handlers, and
+    /// the queue for the processors replaced by what this pass found.
     fn replication_manager_pass(&self) -> Result<usize, ScmError> {
         let mut queued = self.resend_expired_deletes()?;
-        let containers: Vec<ContainerSnapshot> = {
-            let table = self.table.read();
-            table
-                .applied
-                .containers
-                .values()
-                .map(|info| ContainerSnapshot {
-                    info: info.clone(),
-                    replicas: table.replicas.get(&info.id).cloned().unwrap_or_default(),
-                    required: self.expected_replicas(info),
-                })
-                .collect()
-        };
-        for container in &containers {
-            queued += self.process_container(container)?;
+        let term = self.context().term;
+        let mut queue = ReplicationQueue::default();
+        for container in &self.container_snapshots() {
+            queued += self.process_container(container, term, &mut queue)?;
         }
+        self.replication.lock().queue = queue;
         Ok(queued)
     }
 
+    /// Every container with its replicas, as a pass reads them under the table lock.
+    fn container_snapshots(&self) -> Vec<ContainerSnapshot> {
+        let table = self.table.read();
+        table
+            .applied
+            .containers
+            .values()
+            .map(|info| ContainerSnapshot {
+                info: info.clone(),
+                replicas: table.replicas.get(&info.id).cloned().unwrap_or_default(),
+                required: self.expected_replicas(info),
+            })
+            .collect()
+    }
+
+    /// One container as a processor reads it again: its row and replicas now (`None` when
+    /// the container is gone).
+    pub(super) fn container_snapshot(&self, id: ContainerId) -> Option<ContainerSnapshot> {
+        let table = self.table.read();
+        let info = table.applied.containers.get(&id)?;
+        Some(ContainerSnapshot {
+            info: info.clone(),
+            replicas: table.replicas.get(&id).cloned().unwrap_or_default(),
+            required: self.expected_replicas(info),
+        })
+    }
+
     /// `notifyStatusChanged` and `shouldRun`, checked at each run: the first run of a
-    /// new serving term makes it RUNNING (the time noted, the pending ops cleared); it
-    /// passes once the start delay and the interval are over. Upstream does the first part
-    /// in the service notification; doing it at the next run keeps the leadership
-    /// notifications, which the HDDS-16891 checkers explore, free of this lock, and a
-    /// stepped cluster runs the manager every tick.
-    fn replication_manager_should_pass(&self) -> bool {
+    /// new serving term makes it RUNNING (the time noted, the pending ops cleared, the
+    /// queue kept); it runs once the start delay is over. Upstream does the first part in
+    /// the service notification; doing it at the next run keeps the leadership
+    /// notifications, which the HDDS-16891 checkers explore, free of this lock.
+    pub(super) fn replication_manager_should_run(&self, rm: &mut ReplicationManagerState) -> bool {
         let context = self.context();
         if !context.is_serving() {
             return false;
         }
-        let config = self.config.replication;
         let now_ms = self.clock.now_ms();
-        let mut rm = self.replication.lock();
         if rm.running_for_term != Some(context.term) {
             rm.running_for_term = Some(context.term);
             rm.ready_since_ms = now_ms;
             rm.last_pass_ms = None;
+            rm.last_processed_ms = [None; 2];
             rm.pending.clear();
             tracing::debug!(node = %self.id, term = context.term, "replication manager running");
         }
-        if now_ms.saturating_sub(rm.ready_since_ms) < config.wait_after_safe_mode_exit_ms {
+        now_ms.saturating_sub(rm.ready_since_ms)
+            >= self.config.replication.wait_after_safe_mode_exit_ms
+    }
+
+    /// [`replication_manager_should_run`](Self::replication_manager_should_run) and the
+    /// pass interval over.
+    fn replication_manager_should_pass(&self) -> bool {
+        let mut rm = self.replication.lock();
+        if !self.replication_manager_should_run(&mut rm) {
             return false;
         }
+        let now_ms = self.clock.now_ms();
+        let interval_ms = self.config.replication.interval_ms;
         if rm
             .last_pass_ms
-            .is_some_and(|last| now_ms.saturating_sub(last) < config.interval_ms)
+            .is_some_and(|last| now_ms.saturating_sub(last) < interval_ms)
         {
             return false;
         }
@@ -112,8 +145,14 @@ impl StorageContainerManager {
         true
     }
 
-    /// The handlers for one container, in upstream's chain order.
-    fn process_container(&self, container: &ContainerSnapshot) -> Result<usize, ScmError> {
+    /// The handlers for one container, in upstream's chain order; an under- or
+    /// over-replicated one goes to `queue` (queued at `term`).
+    fn process_container(
+        &self,
+        container: &ContainerSnapshot,
+        term: Term,
+        queue: &mut ReplicationQueue,
+    ) -> Result<usize, ScmError> {
         let queued = match container.info.state {
             LifeCycleState::Open => return self.handle_open(container),
             LifeCycleState::Closing => return self.handle_closing(container),
@@ -126,22 +165,63 @@ impl StorageContainerManager {
         if let Some(empty) = self.handle_empty(container)? {
             return Ok(queued + empty);
         }
-        Ok(queued + self.handle_over_replicated(container)?)
+        let pending = self.pending_ops(container.info.id);
+        let found = if self.is_quasi_closed_stuck(container) {
+            self.quasi_closed_stuck_check(container, &pending)
+        } else {
+            self.ratis_replication_check(container, &pending)
+        };
+        if let Some(processor) = found {
+            let id = container.info.id;
+            queue.of(processor).push_back(Queued {
+                container: id,
+                term,
+            });
+            tracing::debug!(
+                node = %self.id,
+                container = %id,
+                health = processor.name(),
+                term,
+                "container queued for replication"
+            );
+        }
+        Ok(queued)
     }
 
-    /// The count of `container`'s replicas with the ops pending on it.
-    pub(super) fn replica_count(
+    /// `RatisReplicationCheckHandler.handle`: an under-replicated container with a healthy
+    /// replica that its pending adds do not fix is queued for the under-replicated
+    /// processor; an over-replicated one only when its pending deletes do not fix it, no
+    /// healthy replica is in another state than the container (those are closed first),
+    /// and at least the factor of replicas are in its state.
+    fn ratis_replication_check(
         &self,
         container: &ContainerSnapshot,
-    ) -> RatisContainerReplicaCount {
-        let rm = self.replication.lock();
-        RatisContainerReplicaCount::new(
-            container.info.state,
-            container.info.sequence_id,
+        pending: &[PendingOp],
+    ) -> Option<Processor> {
+        let info = &container.info;
+        let result = check_health(
+            info.state,
+            info.sequence_id,
             container.required,
             &container.replicas,
-            rm.pending.get(container.info.id),
-        )
+            pending,
+        );
+        match result.health {
+            ContainerHealth::UnderReplicated => (!container.replicas.is_empty()
+                && result.has_healthy_replicas
+                && !result.replicated_ok_after_pending)
+                .then_some(Processor::Under),
+            ContainerHealth::OverReplicated => (!result.replicated_ok_after_pending
+                && !result.has_mismatched_replicas
+                && result.safely_over_replicated)
+                .then_some(Processor::Over),
+            ContainerHealth::Healthy | ContainerHealth::Unhealthy => None,
+        }
+    }
+
+    /// The ops pending on `container`.
+    pub(super) fn pending_ops(&self, container: ContainerId) -> Vec<PendingOp> {
+        self.replication.lock().pending.get(container).to_vec()
     }
 
     /// Whether a delete of `datanode`'s replica of `container` is pending.
@@ -180,9 +260,28 @@ impl StorageContainerManager {
                 command: command.clone(),
                 deadline_ms: scm_deadline_ms,
             };
-            self.replication.lock().pending.schedule(container, op);
+            let replaced = self.replication.lock().pending.schedule(container, op);
+            if kind == PendingOpKind::Add && !replaced {
+                self.record_replication_target(container, datanode);
+            }
         }
         Ok(command)
+    }
+
+    /// `SCMNodeManager.opAdded` (HDDS-14924): a replicate's new pending add records a
+    /// pending allocation on its target, without a space check, as a grant records one
+    /// (HDDS-16891's bucket), until the target's report confirms the replica or it ages
+    /// out.
+    fn record_replication_target(&self, container: ContainerId, target: DatanodeId) {
+        if let Ok(node) = self.nodes.get(target) {
+            self.nodes.tracker().record_allocation(&node, container);
+            tracing::debug!(
+                node = %self.id,
+                container = %container,
+                datanode = %target,
+                "replication target recorded"
+            );
+        }
     }
 
     /// `removeExpiredEntries` with `opCompleted(timedOut)`: each expired pending delete is

@@ -43,6 +43,8 @@ impl ScmServices {
         }
         for scm in &running {
             skip_if_deposed(scm.run_replication_manager())?;
+            skip_if_deposed(scm.run_over_replicated_processor())?;
+            skip_if_deposed(scm.run_under_replicated_processor())?;
             skip_if_deposed(scm.run_block_deleting_service())?;
         }
         Ok(())
