@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use super::cluster::{ClusterError, MiniOzoneCluster};
 use super::link::{Link, Switchboard};
 use super::services::ScmServices;
-use crate::clock::ManualClock;
+use crate::clock::Pace;
 use crate::datanode::DatanodeError;
 use crate::datanode::container::ContainerError;
 use crate::datanode::container::volume::{DiskVolume, MemoryVolume};
@@ -173,11 +173,10 @@ impl MiniOzoneClusterBuilder {
             deleting_replica_rule: self.deleting_replica_rule,
             ..ScmConfig::with_pipelines(self.pipelines())
         };
-        let clock = ManualClock::new(0);
         let mut cluster = MiniOzoneCluster {
             behavior: self.scm_behavior,
             config,
-            clock,
+            pace: Pace::new(0),
             tick_ms: self.tick_ms,
             dbs: (0..self.scms).map(|_| Arc::new(ScmDb::new())).collect(),
             scms: ScmServices {
@@ -267,7 +266,7 @@ impl MiniOzoneClusterBuilder {
             endpoints,
             volume,
             Some(cluster.peers.directory_for(id)),
-            cluster.clock.shared(),
+            cluster.pace.clock().shared(),
         )?;
         cluster.peers.register(datanode.replicas());
         datanode.reports().set_volume(VolumeUsage {

@@ -1,7 +1,7 @@
 //! The cluster's handle: its operations and its step.
 
-use super::services::{ScmServices, ServiceThread};
-use crate::clock::ManualClock;
+use super::services::{ScmServices, Started};
+use crate::clock::{ManualClock, Pace};
 use crate::datanode::DatanodeError;
 use crate::datanode::container::{ContainerController, ContainerError};
 use crate::datanode::daemon::Datanode;
@@ -61,7 +61,8 @@ pub struct Key {
 pub struct MiniOzoneCluster {
     pub(super) behavior: ScmBehavior,
     pub(super) config: ScmConfig,
-    pub(super) clock: ManualClock,
+    /// The clock every node reads, and what moves it wakes (the started cluster's threads).
+    pub(super) pace: Pace,
     pub(super) tick_ms: u64,
     pub(super) dbs: Vec<Arc<ScmDb>>,
     pub(super) scms: ScmServices,
@@ -71,8 +72,8 @@ pub struct MiniOzoneCluster {
     /// real process, never while the replicas are being reloaded.
     pub(super) processes: Vec<RwLock<()>>,
     pub(super) peers: PeerNetwork,
-    /// The SCMs' service thread while the cluster is started.
-    pub(super) service: Mutex<Option<ServiceThread>>,
+    /// The threads of the started cluster.
+    pub(super) service: Mutex<Option<Started>>,
     pub(super) next_block: AtomicU64,
 }
 
@@ -124,7 +125,7 @@ impl MiniOzoneCluster {
 
     /// The clock every node reads.
     pub fn clock(&self) -> &ManualClock {
-        &self.clock
+        self.pace.clock()
     }
 
     /// Ratis moves leadership to the SCM at `index`: the old leader steps down, the new
@@ -301,7 +302,7 @@ impl MiniOzoneCluster {
         for dn in &self.datanodes {
             dn.tick()?;
         }
-        self.clock.advance_ms(self.tick_ms);
+        self.pace.advance_ms(self.tick_ms);
         Ok(())
     }
 
@@ -436,7 +437,7 @@ impl MiniOzoneCluster {
             self.config.clone(),
             self.scms.ring.log(),
             db,
-            self.clock.shared(),
+            self.pace.clock().shared(),
         )?;
         scm.catch_up();
         Ok(scm)

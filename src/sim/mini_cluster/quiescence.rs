@@ -20,7 +20,8 @@ pub struct InFlight {
     pub delete_transactions: Vec<u64>,
     /// Commands an SCM holds for a datanode's next heartbeat, counted.
     pub queued_at_scms: Vec<(ScmId, DatanodeId, usize)>,
-    /// Commands a datanode took and has not run yet, counted.
+    /// Commands a datanode took (or its executors hold) and has not run yet, and scans it
+    /// has queued, counted.
     pub queued_at_datanodes: Vec<(DatanodeId, usize)>,
     /// Datanodes with a replica holding a delete transaction its deleting service has not
     /// run.
@@ -109,7 +110,7 @@ impl MiniOzoneCluster {
                 .running()
                 .iter()
                 .any(|scm| scm.queued_for(id) > 0)
-                || dn.context().queue_len() > 0
+                || dn.context().queue_len() + dn.executor_backlog() > 0
                 || self.pending_deletions(dn)?
             {
                 return Ok(false);
@@ -169,7 +170,7 @@ impl MiniOzoneCluster {
                     in_flight.queued_at_scms.push((scm.id(), id, queued));
                 }
             }
-            let queued = dn.context().queue_len();
+            let queued = dn.context().queue_len() + dn.executor_backlog();
             if queued > 0 {
                 in_flight.queued_at_datanodes.push((id, queued));
             }

@@ -1,19 +1,46 @@
 //! The SCMs' side of a [`MiniOzoneCluster`](super::MiniOzoneCluster): what one tick of the
-//! SCMs does, shared by the stepped cluster and the service thread of a started one.
+//! SCMs does, for the stepped cluster, and each SCM's services on threads of their own,
+//! for a started one (`ReplicationManager`'s monitor and its two processors,
+//! `SCMBlockDeletingService`), each run once each time the cluster's clock moves.
 
 use super::link::Switchboard;
-use crate::hdds::ids::DatanodeId;
+use crate::clock::{Pace, StopFlag};
+use crate::hdds::ids::{DatanodeId, ScmId};
 use crate::scm::{ScmError, StorageContainerManager};
 use crate::sim::ratis::SimulatedRatis;
 use crate::sync::channel::Sender;
 use crate::sync::{Arc, thread};
 
-/// The SCMs' service thread of a started cluster, and how to stop it (dropping `stop`).
+/// The threads of a started cluster and how to stop them: the SCMs' services (stopped
+/// through the pace), and, on real threads, the pacer that moves the clock (stopped by
+/// dropping its sender). Each datanode stops its own.
 #[derive(Debug)]
-pub(super) struct ServiceThread {
-    pub(super) stop: Sender<()>,
-    pub(super) thread: thread::JoinHandle<()>,
+pub(super) struct Started {
+    pub(super) stop: StopFlag,
+    pub(super) scm_threads: Vec<thread::JoinHandle<()>>,
+    pub(super) pacer: Option<(Sender<()>, thread::JoinHandle<()>)>,
 }
+
+/// An SCM service as a started cluster runs it: what it does on each move of the clock.
+type ScmService = fn(&ScmServices, &StorageContainerManager);
+
+/// Each SCM's services on a started cluster, with the names of their threads.
+const SCM_SERVICES: [(&str, ScmService); 4] = [
+    ("replication manager", |services, scm| {
+        services.leave_safe_mode_when_ready(scm);
+        // A refused pass (deposed, a full command queue) is tried again next move.
+        let _ = scm.run_replication_manager();
+    }),
+    ("over-replicated processor", |_, scm| {
+        let _ = scm.run_over_replicated_processor();
+    }),
+    ("under-replicated processor", |_, scm| {
+        let _ = scm.run_under_replicated_processor();
+    }),
+    ("block deleting service", |_, scm| {
+        let _ = scm.run_block_deleting_service();
+    }),
+];
 
 /// The SCMs as the cluster runs them: their slots, their Ratis ring, and the datanodes
 /// their safe mode waits for.
@@ -31,11 +58,46 @@ impl ScmServices {
         leader.and_then(|id| self.board.scm(id))
     }
 
+    /// Every SCM's services, each on a thread of its own, running once at start and
+    /// again each time `pace` moves, until `stop`. A service runs on whatever SCM holds
+    /// its slot then (none while it is crashed, the restarted one after).
+    pub(super) fn spawn_threads(
+        &self,
+        pace: &Pace,
+        stop: &StopFlag,
+    ) -> Vec<thread::JoinHandle<()>> {
+        let mut threads = Vec::new();
+        for scm in self.board.ids() {
+            for (name, service) in SCM_SERVICES {
+                let (services, pace, stop) = (self.clone(), pace.clone(), stop.clone());
+                let label = format!("{scm} · {name}");
+                threads.push(thread::spawn_named(&label, move || {
+                    services.serve(scm, service, &pace, &stop)
+                }));
+            }
+        }
+        threads
+    }
+
+    /// One SCM service's thread.
+    fn serve(&self, scm: ScmId, service: ScmService, pace: &Pace, stop: &StopFlag) {
+        let mut seen = pace.moves();
+        loop {
+            if let Some(running) = self.board.scm(scm) {
+                service(self, &running);
+            }
+            match pace.wait_moved(seen, stop) {
+                Some(moves) => seen = moves,
+                None => return,
+            }
+        }
+    }
+
     /// One tick of the SCMs: each SCM in safe mode leaves it if every datanode has
-    /// registered with it, then every running SCM runs its replication manager and block
-    /// deleting service, each deciding by what it believes (only a serving leader does
-    /// anything; a deposed leader that has not heard yet still does, as in Ozone). An SCM
-    /// deposed during its round skips the rest of it.
+    /// registered with it, then every running SCM runs its replication manager, its
+    /// processors and its block deleting service, each deciding by what it believes
+    /// (only a serving leader does anything; a deposed leader that has not heard yet
+    /// still does, as in Ozone). An SCM deposed during its round skips the rest of it.
     pub(super) fn tick(&self) -> Result<(), ScmError> {
         let running = self.board.running();
         for scm in &running {
