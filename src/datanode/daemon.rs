@@ -394,8 +394,11 @@ impl Datanode {
                 tick.heartbeats += 1;
             }
         }
-        // Bounded by the queue's limit: commands are queued only by heartbeats. Each runs
-        // to its end before the next, so the queue's order is the order they run in.
+        // What the executors hold from before (the datanode's threads stopped with work
+        // queued) runs first. Then, bounded by the queue's limit (commands are queued only
+        // by heartbeats), each command runs to its end before the next, so the queue's
+        // order is the order they run in.
+        self.run_executors_to_idle();
         let processor = self.processor();
         while processor.process_next() {
             tick.commands += 1;

@@ -10,10 +10,10 @@
 
 use super::invariants::no_datanode_granted_past_its_room;
 use super::liveness::pending_allocations_roll_out;
-use super::setup::{setup, spawn_datanodes};
+use super::setup::{run_on_threads, setup};
 
 use crate::scenarios::rng::SeededRng;
-use crate::scenarios::{Violation, join_all};
+use crate::scenarios::Violation;
 use crate::scm::ScmBehavior;
 use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
 use crate::sync::{Arc, thread};
@@ -22,9 +22,9 @@ use crate::sync::{Arc, thread};
 const KEYS: usize = 3;
 
 /// Two SCMs (allocation logic `behavior`), three datanodes with room for two containers
-/// each, one pipeline shape (every container on all three). Three spawned threads tick a
-/// datanode each; a fourth is the client: it asks for `KEYS` (3) keys, writing each at
-/// once or at the end as the seed says; a fifth moves leadership to SCM 2. A request
+/// each, one pipeline shape (every container on all three), run on its threads for
+/// `ROUNDS` (4) moves of its clock. A spawned client asks for `KEYS` (3) keys, writing
+/// each at once or at the end as the seed says; another moves leadership to SCM 2. A request
 /// refused (no leader, not ready, no room) is not retried. Checks
 /// [`no_datanode_granted_past_its_room`] with every granted key written, then
 /// [`pending_allocations_roll_out`](super::liveness::pending_allocations_roll_out).
@@ -39,15 +39,16 @@ pub fn keys_written_while_leadership_moves(
         .build()
         .map_err(setup)?;
     let cluster = Arc::new(cluster);
-    let mut handles = spawn_datanodes(&cluster, None);
     let client = Arc::clone(&cluster);
-    handles.push(thread::spawn(move || write_keys(&client, seed)));
     let ratis = Arc::clone(&cluster);
-    handles.push(thread::spawn(move || {
-        ratis.transfer_leadership(1).map_err(setup)?;
-        Ok(Vec::new())
-    }));
-    join_all(handles)?;
+    let others = vec![
+        thread::spawn(move || write_keys(&client, seed)),
+        thread::spawn(move || {
+            ratis.transfer_leadership(1).map_err(setup)?;
+            Ok(Vec::new())
+        }),
+    ];
+    run_on_threads(&cluster, others, |_| Ok(()))?;
     no_datanode_granted_past_its_room(&cluster)?;
     pending_allocations_roll_out(&cluster, 2 * cluster.roll_interval_ms())
 }

@@ -14,15 +14,14 @@ use super::invariants::{
     SEED_KEY, cluster_settles_after_healing, deleted_keys_are_gone_everywhere, log_drains,
     replicas_keep_metadata_and_files_together,
 };
-use super::setup::{CUT_OFF, LAGGING, ROUNDS, setup, spawn_datanodes};
+use super::setup::{CUT_OFF, LAGGING, ROUNDS, run_on_threads, setup};
 
 use crate::datanode::container::{ContainerBehavior, ContainerConfig};
 use crate::datanode::daemon::DatanodeConfig;
 use crate::scenarios::rng::SeededRng;
-use crate::scenarios::{Violation, join_all};
+use crate::scenarios::Violation;
 use crate::scm::{DeletingReplicaRule, ScmError};
 use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
-use crate::sync::{Arc, thread};
 
 /// Ticks the set-up may take for the deletion to reach the replicas the SCM reaches.
 const SETUP_TICKS: usize = 10;
@@ -73,10 +72,10 @@ impl DeletingContainerBehavior {
 /// One SCM and three datanodes (`behavior`) hold one CLOSED container with a single key
 /// whose replica on datanode 3 lacks its last block. Datanode 1 is cut off from the SCM,
 /// the key is deleted, and the cluster steps until the other two replicas ran the
-/// transaction and marked themselves empty. Three spawned threads tick a datanode each
-/// `ROUNDS` (4) times; a fourth runs the SCM's services each round, heals datanode 1's
-/// link and runs `ozone admin container reconcile` at rounds the seed picks (refused once
-/// the container is DELETING). The cluster then settles; checks
+/// transaction and marked themselves empty. The cluster then runs on its threads for
+/// `ROUNDS` (4) moves of its clock while the driver heals datanode 1's link and runs
+/// `ozone admin container reconcile` at rounds the seed picks (refused once the container
+/// is DELETING). The cluster then settles; checks
 /// [`deleted_keys_are_gone_everywhere`], [`log_drains`] and
 /// [`replicas_keep_metadata_and_files_together`].
 pub fn emptied_container_deleted_despite_a_restored_block(
@@ -84,31 +83,21 @@ pub fn emptied_container_deleted_despite_a_restored_block(
     seed: u64,
 ) -> Result<(), Violation> {
     let (cluster, key) = emptied_but_one(behavior)?;
-    let cluster = Arc::new(cluster);
-    let mut handles = spawn_datanodes::<()>(&cluster, None);
-    let driver = Arc::clone(&cluster);
-    let container = key.container;
-    handles.push(thread::spawn(move || {
-        let mut rng = SeededRng::new(seed);
-        let heal_at = rng.below(ROUNDS as u64) as usize;
-        let reconcile_at = rng.below(ROUNDS as u64) as usize;
-        for round in 0..ROUNDS {
-            if round == heal_at {
-                driver.set_link(CUT_OFF, 0, true).map_err(setup)?;
-            }
-            driver.tick_scms().map_err(setup)?;
-            if round == reconcile_at {
-                match driver.reconcile(container) {
-                    Ok(_)
-                    | Err(ClusterError::Scm(ScmError::NotEligibleForReconciliation { .. })) => {}
-                    Err(other) => return Err(setup(other)),
-                }
-            }
-            driver.clock().advance_ms(1_000);
+    let mut rng = SeededRng::new(seed);
+    let heal_at = rng.below(ROUNDS as u64) as usize;
+    let reconcile_at = rng.below(ROUNDS as u64) as usize;
+    run_on_threads::<()>(&cluster, Vec::new(), |round| {
+        if round == heal_at {
+            cluster.set_link(CUT_OFF, 0, true).map_err(setup)?;
         }
-        Ok(Vec::new())
-    }));
-    join_all(handles)?;
+        if round == reconcile_at {
+            match cluster.reconcile(key.container) {
+                Ok(_) | Err(ClusterError::Scm(ScmError::NotEligibleForReconciliation { .. })) => {}
+                Err(other) => return Err(setup(other)),
+            }
+        }
+        Ok(())
+    })?;
     cluster.set_link(CUT_OFF, 0, true).map_err(setup)?;
     cluster_settles_after_healing(&cluster, 50)?;
     deleted_keys_are_gone_everywhere(&cluster, std::slice::from_ref(&key))?;

@@ -14,17 +14,16 @@
 use super::invariants::{
     SEED_KEY, cluster_settles_after_healing, container_keeps_its_replication_factor,
 };
-use super::setup::{ROUNDS, setup, spawn_datanodes};
+use super::setup::{ROUNDS, run_on_threads, setup};
 
 use crate::datanode::daemon::DatanodeConfig;
 use crate::datanode::state_context::StateContextBehavior;
 use crate::hdds::command::CommandKind;
 use crate::hdds::ids::ContainerId;
 use crate::scenarios::rng::SeededRng;
-use crate::scenarios::{Violation, join_all};
+use crate::scenarios::Violation;
 use crate::scm::ExcessReplicaOrder;
 use crate::sim::mini_cluster::{ClusterError, MiniOzoneCluster};
-use crate::sync::{Arc, thread};
 
 /// Replicas a container should have.
 const FACTOR: usize = 3;
@@ -91,32 +90,25 @@ impl FailoverDeleteBehavior {
 /// Two SCMs and four datanodes (`behavior`) hold one CLOSED container on three of them;
 /// the old leader sends a replicate command to the fourth, sees four replicas and queues a
 /// force delete of one. That datanode is cut off from it, leadership moves, and the
-/// datanode restarts and hears the new leader first. Four spawned threads tick a datanode
-/// each `ROUNDS` (4) times; a fifth runs the SCMs' services each round (the new leader's
-/// replication manager picks its own excess) and heals the cut link at a round the seed
-/// picks. The cluster then settles; checks [`container_keeps_its_replication_factor`].
+/// datanode restarts and hears the new leader first. The cluster then runs on its threads
+/// for `ROUNDS` (4) moves of its clock (the new leader's replication manager queues the
+/// container, its processor picks its own excess) while the driver heals the cut link at
+/// a round the seed picks. The cluster then settles; checks
+/// [`container_keeps_its_replication_factor`].
 pub fn over_replicated_container_across_a_leader_change(
     behavior: FailoverDeleteBehavior,
     seed: u64,
 ) -> Result<(), Violation> {
     let (cluster, container, stale_target) = stale_excess_delete_in_flight(behavior)?;
-    let cluster = Arc::new(cluster);
     let heal_at = SeededRng::new(seed).below(ROUNDS as u64) as usize;
-    let mut handles = spawn_datanodes::<()>(&cluster, None);
-    let driver = Arc::clone(&cluster);
-    handles.push(thread::spawn(move || {
-        for round in 0..ROUNDS {
-            if round == heal_at {
-                driver
-                    .set_link(stale_target, OLD_LEADER, true)
-                    .map_err(setup)?;
-            }
-            driver.tick_scms().map_err(setup)?;
-            driver.clock().advance_ms(1_000);
+    run_on_threads::<()>(&cluster, Vec::new(), |round| {
+        if round == heal_at {
+            cluster
+                .set_link(stale_target, OLD_LEADER, true)
+                .map_err(setup)?;
         }
-        Ok(Vec::new())
-    }));
-    join_all(handles)?;
+        Ok(())
+    })?;
     cluster
         .set_link(stale_target, OLD_LEADER, true)
         .map_err(setup)?;

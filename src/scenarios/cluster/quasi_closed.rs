@@ -12,39 +12,36 @@
 //! block in the replica's tree, which reconciliation reads before it commits a block.
 
 use super::invariants::{SEED_KEY, settled_deletion_survives_repair};
-use super::setup::{
-    CUT_OFF, DELETING, ROUNDS, setup, spawn_datanodes_with_deleting_services,
-    write_kept_and_lagging,
-};
+use super::setup::{CUT_OFF, ROUNDS, run_on_threads, setup, write_kept_and_lagging};
 
 use crate::datanode::container::{ContainerBehavior, ContainerConfig};
 use crate::datanode::daemon::DatanodeConfig;
 use crate::scenarios::rng::SeededRng;
-use crate::scenarios::{Violation, join_all};
+use crate::scenarios::Violation;
 use crate::scm::{LifeCycleState, ReplicationManagerConfig};
 use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
-use crate::sync::{Arc, thread};
 
 /// One SCM with Ozone's replication manager timing and three datanodes (replica code
 /// `behavior`) hold one QUASI_CLOSED container with a kept key and a doomed key whose
-/// replica on datanode 3 lacks its last block; datanode 1 is cut off from the SCM. Three
-/// spawned threads tick a datanode each `ROUNDS` (4) times, datanodes 2 and 3 without
-/// their block deleting service, which runs on a thread of its own for each, once a
-/// round (a deletion can then land during a reconciliation of the replica); a sixth
-/// deletes the doomed key, runs the SCM's services each round, and runs `ozone admin
-/// container reconcile` at a round the seed picks. Then datanode 1 is healed, and
-/// [`settled_deletion_survives_repair`] judges the cluster.
+/// replica on datanode 3 lacks its last block; datanode 1 is cut off from the SCM. The
+/// doomed key is deleted, and the cluster runs on its threads for `ROUNDS` (4) moves of
+/// its clock (each datanode's block deleting service beside its replication supervisor,
+/// so a deletion can land during a reconciliation of the replica) while the driver runs
+/// `ozone admin container reconcile` at a round the seed picks. Then datanode 1 is healed,
+/// and [`settled_deletion_survives_repair`] judges the cluster.
 pub fn key_deleted_from_a_quasi_closed_container_during_reconcile(
     behavior: ContainerBehavior,
     seed: u64,
 ) -> Result<(), Violation> {
     let (cluster, kept, doomed) = quasi_closed_cluster(behavior)?;
-    let cluster = Arc::new(cluster);
-    let mut handles = spawn_datanodes_with_deleting_services(&cluster, None, &DELETING);
-    let driver = Arc::clone(&cluster);
-    let key = doomed.clone();
-    handles.push(thread::spawn(move || drive_scm(&driver, &key, seed)));
-    join_all(handles)?;
+    let reconcile_at = 1 + SeededRng::new(seed).below(ROUNDS as u64 - 1) as usize;
+    cluster.delete_key(&doomed).map_err(setup)?;
+    run_on_threads::<()>(&cluster, Vec::new(), |round| {
+        if round == reconcile_at {
+            cluster.reconcile(doomed.container).map_err(setup)?;
+        }
+        Ok(())
+    })?;
     cluster.set_link(CUT_OFF, 0, true).map_err(setup)?;
     settled_deletion_survives_repair(&cluster, &kept, &doomed)
 }
@@ -98,20 +95,4 @@ fn write_and_quasi_close(
     cluster.close_key(&kept)?;
     cluster.run_until_quiescent(10)?;
     Ok((cluster, kept, doomed))
-}
-
-/// The SCM side: the key deleted first; each round the SCM's services run, and at the
-/// round the seed picks the operator's reconcile.
-fn drive_scm(cluster: &MiniOzoneCluster, key: &Key, seed: u64) -> Result<Vec<()>, Violation> {
-    let mut rng = SeededRng::new(seed);
-    let reconcile_at = 1 + rng.below(ROUNDS as u64 - 1) as usize;
-    cluster.delete_key(key).map_err(setup)?;
-    for round in 0..ROUNDS {
-        cluster.tick_scms().map_err(setup)?;
-        if round == reconcile_at {
-            cluster.reconcile(key.container).map_err(setup)?;
-        }
-        cluster.clock().advance_ms(1_000);
-    }
-    Ok(Vec::new())
 }

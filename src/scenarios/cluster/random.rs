@@ -16,13 +16,13 @@ use super::invariants::{
     replicas_keep_metadata_and_files_together,
 };
 use super::liveness::{pending_allocations_roll_out, scms_leave_safe_mode};
-use super::setup::{ROUNDS, setup, spawn_datanodes};
+use super::setup::{ROUNDS, run_on_threads, setup};
 
 use crate::datanode::container::{ContainerBehavior, ContainerConfig};
 use crate::datanode::daemon::DatanodeConfig;
 use crate::datanode::state_context::StateContextBehavior;
 use crate::scenarios::rng::SeededRng;
-use crate::scenarios::{Violation, join_all};
+use crate::scenarios::Violation;
 use crate::scm::ScmBehavior;
 use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
 use crate::sync::{Arc, thread};
@@ -86,11 +86,11 @@ enum Written {
 }
 
 /// Three SCMs and three datanodes with room for two containers each, every component
-/// on `behavior`. Three spawned threads tick a datanode each `ROUNDS` (4) times, one
-/// restarting instead of one tick; a fourth is the client, writing keys (some with a
-/// replica that lacks a block) and deleting some of them; a fifth injects a fault each
-/// round (a leader transfer, an SCM restart, a cut link to an SCM or between peers, a
-/// reconcile command) and runs the SCMs' services. All from `seed`. Checks
+/// on `behavior`, run on its threads for `ROUNDS` (4) moves of its clock. A spawned client
+/// writes keys (some with a replica that lacks a block) and deletes some of them; the
+/// driver restarts a datanode at one round and injects a fault each round (a leader
+/// transfer, an SCM restart, a cut link to an SCM or between peers, a reconcile command).
+/// All from `seed`. Checks
 /// [`no_datanode_granted_past_its_room`] with every granted key written; then every link
 /// heals, every container still OPEN is closed, and the cluster settles. Checks
 /// [`deleted_keys_are_gone_everywhere`] and [`log_drains`]; then, after a full repair
@@ -108,17 +108,21 @@ pub fn random_cluster_with_faults(behavior: OzoneBehavior, seed: u64) -> Result<
     let mut rng = SeededRng::new(seed);
     let restarting = rng.below(cluster.datanode_count() as u64) as usize;
     let restart_at = rng.below(ROUNDS as u64) as usize;
-    let mut handles = spawn_datanodes(&cluster, Some((restarting, restart_at)));
     let client = Arc::clone(&cluster);
     let client_seed = rng.next_u64();
-    handles.push(thread::spawn(move || {
+    let others = vec![thread::spawn(move || {
         write_and_delete(&client, client_seed)
-    }));
-    let faults = Arc::clone(&cluster);
-    let fault_seed = rng.next_u64();
-    handles.push(thread::spawn(move || inject_faults(&faults, fault_seed)));
-    let written = join_all(handles)?;
-    // Judged before the settling closes them: a CLOSED replica reserves nothing.
+    })];
+    let mut faults = SeededRng::new(rng.next_u64());
+    let written = run_on_threads(&cluster, others, |round| {
+        if round == restart_at {
+            cluster.restart_datanode(restarting).map_err(setup)?;
+        }
+        // A fault the cluster refuses (no leader to transfer from, a node index
+        // already down) is a fault not injected.
+        let _ = inject_fault(&cluster, &mut faults);
+        Ok(())
+    })?;
     no_datanode_granted_past_its_room(&cluster)?;
     settle(&cluster, &written)?;
     let (kept, deleted): (Vec<Key>, Vec<Key>) = split(written);
@@ -233,30 +237,21 @@ fn refusal(error: ClusterError) -> Result<(), Violation> {
     }
 }
 
-/// The faults, one a round, then the SCMs' services and the clock.
-fn inject_faults(cluster: &MiniOzoneCluster, seed: u64) -> Result<Vec<Written>, Violation> {
-    let mut rng = SeededRng::new(seed);
-    let scms = cluster.scm_count() as u64;
-    let datanodes = cluster.datanode_count() as u64;
-    for _ in 0..ROUNDS {
-        let scm = rng.below(scms) as usize;
-        let dn = rng.below(datanodes) as usize;
-        let result = match rng.below(6) {
-            0 => cluster.transfer_leadership(scm),
-            1 => cluster.restart_scm(scm),
-            2 => cluster.set_link(dn, scm, false),
-            3 => cluster.set_peer_link(dn, (dn + 1) % datanodes as usize, false),
-            _ => reconcile_one(cluster, &mut rng),
-        };
-        // A fault the cluster's state refuses (no leader to send a reconcile) is no fault.
-        let _ = result;
-        cluster.tick_scms().map_err(setup)?;
-        cluster.clock().advance_ms(1_000);
+/// One seeded fault: a leader transfer, an SCM restart, a datanode cut from an SCM or
+/// from a peer, or a reconcile of a random container.
+fn inject_fault(cluster: &MiniOzoneCluster, rng: &mut SeededRng) -> Result<(), ClusterError> {
+    let scm = rng.below(cluster.scm_count() as u64) as usize;
+    let datanodes = cluster.datanode_count();
+    let dn = rng.below(datanodes as u64) as usize;
+    match rng.below(6) {
+        0 => cluster.transfer_leadership(scm),
+        1 => cluster.restart_scm(scm),
+        2 => cluster.set_link(dn, scm, false),
+        3 => cluster.set_peer_link(dn, (dn + 1) % datanodes, false),
+        _ => reconcile_one(cluster, rng),
     }
-    Ok(Vec::new())
 }
 
-/// The leader tells the holders of one of its containers, picked by `rng`, to reconcile.
 fn reconcile_one(cluster: &MiniOzoneCluster, rng: &mut SeededRng) -> Result<(), ClusterError> {
     let containers = cluster.leader()?.containers();
     if containers.is_empty() {

@@ -9,41 +9,51 @@
 //! block in the replica's tree, which reconciliation consults before it commits a block.
 
 use super::invariants::settled_deletion_survives_repair;
-use super::setup::{CUT_OFF, ROUNDS, setup, spawn_datanodes, write_kept_and_lagging};
+use super::setup::{CUT_OFF, ROUNDS, run_on_threads, setup, write_kept_and_lagging};
 
 use crate::datanode::container::{ContainerBehavior, ContainerConfig};
 use crate::datanode::daemon::DatanodeConfig;
 use crate::scenarios::rng::SeededRng;
-use crate::scenarios::{Violation, join_all};
+use crate::scenarios::Violation;
 use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
-use crate::sync::{Arc, thread};
 
 /// The SCMs of the cluster.
 const SCMS: usize = 2;
 
 /// Two SCMs and three datanodes (replica code `behavior`) hold one container with a kept
 /// key and a key whose replica on datanode 3 lacks its last block; datanode 1 is cut off
-/// from both SCMs.
-/// Three spawned threads tick a datanode each `ROUNDS` (4) times, one of them (the seed
-/// picks which, and when) restarting from its volume instead of one tick; a fourth
-/// deletes the key, runs the SCMs' services each round, has the leader send reconcile
-/// commands for the key's container and moves leadership, at rounds the seed picks. Then
-/// datanode 1 is healed, and [`settled_deletion_survives_repair`] judges the cluster.
+/// from both SCMs. The key is deleted, and the cluster runs on its threads for `ROUNDS`
+/// (4) moves of its clock while the driver, at rounds the seed picks, restarts a datanode
+/// from its volume, has the leader send reconcile commands for the key's container, and
+/// moves leadership to the other SCM (whose own deleting service sends the transactions
+/// again). Then datanode 1 is healed, and [`settled_deletion_survives_repair`] judges the
+/// cluster.
 pub fn deletions_across_transfer_restart_and_repair(
     behavior: ContainerBehavior,
     seed: u64,
 ) -> Result<(), Violation> {
     let cluster = lagging_cluster(behavior).map_err(setup)?;
     let (kept, doomed) = (cluster.kept.clone(), cluster.doomed.clone());
-    let cluster = Arc::new(cluster.cluster);
+    let cluster = cluster.cluster;
     let mut rng = SeededRng::new(seed);
     let restarting = rng.below(cluster.datanode_count() as u64) as usize;
     let restart_at = rng.below(ROUNDS as u64) as usize;
-    let mut handles = spawn_datanodes(&cluster, Some((restarting, restart_at)));
-    let driver = Arc::clone(&cluster);
-    let key = doomed.clone();
-    handles.push(thread::spawn(move || drive_scms(&driver, &key, &mut rng)));
-    join_all(handles)?;
+    let reconcile_at = 1 + rng.below(ROUNDS as u64 - 1) as usize;
+    let transfer_at = rng.below(ROUNDS as u64) as usize;
+    cluster.delete_key(&doomed).map_err(setup)?;
+    run_on_threads::<()>(&cluster, Vec::new(), |round| {
+        if round == restart_at {
+            cluster.restart_datanode(restarting).map_err(setup)?;
+        }
+        if round == reconcile_at {
+            cluster.reconcile(doomed.container).map_err(setup)?;
+        }
+        if round == transfer_at {
+            let next = cluster.leader_index().map_or(0, |i| (i + 1) % SCMS);
+            cluster.transfer_leadership(next).map_err(setup)?;
+        }
+        Ok(())
+    })?;
     for scm in 0..SCMS {
         cluster.set_link(CUT_OFF, scm, true).map_err(setup)?;
     }
@@ -78,29 +88,4 @@ fn lagging_cluster(behavior: ContainerBehavior) -> Result<LaggingCluster, Cluste
         kept,
         doomed,
     })
-}
-
-/// The SCM side: the key deleted first; each round the leader's services run, and at
-/// the rounds `rng` picks the leader sends reconcile commands and leadership moves to
-/// the other SCM.
-fn drive_scms(
-    cluster: &MiniOzoneCluster,
-    key: &Key,
-    rng: &mut SeededRng,
-) -> Result<Vec<()>, Violation> {
-    let reconcile_at = 1 + rng.below(ROUNDS as u64 - 1) as usize;
-    let transfer_at = rng.below(ROUNDS as u64) as usize;
-    cluster.delete_key(key).map_err(setup)?;
-    for round in 0..ROUNDS {
-        cluster.tick_scms().map_err(setup)?;
-        if round == reconcile_at {
-            cluster.reconcile(key.container).map_err(setup)?;
-        }
-        if round == transfer_at {
-            let next = cluster.leader_index().map_or(0, |i| (i + 1) % SCMS);
-            cluster.transfer_leadership(next).map_err(setup)?;
-        }
-        cluster.clock().advance_ms(1_000);
-    }
-    Ok(Vec::new())
 }

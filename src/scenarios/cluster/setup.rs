@@ -1,12 +1,12 @@
 //! What the cluster scenarios share: their set-up failure, their round count, and the
-//! thread that ticks one datanode.
+//! run of the cluster on its threads.
 
 use super::invariants::SEED_KEY;
-use crate::scenarios::Violation;
+use crate::scenarios::{Violation, join_all};
 use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
-use crate::sync::{Arc, channel, thread};
+use crate::sync::thread;
 
-/// Rounds each datanode thread and each driver thread run before the cluster settles.
+/// Moves of the clock (each a round of every service) before the cluster settles.
 pub(super) const ROUNDS: usize = 4;
 
 /// In the repair cases, the datanode cut off from the SCMs while the threads run: its
@@ -14,10 +14,6 @@ pub(super) const ROUNDS: usize = 4;
 pub(super) const CUT_OFF: usize = 0;
 /// In the repair cases, the datanode whose replica lacks the doomed key's last block.
 pub(super) const LAGGING: usize = 2;
-/// In the repair cases, the datanodes that run their block deleting service on a thread
-/// of their own: the two that run the delete transaction (every one but [`CUT_OFF`]), so
-/// that a deletion can land while a reconciliation of the same replica runs.
-pub(super) const DELETING: [usize; 2] = [1, LAGGING];
 
 /// Writes two keys of two blocks into one container: a kept one, whole, and a doomed one
 /// whose replica on [`LAGGING`] lacks its last block. One container for both, as in the
@@ -42,80 +38,27 @@ pub(super) fn setup(error: ClusterError) -> Violation {
     }
 }
 
-/// One thread per datanode of `cluster`, in index order, each running [`tick_datanode`];
-/// `restart` names the datanode that restarts and the round it does, if one does.
-pub(super) fn spawn_datanodes<T: Send + 'static>(
-    cluster: &Arc<MiniOzoneCluster>,
-    restart: Option<(usize, usize)>,
-) -> Vec<thread::JoinHandle<Result<Vec<T>, Violation>>> {
-    spawn_datanodes_with_deleting_services(cluster, restart, &[])
-}
-
-/// [`spawn_datanodes`], except that each datanode of `services` (the restarting one
-/// aside) runs its block deleting service on a thread of its own, and its ticks leave the
-/// service out: the service runs once a round, while the round's tick runs. A datanode's service and its command handler are different threads, so
-/// a deletion can land while a reconcile command runs. A restart stops every thread of
-/// the process first: the restarting datanode keeps its service in its ticks.
-pub(super) fn spawn_datanodes_with_deleting_services<T: Send + 'static>(
-    cluster: &Arc<MiniOzoneCluster>,
-    restart: Option<(usize, usize)>,
-    services: &[usize],
-) -> Vec<thread::JoinHandle<Result<Vec<T>, Violation>>> {
-    let mut handles = Vec::new();
-    let mut service_threads = Vec::new();
-    for index in 0..cluster.datanode_count() {
-        let restart_at = restart.filter(|(dn, _)| *dn == index).map(|(_, at)| at);
-        let ticked = (services.contains(&index) && restart_at.is_none()).then(|| {
-            let (ticked, ticks) = channel::unbounded();
-            let cluster = Arc::clone(cluster);
-            service_threads.push(move || run_deleting_service(&cluster, index, &ticks));
-            ticked
-        });
-        let cluster = Arc::clone(cluster);
-        handles.push(thread::spawn(move || {
-            tick_datanode(&cluster, index, restart_at, ticked.as_ref())
-        }));
-    }
-    handles.extend(service_threads.into_iter().map(thread::spawn));
-    handles
-}
-
-/// A datanode's thread: [`ROUNDS`] ticks of the datanode at `index`, except that at round
-/// `restart_at` the process restarts from its volume instead (its own thread does it, as
-/// a real restart stops every thread of the process first). With `ticked`, its block
-/// deleting service runs on another thread: each round signals it, and the ticks leave
-/// it out.
-fn tick_datanode<T>(
+/// Runs `cluster` on its threads, as Ozone runs it
+/// ([`start_paced`](MiniOzoneCluster::start_paced): every datanode's heartbeat threads,
+/// command processor, executors, scanner and block deleting service, each SCM's
+/// replication manager, processors and block deleting service) for [`ROUNDS`] moves of
+/// its clock. At each round's start, `round` runs the driver's steps on the calling
+/// thread (the seed's faults, an operator's command), then the clock moves; `others` run
+/// beside (a client, an operator). Then every thread stops, and what they left is the
+/// settling phase's. Returns what `others` returned.
+pub(super) fn run_on_threads<T>(
     cluster: &MiniOzoneCluster,
-    index: usize,
-    restart_at: Option<usize>,
-    ticked: Option<&channel::Sender<()>>,
+    others: Vec<thread::JoinHandle<Result<Vec<T>, Violation>>>,
+    mut round: impl FnMut(usize) -> Result<(), Violation>,
 ) -> Result<Vec<T>, Violation> {
-    for round in 0..ROUNDS {
-        if restart_at == Some(round) {
-            cluster.restart_datanode(index).map_err(setup)?;
-        } else if let Some(ticked) = ticked {
-            // The service's run of this round deletes what earlier rounds' commands
-            // marked, while this round's commands run. The service thread has ended only
-            // if it failed; its handle reports that.
-            let _ = ticked.send(());
-            cluster.tick_datanode_commands(index).map_err(setup)?;
-        } else {
-            cluster.tick_datanode(index).map_err(setup)?;
-        }
-    }
-    Ok(Vec::new())
-}
-
-/// The block deleting service's thread of the datanode at `index`: one run each round of
-/// the datanode's thread, until that thread is done.
-fn run_deleting_service<T>(
-    cluster: &MiniOzoneCluster,
-    index: usize,
-    ticks: &channel::Receiver<()>,
-) -> Result<Vec<T>, Violation> {
-    while ticks.recv().is_ok() {
-        cluster.run_block_deleting_service(index).map_err(setup)?;
-    }
-    Ok(Vec::new())
+    cluster.start_paced().map_err(setup)?;
+    let driven: Result<(), Violation> = (0..ROUNDS).try_for_each(|r| {
+        round(r)?;
+        cluster.advance();
+        Ok(())
+    });
+    let joined = join_all(others);
+    cluster.stop();
+    driven?;
+    joined
 }

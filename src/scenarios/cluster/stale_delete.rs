@@ -25,7 +25,7 @@ use crate::sim::scm_endpoint::InProcessScm;
 use crate::sync::{Arc, thread};
 
 use super::invariants::{SEED_KEY, cluster_settles_after_healing, kept_keys_are_whole};
-use super::setup::{ROUNDS, setup as cluster_setup};
+use super::setup::{ROUNDS, run_on_threads, setup as cluster_setup};
 use crate::datanode::daemon::DatanodeConfig;
 use crate::scenarios::rng::SeededRng;
 use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
@@ -112,9 +112,9 @@ pub fn stale_force_delete_during_repair(behavior: StateContextBehavior) -> Resul
 /// (term fencing `behavior`), a closed key whose replica on datanode 1 lacks a block. SCM
 /// 1 leads and queues a force delete of that replica, then leadership moves to SCM 2
 /// while datanode 1 is cut off from SCM 1, and datanode 1 restarts and hears SCM 2 first.
-/// Three spawned threads: datanode 1 ticking `ROUNDS` (4) times; its reconcile handler
-/// repairing the replica from the other two; the SCMs' driver, which heals the link to
-/// SCM 1 at a round the seed picks and runs the SCMs' services. The cluster then settles
+/// The cluster runs on its threads for `ROUNDS` (4) moves of its clock, with a spawned
+/// reconcile of datanode 1's replica from the other two beside them, while the driver
+/// heals the link to SCM 1 at a round the seed picks. The cluster then settles
 /// and a full repair round runs. Checks [`kept_keys_are_whole`]: the replica was not
 /// deleted.
 pub fn deposed_leaders_force_delete_through_the_cluster(
@@ -123,34 +123,20 @@ pub fn deposed_leaders_force_delete_through_the_cluster(
 ) -> Result<(), Violation> {
     let (cluster, key) = stale_delete_in_flight(behavior).map_err(cluster_setup)?;
     let cluster = Arc::new(cluster);
-    let ticker = Arc::clone(&cluster);
     let repairer = Arc::clone(&cluster);
-    let driver = Arc::clone(&cluster);
     let container = key.container;
     let heal_at = SeededRng::new(seed).below(ROUNDS as u64) as usize;
-    let handles: Vec<thread::JoinHandle<Result<Vec<()>, Violation>>> = vec![
-        thread::spawn(move || {
-            for _ in 0..ROUNDS {
-                ticker.tick_datanode(0).map_err(cluster_setup)?;
-            }
-            Ok(Vec::new())
-        }),
-        thread::spawn(move || {
-            // A failed repair (the replica deleted under it) is judged by the blocks.
+    let others: Vec<thread::JoinHandle<Result<Vec<()>, Violation>>> =
+        vec![thread::spawn(move || {
             let _ = repairer.reconcile_on(0, container);
             Ok(Vec::new())
-        }),
-        thread::spawn(move || {
-            for round in 0..ROUNDS {
-                if round == heal_at {
-                    driver.set_link(0, 0, true).map_err(cluster_setup)?;
-                }
-                driver.tick_scms().map_err(cluster_setup)?;
-            }
-            Ok(Vec::new())
-        }),
-    ];
-    join_all(handles)?;
+        })];
+    run_on_threads(&cluster, others, |round| {
+        if round == heal_at {
+            cluster.set_link(0, 0, true).map_err(cluster_setup)?;
+        }
+        Ok(())
+    })?;
     cluster.set_link(0, 0, true).map_err(cluster_setup)?;
     cluster_settles_after_healing(&cluster, 50)?;
     cluster.repair_round(container).map_err(cluster_setup)?;

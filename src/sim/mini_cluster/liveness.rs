@@ -107,4 +107,15 @@ impl MiniOzoneCluster {
     pub fn roll_interval_ms(&self) -> u64 {
         self.config.roll_interval_ms
     }
+
+    /// How long an SCM waits before it sends again what a datanode was handed and lost
+    /// (a restart loses its queues): the longer of the block deleting service's command
+    /// timeout (`scmCommandTimeoutMs`) and the replication manager's event timeout
+    /// (`hdds.scm.replication.event.timeout`).
+    pub fn resend_timeout_ms(&self) -> u64 {
+        self.config
+            .block_deletion
+            .command_timeout_ms
+            .max(self.config.replication.event_timeout_ms)
+    }
 }
