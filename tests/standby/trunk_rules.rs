@@ -183,6 +183,39 @@ fn active_completes_a_committed_block_at_min_replication() {
     assert_eq!(ns.apply_edits(&[close_file()]), Ok(1));
 }
 
+/// `BlockManager.commitBlock` returns first thing for a COMMITTED block: a retried close
+/// neither rewrites the block's length and stamp nor sweeps its replicas again, and a
+/// stamp the first close did not carry is ignored, not refused; the block still completes
+/// once a replica matches it.
+#[test]
+fn retried_close_of_a_committed_block_changes_nothing() {
+    let ns = active();
+    ns.apply_edits(&open_file(1, 1)).unwrap();
+    assert!(
+        ns.apply_edits(&[close_file()]).is_err(),
+        "committed, not complete"
+    );
+    let retried = EditOp::Close {
+        file: FILE,
+        blocks: vec![block(B, 7, LEN + 5)],
+    };
+    assert_eq!(
+        ns.apply_edits(&[retried]),
+        Err((
+            0,
+            ReplayError::FileNotComplete {
+                file: FILE,
+                block: B
+            }
+        ))
+    );
+    let stored = ns.block(B).unwrap();
+    assert_eq!(stored.block, block(B, 1, LEN));
+    assert_eq!(stored.state, BlockUcState::Committed);
+    received(&ns, 1, block(B, 1, LEN));
+    assert_eq!(ns.block(B).unwrap().state, BlockUcState::Complete);
+}
+
 /// A replica flagged corrupt for a GS mismatch and reported again with the right GS is
 /// unflagged (trunk `addStoredBlock`, `removeFromCorruptReplicasMap`).
 #[test]

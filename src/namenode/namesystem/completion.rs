@@ -35,7 +35,13 @@ impl State {
             self.attach_genstamp(edit.gs);
             self.drain(id, DrainTrigger::Completed);
         } else {
-            self.commit(id, edit);
+            // `BlockManager.commitBlock` returns first thing for a COMMITTED block: a
+            // retried close or add-block sweeps nothing again, and completes it if it can
+            // (`commitOrCompleteLastBlock`). Replay's `forceCompleteBlock` has no such
+            // return.
+            if self.blocks.get(&id).map(|b| b.state) != Some(BlockUcState::Committed) {
+                self.commit(id, edit);
+            }
             self.complete_if_min_replicated(id);
         }
     }

@@ -293,7 +293,10 @@ impl State {
         let Some(stored) = self.blocks.get(stored_id) else {
             return Ok(());
         };
-        if stored_ids.len() != edit.len() || stored.block.gs == block.gs {
+        // A COMMITTED block's commit at another stamp is ignored on the active, not refused
+        // (`BlockManager.commitBlock` returns before its stamp check).
+        let committed = !self.replaying() && stored.state == BlockUcState::Committed;
+        if stored_ids.len() != edit.len() || stored.block.gs == block.gs || committed {
             return Ok(());
         }
         if close {
@@ -393,13 +396,18 @@ impl State {
     fn update_stored_blocks(&mut self, stored_ids: &[BlockId], edit: &[Block], op: BlockListOp) {
         let close = op == BlockListOp::Close;
         let last_position = edit.len().saturating_sub(1);
+        let replaying = self.replaying();
         for (position, (stored_id, block)) in stored_ids.iter().zip(edit).enumerate() {
             let Some(stored) = self.blocks.get_mut(stored_id) else {
                 continue;
             };
             let gs_changed = stored.block.gs != block.gs;
-            stored.block.length = block.length;
-            stored.block.gs = block.gs;
+            // On the active a COMMITTED block keeps its length and stamp: the commit
+            // that would write them returns at once (`BlockManager.commitBlock`).
+            if replaying || stored.state != BlockUcState::Committed {
+                stored.block.length = block.length;
+                stored.block.gs = block.gs;
+            }
             let complete = stored.state == BlockUcState::Complete;
             let force = !complete && (position != last_position || close);
             if force {

@@ -12,8 +12,8 @@ use super::invariants::no_datanode_granted_past_its_room;
 use super::liveness::pending_allocations_roll_out;
 use super::setup::{run_on_threads, setup};
 
-use crate::scenarios::rng::SeededRng;
 use crate::scenarios::Violation;
+use crate::scenarios::rng::SeededRng;
 use crate::scm::ScmBehavior;
 use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
 use crate::sync::{Arc, thread};

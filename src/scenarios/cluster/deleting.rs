@@ -18,8 +18,8 @@ use super::setup::{CUT_OFF, LAGGING, ROUNDS, run_on_threads, setup};
 
 use crate::datanode::container::{ContainerBehavior, ContainerConfig};
 use crate::datanode::daemon::DatanodeConfig;
-use crate::scenarios::rng::SeededRng;
 use crate::scenarios::Violation;
+use crate::scenarios::rng::SeededRng;
 use crate::scm::{DeletingReplicaRule, ScmError};
 use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
 

@@ -8,8 +8,8 @@ use super::setup::{ROUNDS, run_on_threads, setup};
 
 use crate::datanode::daemon::DatanodeConfig;
 use crate::datanode::state_context::StateContextBehavior;
-use crate::scenarios::rng::SeededRng;
 use crate::scenarios::Violation;
+use crate::scenarios::rng::SeededRng;
 use crate::sim::mini_cluster::MiniOzoneCluster;
 
 /// Three SCMs and three datanodes (term fencing `behavior`) hold a kept and a deleted

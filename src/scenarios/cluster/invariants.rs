@@ -37,13 +37,15 @@ pub fn cluster_settles_after_healing(
     bound_ticks: usize,
 ) -> Result<(), Violation> {
     const PROPERTY: &str = "the cluster settles once the faults heal";
-    let settled = cluster.run_until_quiescent(bound_ticks).or_else(|error| match error {
-        ClusterError::NotQuiescent { .. } => {
-            cluster.clock().advance_ms(cluster.resend_timeout_ms());
-            cluster.run_until_quiescent(bound_ticks)
-        }
-        other => Err(other),
-    });
+    let settled = cluster
+        .run_until_quiescent(bound_ticks)
+        .or_else(|error| match error {
+            ClusterError::NotQuiescent { .. } => {
+                cluster.clock().advance_ms(cluster.resend_timeout_ms());
+                cluster.run_until_quiescent(bound_ticks)
+            }
+            other => Err(other),
+        });
     match settled {
         Ok(_) => Ok(()),
         Err(ClusterError::NotQuiescent { ticks }) => {

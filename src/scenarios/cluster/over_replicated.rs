@@ -20,8 +20,8 @@ use crate::datanode::daemon::DatanodeConfig;
 use crate::datanode::state_context::StateContextBehavior;
 use crate::hdds::command::CommandKind;
 use crate::hdds::ids::ContainerId;
-use crate::scenarios::rng::SeededRng;
 use crate::scenarios::Violation;
+use crate::scenarios::rng::SeededRng;
 use crate::scm::ExcessReplicaOrder;
 use crate::sim::mini_cluster::{ClusterError, MiniOzoneCluster};
 

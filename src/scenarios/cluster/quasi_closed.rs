@@ -16,8 +16,8 @@ use super::setup::{CUT_OFF, ROUNDS, run_on_threads, setup, write_kept_and_laggin
 
 use crate::datanode::container::{ContainerBehavior, ContainerConfig};
 use crate::datanode::daemon::DatanodeConfig;
-use crate::scenarios::rng::SeededRng;
 use crate::scenarios::Violation;
+use crate::scenarios::rng::SeededRng;
 use crate::scm::{LifeCycleState, ReplicationManagerConfig};
 use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
 
