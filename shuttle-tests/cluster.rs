@@ -62,6 +62,7 @@ shuttle_tests! {
     emptied_container_deleted_when_hardened_random: "emptied_container_deleted_despite_a_restored_block" / "Hardened", RANDOM;
     restored_block_force_deleted_with_its_replica_random: "emptied_container_deleted_despite_a_restored_block" / "LegacyReplica", RANDOM;
     restored_block_force_deleted_with_its_replica_pct: "emptied_container_deleted_despite_a_restored_block" / "LegacyReplica", PCT3;
+    closed_replica_force_deleted_before_the_quasi_closed_rule_random: "emptied_container_deleted_despite_a_restored_block" / "LegacyClosedOnlyRule", RANDOM;
     restored_block_lives_in_a_deleting_container_before_the_force_delete_random: "emptied_container_deleted_despite_a_restored_block" / "Legacy", RANDOM;
     restored_block_lives_in_a_deleting_container_before_the_force_delete_pct: "emptied_container_deleted_despite_a_restored_block" / "Legacy", PCT3;
     random_cluster_holds_when_hardened_random: "random_cluster_with_faults" / "Hardened", RANDOM;

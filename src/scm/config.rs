@@ -173,7 +173,7 @@ pub struct ScmConfig {
     /// How the over-replication handler orders the excess replicas (HDDS-4589).
     pub excess_replica_order: ExcessReplicaOrder,
     /// What the report handler does with a replica of a DELETING or DELETED container
-    /// (HDDS-14416).
+    /// (HDDS-14416, HDDS-14684).
     pub deleting_replica_rule: DeletingReplicaRule,
 }
 
@@ -201,24 +201,30 @@ pub enum ExcessReplicaOrder {
 }
 
 /// What the report handler (`AbstractContainerReportHandler.updateContainerState`) does
-/// with a replica reported for a DELETING or DELETED container.
+/// with a replica reported for a DELETING or DELETED container, along upstream's history.
 ///
 /// **The race (HDDS-14416, HDDS-16811).** A replica that reports blocks after its
 /// container went DELETING (a block a repair copied back, or a replica that missed the
-/// deletes) keeps its container's empty flag, which is sticky, so it brings nothing back
-/// and refuses the non-forced delete: the container stays DELETING and the replica keeps
-/// deleted blocks for ever. **The fix** force-deletes a CLOSED or QUASI_CLOSED replica
-/// whose sequence id is not above the container's.
+/// deletes) brings the container back (HDDS-11136, HDDS-12421); its empty flag is sticky,
+/// so the container is never deleted again and the replica keeps deleted blocks for ever.
+/// **The fix** force-deletes such a replica: a CLOSED one since HDDS-14416, a QUASI_CLOSED
+/// one too since HDDS-14684. Upstream guards both with `bcsid <= container sequence id`,
+/// which is always true there: `updateContainerStats` raised the container's sequence id
+/// to the replica's just before, so the guard protects nothing, here as upstream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum DeletingReplicaRule {
-    /// Ozone since HDDS-14416 (master): a CLOSED or QUASI_CLOSED replica whose sequence id
-    /// is not above the container's is force-deleted; another non-empty replica brings the
-    /// container back (HDDS-11136, HDDS-12421).
+    /// Ozone master (HDDS-14684 on HDDS-14416): a CLOSED or QUASI_CLOSED replica is
+    /// force-deleted; another non-empty replica (OPEN, CLOSING, UNHEALTHY) brings the
+    /// container back to QUASI_CLOSED (`transitionDeletingOrDeletedToTargetState`).
     #[default]
-    ForceDeleteNotAhead,
-    /// Ozone before HDDS-14416: only a non-empty replica brings the container back
-    /// (HDDS-11136, HDDS-12421); nothing else is done.
-    LegacyComeBackOnly,
+    ForceDeleteClosedOrQuasiClosed,
+    /// HDDS-14416 before HDDS-14684: a CLOSED replica is force-deleted; another non-empty
+    /// replica, a QUASI_CLOSED one included, brings the container back to CLOSED.
+    LegacyForceDeleteClosedOnly,
+    /// Before HDDS-14416 (HDDS-11136, HDDS-12421): any non-empty replica brings the
+    /// container back to CLOSED (`transitionDeletingOrDeletedToClosedState`); nothing is
+    /// deleted.
+    LegacyComeBackToClosed,
 }
 
 /// Settings of the replication manager (`ReplicationManagerConfiguration`,
@@ -295,7 +301,7 @@ impl ScmConfig {
             command_queue_limit: 1024,
             replication: ReplicationManagerConfig::default(),
             excess_replica_order: ExcessReplicaOrder::Sorted,
-            deleting_replica_rule: DeletingReplicaRule::ForceDeleteNotAhead,
+            deleting_replica_rule: DeletingReplicaRule::ForceDeleteClosedOrQuasiClosed,
         }
     }
 

@@ -6,8 +6,9 @@
 
 use hadoop_ref::clock::Clock;
 use hadoop_ref::hdds::command::CommandKind;
-use hadoop_ref::hdds::container::ContainerState;
+use hadoop_ref::hdds::container::{ContainerReplicaReport, ContainerState};
 use hadoop_ref::hdds::ids::{DatanodeId, PipelineId};
+use hadoop_ref::scm::datanode_details::DatanodeDetails;
 use hadoop_ref::scm::{LifeCycleState, ReplicationManagerConfig, ScmError};
 use hadoop_ref::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
 
@@ -266,4 +267,41 @@ fn a_settled_cluster_has_let_the_replication_manager_close_every_replica() {
             "datanode {dn}"
         );
     }
+}
+
+/// On a follower a replica that would bring its DELETING container back is not recorded:
+/// upstream's `transitionDeletingOrDeletedToTargetState` fails SCM_NOT_LEADER there and
+/// ends the replica's processing (it is outside HDDS-14989's leader-only wrapper). A
+/// replica the leader would force-delete is recorded, as the follower skips the delete.
+#[test]
+fn a_follower_does_not_record_a_replica_that_would_bring_its_container_back() {
+    let cluster = MiniOzoneCluster::builder().scms(2).build().unwrap();
+    let key = cluster.write_key(1).unwrap();
+    cluster.run_until_quiescent(10).unwrap();
+    cluster.delete_key(&key).unwrap();
+    for _ in 0..30 {
+        if state(&cluster, &key) == LifeCycleState::Deleting {
+            break;
+        }
+        cluster.tick().unwrap();
+    }
+    assert_eq!(state(&cluster, &key), LifeCycleState::Deleting);
+    let follower = cluster.scm(1).unwrap();
+    follower.catch_up();
+    assert_eq!(
+        follower.container(key.container).unwrap().state,
+        LifeCycleState::Deleting
+    );
+    let dn = DatanodeId(9);
+    follower.register_datanode(&DatanodeDetails::new(dn), Vec::new());
+    let mut back = ContainerReplicaReport::new(key.container, ContainerState::Unhealthy, dn);
+    back.block_count = 1;
+    follower.process_container_report(dn, &[back]).unwrap();
+    assert!(!follower.replica_reports(key.container).contains_key(&dn));
+    let closed = ContainerReplicaReport {
+        state: ContainerState::Closed,
+        ..back
+    };
+    follower.process_container_report(dn, &[closed]).unwrap();
+    assert!(follower.replica_reports(key.container).contains_key(&dn));
 }

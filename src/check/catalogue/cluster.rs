@@ -138,6 +138,7 @@ fn allocation_and_repair(cases: &mut Vec<Case>) {
             (SeedPatch, Holds),
             (Hardened, Holds),
             (LegacyReplica, Holds),
+            (LegacyClosedOnlyRule, Holds),
             (Legacy, Caught),
         ]
     );

@@ -29,14 +29,19 @@ const SETUP_TICKS: usize = 10;
 /// The code under test: the replicas' and the SCM's report handler's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DeletingContainerBehavior {
-    /// The replicas' `SeedPatch`, the SCM as Ozone master (HDDS-14416).
+    /// The replicas' `SeedPatch`, the SCM as Ozone master (HDDS-14416, HDDS-14684).
     SeedPatch,
     /// The replicas' `Hardened`, the SCM as Ozone master.
     Hardened,
     /// The replicas before HDDS-16811's patch (`Legacy`), the SCM as Ozone master: the
     /// block comes back, and the force delete removes it with its replica.
     LegacyReplica,
-    /// Both before their fix: the replicas' `Legacy`, the SCM before HDDS-14416.
+    /// The replicas' `Legacy`, the SCM with HDDS-14416 and without HDDS-14684: the
+    /// container is CLOSED, so the CLOSED replica with the block is force-deleted all the
+    /// same (only a QUASI_CLOSED one would bring the container back).
+    LegacyClosedOnlyRule,
+    /// Both before their fix: the replicas' `Legacy`, the SCM before HDDS-14416 (the
+    /// replica brings the container back to CLOSED).
     Legacy,
 }
 
@@ -47,6 +52,7 @@ impl DeletingContainerBehavior {
             DeletingContainerBehavior::SeedPatch => "SeedPatch",
             DeletingContainerBehavior::Hardened => "Hardened",
             DeletingContainerBehavior::LegacyReplica => "LegacyReplica",
+            DeletingContainerBehavior::LegacyClosedOnlyRule => "LegacyClosedOnlyRule",
             DeletingContainerBehavior::Legacy => "Legacy",
         }
     }
@@ -63,8 +69,11 @@ impl DeletingContainerBehavior {
     /// The SCM's rule for a replica of a DELETING container.
     pub fn rule(self) -> DeletingReplicaRule {
         match self {
-            DeletingContainerBehavior::Legacy => DeletingReplicaRule::LegacyComeBackOnly,
-            _ => DeletingReplicaRule::ForceDeleteNotAhead,
+            DeletingContainerBehavior::Legacy => DeletingReplicaRule::LegacyComeBackToClosed,
+            DeletingContainerBehavior::LegacyClosedOnlyRule => {
+                DeletingReplicaRule::LegacyForceDeleteClosedOnly
+            }
+            _ => DeletingReplicaRule::ForceDeleteClosedOrQuasiClosed,
         }
     }
 }

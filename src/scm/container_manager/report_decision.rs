@@ -4,10 +4,10 @@
 //!
 //! **The race it meets (HDDS-16811).** A replica that got a deleted block back (a repair
 //! that copied it from a peer) reports blocks while its container is DELETING; upstream
-//! force-deletes a CLOSED or QUASI_CLOSED replica whose sequence id is not above the
-//! container's (HDDS-14416), and brings the container back otherwise (HDDS-11136,
-//! HDDS-12421). **The decision is upstream's**: the force delete removes the replica,
-//! restored block and all, and the report handler never revives the container for it.
+//! force-deletes a CLOSED (HDDS-14416) or QUASI_CLOSED (HDDS-14684) replica, and brings the
+//! container back otherwise (HDDS-11136, HDDS-12421). **The decision is upstream's**: the
+//! force delete removes the replica, restored block and all, and the report handler never
+//! revives the container for it.
 
 use super::super::config::DeletingReplicaRule;
 use super::super::container_info::{ContainerInfo, LifeCycleState};
@@ -107,30 +107,35 @@ pub(super) fn decide(
     }
 }
 
-/// The DELETING branch: with [`DeletingReplicaRule::ForceDeleteNotAhead`] a CLOSED or
-/// QUASI_CLOSED replica not ahead of the container is force-deleted (HDDS-14416); another
-/// non-empty replica brings the container back, to CLOSED for a CLOSED replica and
-/// QUASI_CLOSED for the others.
+/// The DELETING branch, by `rule`: a replica force-deleted (a CLOSED one since
+/// HDDS-14416, a QUASI_CLOSED one too since HDDS-14684), or, when non-empty, bringing the
+/// container back: to QUASI_CLOSED on master (CLOSED for a CLOSED replica, which master
+/// never reaches), to CLOSED before HDDS-14684.
 fn decide_deleting(
     info: &ContainerInfo,
     replica: &ContainerReplicaReport,
     rule: DeletingReplicaRule,
 ) -> Decision {
     use ContainerState as R;
-    let closed = matches!(replica.state, R::Closed | R::QuasiClosed);
-    if rule == DeletingReplicaRule::ForceDeleteNotAhead
-        && closed
-        && replica.sequence_id <= info.sequence_id
-    {
+    let force_deleted = match rule {
+        DeletingReplicaRule::ForceDeleteClosedOrQuasiClosed => {
+            matches!(replica.state, R::Closed | R::QuasiClosed)
+        }
+        DeletingReplicaRule::LegacyForceDeleteClosedOnly => replica.state == R::Closed,
+        DeletingReplicaRule::LegacyComeBackToClosed => false,
+    };
+    // Upstream's guard: always true here, as `raise_sequence_id` ran first.
+    if force_deleted && replica.sequence_id <= info.sequence_id {
         return Decision::act(ReportAction::DeleteReplica { force: true });
     }
     if replica.is_empty || matches!(replica.state, R::Invalid | R::Deleted) {
         return Decision::RECORD;
     }
-    let to = if replica.state == R::Closed {
-        LifeCycleState::Closed
-    } else {
-        LifeCycleState::QuasiClosed
+    let to = match rule {
+        DeletingReplicaRule::ForceDeleteClosedOrQuasiClosed if replica.state != R::Closed => {
+            LifeCycleState::QuasiClosed
+        }
+        _ => LifeCycleState::Closed,
     };
     Decision::act(ReportAction::ComeBack(to))
 }

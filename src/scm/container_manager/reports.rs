@@ -165,6 +165,12 @@ impl StorageContainerManager {
         };
         raise_sequence_id(info, report);
         let decision = decide(info, report, self.config.deleting_replica_rule);
+        if matches!(decision.action, Some(ReportAction::ComeBack(_))) && !self.context().is_leader {
+            // On a follower `transitionDeletingOrDeletedToTargetState` (not behind the
+            // leader-only wrapper of HDDS-14989) fails SCM_NOT_LEADER, which ends
+            // `processContainerReplica` before the replica is recorded.
+            return;
+        }
         if let Some(action) = decision.action {
             processed.actions.push((container, action));
         }
@@ -198,8 +204,9 @@ impl StorageContainerManager {
     }
 
     /// The state changes and deletes the replicas called for, on the leader only (a
-    /// follower's report handler records the replicas and changes nothing). A change the
-    /// log refuses is left for the next report.
+    /// follower's report handler records the replicas and changes nothing, except a
+    /// replica that would bring its container back, which it does not record). A change
+    /// the log refuses is left for the next report.
     fn carry_out(&self, datanode: DatanodeId, actions: &[(ContainerId, ReportAction)]) {
         if actions.is_empty() || !self.context().is_leader {
             return;

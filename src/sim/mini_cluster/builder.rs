@@ -55,7 +55,7 @@ impl Default for MiniOzoneClusterBuilder {
             scm_hardening: ScmHardening::ALL,
             replication_manager: ReplicationManagerConfig::immediate(),
             excess_replica_order: ExcessReplicaOrder::Sorted,
-            deleting_replica_rule: DeletingReplicaRule::ForceDeleteNotAhead,
+            deleting_replica_rule: DeletingReplicaRule::ForceDeleteClosedOrQuasiClosed,
             datanode: DatanodeConfig::default(),
             slots_per_datanode: 100,
             tick_ms: 1_000,
@@ -120,7 +120,7 @@ impl MiniOzoneClusterBuilder {
     }
 
     /// What the SCMs' report handler does with a replica of a DELETING container (by
-    /// default upstream's, HDDS-14416).
+    /// default upstream's, HDDS-14416 with HDDS-14684).
     pub fn deleting_replica_rule(mut self, rule: DeletingReplicaRule) -> Self {
         self.deleting_replica_rule = rule;
         self
