@@ -41,6 +41,14 @@ shuttle_tests! {
     stale_excess_delete_dropped_with_each_scms_order_pct: "over_replicated_container_across_a_leader_change" / "LegacyExcessOrder", PCT3;
     double_delete_leaves_the_container_below_its_factor_random: "over_replicated_container_across_a_leader_change" / "Legacy", RANDOM;
     double_delete_leaves_the_container_below_its_factor_pct: "over_replicated_container_across_a_leader_change" / "Legacy", PCT3;
+    deposed_processor_deletes_once_with_the_fences_random: "over_replicated_container_while_the_deposed_leader_processes" / "SeedPatch", RANDOM;
+    deposed_processor_deletes_once_with_the_fences_pct: "over_replicated_container_while_the_deposed_leader_processes" / "SeedPatch", PCT3;
+    deposed_processor_deletes_once_when_hardened_random: "over_replicated_container_while_the_deposed_leader_processes" / "Hardened", RANDOM;
+    deposed_processor_delete_only_repeated_with_the_sorted_order_random: "over_replicated_container_while_the_deposed_leader_processes" / "LegacyTermFence", RANDOM;
+    deposed_processor_double_delete_with_each_scms_order_random: "over_replicated_container_while_the_deposed_leader_processes" / "LegacyExcessOrder", RANDOM;
+    deposed_processor_double_delete_with_each_scms_order_pct: "over_replicated_container_while_the_deposed_leader_processes" / "LegacyExcessOrder", PCT3;
+    deposed_processor_double_delete_random: "over_replicated_container_while_the_deposed_leader_processes" / "Legacy", RANDOM;
+    deposed_processor_double_delete_pct: "over_replicated_container_while_the_deposed_leader_processes" / "Legacy", PCT3;
     granted_slots_survive_leadership_moves_random: "keys_written_while_leadership_moves" / "SeedPatch", RANDOM;
     granted_slots_survive_leadership_moves_pct: "keys_written_while_leadership_moves" / "SeedPatch", PCT3;
     granted_slots_survive_leadership_moves_when_hardened_random: "keys_written_while_leadership_moves" / "Hardened", RANDOM;
@@ -67,7 +75,7 @@ shuttle_tests! {
     restored_block_lives_in_a_deleting_container_before_the_force_delete_pct: "emptied_container_deleted_despite_a_restored_block" / "Legacy", PCT3;
     random_cluster_holds_when_hardened_random: "random_cluster_with_faults" / "Hardened", RANDOM;
     random_cluster_holds_when_hardened_pct: "random_cluster_with_faults" / "Hardened", PCT3;
-    random_cluster_catches_the_seed_patches_pct: "random_cluster_with_faults" / "SeedPatch", PCT3;
+    random_cluster_catches_the_seed_patches_random: "random_cluster_with_faults" / "SeedPatch", RANDOM;
     random_cluster_catches_the_legacy_code_random: "random_cluster_with_faults" / "Legacy", RANDOM;
     random_cluster_catches_the_legacy_code_pct: "random_cluster_with_faults" / "Legacy", PCT3;
 }

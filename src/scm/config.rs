@@ -260,20 +260,23 @@ pub struct ReplicationManagerConfig {
 
 impl Default for ReplicationManagerConfig {
     fn default() -> Self {
-        Self {
-            interval_ms: 300_000,
-            wait_after_safe_mode_exit_ms: 300_000,
-            event_timeout_ms: 720_000,
-            event_timeout_datanode_offset_ms: 360_000,
-            under_replicated_interval_ms: 30_000,
-            over_replicated_interval_ms: 30_000,
-            quasi_closed_stuck_best_origin_copies: 3,
-            quasi_closed_stuck_other_origin_copies: 2,
-        }
+        Self::DEFAULT
     }
 }
 
 impl ReplicationManagerConfig {
+    /// Ozone's defaults.
+    pub const DEFAULT: Self = Self {
+        interval_ms: 300_000,
+        wait_after_safe_mode_exit_ms: 300_000,
+        event_timeout_ms: 720_000,
+        event_timeout_datanode_offset_ms: 360_000,
+        under_replicated_interval_ms: 30_000,
+        over_replicated_interval_ms: 30_000,
+        quasi_closed_stuck_best_origin_copies: 3,
+        quasi_closed_stuck_other_origin_copies: 2,
+    };
+
     /// No interval, no start delay, Ozone's command deadlines: a replication manager (and
     /// its processors) that runs whenever it is asked, as a stepped cluster drives it.
     pub fn immediate() -> Self {

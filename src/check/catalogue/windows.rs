@@ -320,6 +320,30 @@ fn deleting_round_during_reconciliation(state: &mut WindowState, event: &Seen<'_
     })
 }
 
+/// HDDS-17268 with HDDS-16449: a replication manager's pass queued a container, a newer
+/// leader was elected, and the queuing SCM's processor then handled it (at its old term
+/// if it has not heard, or from the old queue once re-elected).
+pub const LEADER_DEPOSED_BETWEEN_QUEUE_AND_ACT: RaceWindow = RaceWindow {
+    seed: "HDDS-17268",
+    name: "a leader deposed between queueing and acting",
+    reads: &["became leader", "queued container processed"],
+    fields: &["term", "queued_term"],
+    step: leader_deposed_between_queue_and_act,
+};
+
+fn leader_deposed_between_queue_and_act(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    // slots: 0 the highest term a leader was elected in.
+    match event.name {
+        "became leader" => {
+            state.slots[0] = state.slots[0].max(event.number("term").unwrap_or(0));
+            false
+        }
+        _ => event
+            .number("queued_term")
+            .is_some_and(|queued| queued < state.slots[0]),
+    }
+}
+
 const TERM_FENCING: &[RaceWindow] = &[TERM_BEFORE_INIT];
 const MC5: &[RaceWindow] = &[HEARTBEAT_TERMS_IN_FLIGHT];
 const RESTART: &[RaceWindow] = &[DEPOSED_COMMAND_AFTER_RESTART];
@@ -342,6 +366,10 @@ const RBW_RACE: &[RaceWindow] = &[RBW_AFTER_COMPLETION, SUPERSEDED_QUEUED_REPORT
 const SPACE_CHECK: &[RaceWindow] = &[ALLOCATION_BEFORE_CREATION_REPORT];
 const STANDBY: &[RaceWindow] = &[RBW_AFTER_COMPLETION, FINALIZED_BEFORE_COMPLETION];
 const DEPOSED_COMMANDS: &[RaceWindow] = &[DEPOSED_COMMAND_AFTER_NEWER_TERM];
+const DEPOSED_PROCESSOR: &[RaceWindow] = &[
+    DEPOSED_COMMAND_AFTER_NEWER_TERM,
+    LEADER_DEPOSED_BETWEEN_QUEUE_AND_ACT,
+];
 const RANDOM_CLUSTER: &[RaceWindow] =
     &[DEPOSED_COMMAND_AFTER_NEWER_TERM, ALLOCATION_BEFORE_REBUILD];
 const TREE_WRITES: &[RaceWindow] = &[DELETING_ROUND_DURING_RECONCILIATION];
@@ -356,6 +384,10 @@ const WINDOWS: &[(&str, &[RaceWindow])] = &[
     (
         "over_replicated_container_across_a_leader_change",
         DEPOSED_COMMANDS,
+    ),
+    (
+        "over_replicated_container_while_the_deposed_leader_processes",
+        DEPOSED_PROCESSOR,
     ),
     ("random_cluster_with_faults", RANDOM_CLUSTER),
     ("data_checksum_follows_concurrent_tree_writes", TREE_WRITES),
@@ -428,13 +460,6 @@ const WINDOWS: &[(&str, &[RaceWindow])] = &[
         TERM_FENCING,
     ),
     ("keys_written_while_leadership_moves", FAILOVERS),
-    // Its deletion during a reconciliation is not reached: each datanode's deleting
-    // service runs in its ticks, after that tick's commands (a reconcile among them), and
-    // the leader transfer, at a round the seed picks, drops most reconcile commands of the
-    // deposed leader as stale before they run on the datanodes' threads; the runs left
-    // happen in the settling phase, one datanode at a time. (Services on threads of their
-    // own, as the quasi-closed case has, reached it in none of 3 000 PCT and 2 000 random
-    // executions.)
     (
         "deletions_across_transfer_restart_and_repair",
         CLUSTER_DELETES,

@@ -14,6 +14,7 @@
 mod allocation;
 mod deleting;
 mod deletions;
+mod deposed_processor;
 pub mod invariants;
 pub mod liveness;
 mod over_replicated;
@@ -28,6 +29,7 @@ pub use deleting::{
     DeletingContainerBehavior, emptied_but_one, emptied_container_deleted_despite_a_restored_block,
 };
 pub use deletions::keys_deleted_while_leadership_moves;
+pub use deposed_processor::over_replicated_container_while_the_deposed_leader_processes;
 pub use invariants::{
     BELOW_REPLICATION_FACTOR, DELETED_EVERYWHERE, NO_GRANT_PAST_ROOM, REPLICATION_SEED, SEED_KEY,
 };

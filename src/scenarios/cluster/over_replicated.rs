@@ -149,6 +149,11 @@ pub fn stale_excess_delete_in_flight(
         })
         .ok_or_else(|| unexpected("every datanode holds the container"))?;
     cluster.replicate(key.container, spare).map_err(setup)?;
+    // The new leader-to-be applies the container, so it records the replicas each
+    // datanode reports, as a follower that kept up does (one that lagged would learn
+    // them only from the reports after its election, and judge the container by the
+    // replicas it heard of so far).
+    cluster.catch_up_scm(NEW_LEADER).map_err(setup)?;
     let target = tick_until_excess_delete_queued(&cluster, key.container)
         .map_err(setup)?
         .ok_or_else(|| unexpected("the old leader queued no delete of an excess replica"))?;
