@@ -178,6 +178,19 @@ fn cluster(scenario: &str, variant: &str) -> Option<Defect> {
             "two leaders delete different excess replicas (HDDS-16449): the container is \
              left below its factor",
         ),
+        ("over_replicated_container_while_the_deposed_leader_processes", "Legacy") => defect(
+            "HDDS-4589+HDDS-17268",
+            "a deposed leader's processor and the new leader's delete different excess \
+             replicas (HDDS-16449): the container is left below its factor",
+        ),
+        ("over_replicated_container_while_the_deposed_leader_processes", "LegacyExcessOrder") => {
+            defect(
+                "HDDS-4589",
+                "a deposed leader's delete runs before its datanode hears the new term, and \
+                 the new leader picks another replica: below its factor despite the term \
+                 fence",
+            )
+        }
         ("emptied_container_deleted_despite_a_restored_block", "Legacy") => defect(
             "HDDS-14416+HDDS-16811",
             "a restored block keeps its DELETING container for ever",
