@@ -27,6 +27,7 @@ pub mod executors;
 pub mod heartbeat;
 pub mod reports;
 pub mod services;
+mod settings;
 pub mod state_context;
 pub mod work_queue;
 

@@ -14,11 +14,11 @@
 use std::time::Duration;
 
 use super::container::handler::KeyValueHandler;
-use super::daemon::{DatanodeConfig, ProcessorStats};
 use super::dispatcher::{CommandDispatcher, CommandReport};
 use super::executors::{Executor, HandlerExecutors};
 use super::heartbeat::{HeartbeatEndpointTask, TaskOutcome};
 use super::reports::ReportPublisher;
+use super::settings::{DatanodeConfig, ProcessorStats};
 use super::state_context::EndpointState;
 use crate::clock::{Pace, StopFlag};
 use crate::sync::channel::Receiver;

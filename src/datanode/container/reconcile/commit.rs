@@ -6,7 +6,8 @@ use super::super::error::ContainerError;
 use super::super::merkle::ContainerMerkleTree;
 use super::super::replica::KeyValueContainer;
 use super::super::store::BlockData;
-use super::{BlockPull, BlockRepair};
+use super::peer::BlockRepair;
+use super::pull::BlockPull;
 use crate::hdds::ids::LocalId;
 use crate::sync::RwLockReadGuard;
 

@@ -14,7 +14,8 @@ use super::super::merkle::{self, ChunkMerkle, ContainerChecksumInfo, ContainerMe
 use super::super::peer_deletion::apply_peer_deletion;
 use super::super::replica::KeyValueContainer;
 use super::super::store::MetadataBatch;
-use super::{PeerDatanode, PeerRound, ReconcileReport, ids_text, reconcile_chunks_per_block};
+use super::peer::{PeerDatanode, PeerRound, ReconcileReport, ids_text};
+use super::pull::reconcile_chunks_per_block;
 use crate::hdds::ids::LocalId;
 use crate::sync::Arc;
 
@@ -256,5 +257,23 @@ impl Reconciliation {
             "reconciliation finished"
         );
         std::mem::take(&mut self.report)
+    }
+}
+
+/// `reconcileContainerInternal`: reconciles `container` with each of `peers` in turn, all
+/// at once on the caller's thread ([`Reconciliation`] runs the same steps one at a time).
+/// Takes no container lock except the patched commit's read lock (and the write lock to
+/// remove what a failed repair pulled, or to apply a peer's deletion). Not deduplicated
+/// here: the [handler](super::super::handler::KeyValueHandler) runs at most one per container.
+pub fn reconcile_container(
+    container: &Arc<KeyValueContainer>,
+    peers: &[Arc<dyn PeerDatanode>],
+) -> Result<ReconcileReport, ContainerError> {
+    let mut reconciliation = Reconciliation::start(Arc::clone(container), peers.to_vec())?;
+    // Bounded: each step compares with a peer, repairs one of its blocks or ends its round.
+    loop {
+        if let Some(report) = reconciliation.step() {
+            return Ok(report);
+        }
     }
 }
