@@ -7,7 +7,7 @@
 
 use crate::support::{assert_caught, assert_holds, explore_bounded};
 use hadoop_ref::datanode::state_context::StateContextBehavior;
-use hadoop_ref::scenarios::cluster::deposed_leaders_force_delete_through_the_cluster;
+use hadoop_ref::scenarios::cluster::deposed_leaders_force_delete_through_the_stepped_cluster;
 
 const PREEMPTIONS: usize = 2;
 const MAX_BRANCHES: usize = 100_000;
@@ -18,7 +18,12 @@ fn cluster_fences_a_deposed_leaders_force_delete() {
         "mini-cluster/deposed-leaders-force-delete/SeedPatch",
         PREEMPTIONS,
         MAX_BRANCHES,
-        || deposed_leaders_force_delete_through_the_cluster(StateContextBehavior::SeedPatch, 1),
+        || {
+            deposed_leaders_force_delete_through_the_stepped_cluster(
+                StateContextBehavior::SeedPatch,
+                1,
+            )
+        },
     );
     assert_holds(&exploration);
 }
@@ -32,7 +37,7 @@ fn cluster_loses_the_replica_when_the_heard_term_is_discarded() {
         PREEMPTIONS,
         MAX_BRANCHES,
         || {
-            deposed_leaders_force_delete_through_the_cluster(
+            deposed_leaders_force_delete_through_the_stepped_cluster(
                 StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit,
                 1,
             )

@@ -9,6 +9,7 @@
 pub mod catalogue;
 pub mod conformance;
 pub mod exploration;
+pub mod explore;
 #[cfg(loom)]
 pub mod loom;
 pub mod monitor;

@@ -358,6 +358,29 @@ impl Datanode {
         while self.scan_step() {}
     }
 
+    /// Feeds `state` the datanode's protocol state: its state context, what its executors
+    /// and its scanner hold, the statuses waiting for each SCM, and each replica
+    /// ([`KeyValueContainer::digest`](super::container::replica::KeyValueContainer::digest)).
+    /// Counters and the command history are left out.
+    pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) -> Result<(), DatanodeError> {
+        use std::hash::Hash;
+        self.context.digest(state);
+        self.executors.digest(state);
+        self.reports.digest(state);
+        self.handler.digest(state);
+        for id in self.handler.container_ids() {
+            id.hash(state);
+            self.handler.container(id)?.digest(state)?;
+        }
+        Ok(())
+    }
+
+    /// The command handlers' executors (the replication supervisor, the delete-container
+    /// executor).
+    pub fn executors(&self) -> &Arc<HandlerExecutors> {
+        &self.executors
+    }
+
     /// Commands the executors hold (queued or running) and scans queued.
     pub fn executor_backlog(&self) -> usize {
         let (supervisor, delete_container) = self.executors.in_flight();

@@ -185,6 +185,19 @@ impl HandlerExecutors {
         (self.supervisor.len() + running, self.delete_container.len())
     }
 
+    /// Feeds `state` the commands each executor holds (queued, and the running
+    /// reconciliation with how far it got).
+    pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
+        use std::hash::Hash;
+        self.supervisor.for_each(|d| d.command.digest(state));
+        if let Some(running) = &*self.running.lock() {
+            running.dispatched.command.digest(state);
+            running.task.digest(state);
+        }
+        0xde1u16.hash(state);
+        self.delete_container.for_each(|d| d.command.digest(state));
+    }
+
     /// Forgets every queued and running command (a restart of the process loses them).
     pub fn clear(&self) {
         self.supervisor.clear();

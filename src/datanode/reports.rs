@@ -84,6 +84,20 @@ impl ReportPublisher {
         }
     }
 
+    /// Feeds `state` the command statuses waiting for each SCM (their state and their
+    /// transactions' answers; the command ids only label them).
+    pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
+        use std::hash::Hash;
+        self.statuses.read(|statuses| {
+            for (scm, queued) in statuses {
+                scm.hash(state);
+                for status in queued {
+                    (status.state, &status.delete_results).hash(state);
+                }
+            }
+        });
+    }
+
     /// The volume whose space the next heartbeats report (one volume per datanode).
     pub fn set_volume(&self, volume: VolumeUsage) {
         self.volume.write(|current| *current = Some(volume));

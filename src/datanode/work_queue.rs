@@ -84,6 +84,11 @@ impl<T> WorkQueue<T> {
         self.items.lock().is_empty()
     }
 
+    /// Calls `visit` with each queued item, oldest first.
+    pub fn for_each(&self, mut visit: impl FnMut(&T)) {
+        self.items.lock().iter().for_each(&mut visit);
+    }
+
     /// Drops everything queued (a process crash loses it).
     pub fn clear(&self) {
         self.items.lock().clear();

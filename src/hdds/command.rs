@@ -10,7 +10,7 @@ pub struct CommandId(pub u64);
 
 /// One delete transaction of the SCM's deleted-blocks log, for one container
 /// (`DeletedBlocksTransaction`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct DeletedBlocksTransaction {
     /// Transaction id, increasing per SCM log.
     pub tx_id: u64,
@@ -23,7 +23,7 @@ pub struct DeletedBlocksTransaction {
 /// A datanode's answer for one delete transaction (`DeleteBlockTransactionResult` of
 /// `ContainerBlocksDeletionACKProto`): stored or not. The answer is on storage, not on
 /// execution: the block deleting service deletes later.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DeleteBlockTransactionResult {
     /// The transaction.
     pub tx_id: u64,
@@ -34,7 +34,7 @@ pub struct DeleteBlockTransactionResult {
 }
 
 /// What a command asks the datanode to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum CommandKind {
     /// Delete a container replica (`DeleteContainerCommand`); `force` skips the OPEN and
     /// non-empty checks.
@@ -92,6 +92,14 @@ pub struct ScmCommand {
 }
 
 impl ScmCommand {
+    /// Feeds `state` what the command does: its kind, term and deadline. Its id only
+    /// labels it (a status names it back), so two runs that created the same commands in
+    /// another order hold the same commands.
+    pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
+        use std::hash::Hash;
+        (&self.kind, self.term, self.deadline_ms).hash(state);
+    }
+
     /// A command without a deadline.
     pub fn new(id: CommandId, term: Term, kind: CommandKind) -> Self {
         Self {

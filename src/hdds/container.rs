@@ -38,7 +38,7 @@ impl ContainerState {
 
 /// One replica in a datanode's container report (`ContainerReplicaProto`, the fields
 /// used here).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ContainerReplicaReport {
     /// The container.
     pub container: ContainerId,

@@ -43,7 +43,7 @@ impl HeartbeatRequest {
 }
 
 /// How a command ended on the datanode (`CommandStatus.Status`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CommandState {
     /// It ran.
     Executed,

@@ -2,7 +2,7 @@
 //! report).
 
 /// One volume's space as a datanode reports it (`StorageReportProto`, the fields used).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct StorageReport {
     /// Bytes free on the volume.
     pub remaining: u64,

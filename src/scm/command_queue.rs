@@ -30,6 +30,19 @@ struct DatanodeCommands {
 }
 
 impl CommandQueue {
+    /// Feeds `state` each datanode's queued commands
+    /// ([`ScmCommand::digest`](crate::hdds::command::ScmCommand::digest)) and the
+    /// delete-blocks commands it last reported queued.
+    pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
+        use std::hash::Hash;
+        self.queues.read(|queues| {
+            for (datanode, queued) in queues {
+                (datanode, queued.reported_delete_blocks).hash(state);
+                queued.commands.iter().for_each(|c| c.digest(state));
+            }
+        });
+    }
+
     /// Empty queues of at most `limit_per_datanode` commands each.
     pub fn new(limit_per_datanode: usize) -> Self {
         Self {

@@ -68,7 +68,7 @@ impl LifeCycleState {
 }
 
 /// A container as the replicated container table holds it (`ContainerInfo`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ContainerInfo {
     /// Its id.
     pub id: ContainerId,

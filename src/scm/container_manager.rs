@@ -540,6 +540,37 @@ impl StorageContainerManager {
         self.table.read().holders(id)
     }
 
+    /// Feeds `state` the SCM's protocol state, all that decides what it does next: what it
+    /// believes of leadership and safe mode, the Ratis leader-ready flag, its tables as
+    /// applied (with the index) and the replicas it holds, the commands queued for each
+    /// datanode, the deletions in flight, the replication manager's status, pending ops and
+    /// queue, each datanode's registration, reports and pending allocations, and the
+    /// allocation gate with the pipeline choice. Command ids and counters are left out.
+    pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
+        use std::hash::Hash;
+        let context = self.context();
+        (
+            context.is_leader,
+            context.term,
+            context.leader_ready,
+            context.in_safe_mode,
+        )
+            .hash(state);
+        self.ratis_leader_ready.load(Ordering::Acquire).hash(state);
+        {
+            let table = self.table.read();
+            let applied = &table.applied;
+            (applied.index, &applied.containers, &applied.deleted_blocks).hash(state);
+            table.replicas.hash(state);
+        }
+        self.commands.digest(state);
+        self.deletion.lock().digest(state);
+        self.replication.lock().digest(state);
+        self.nodes.digest(state);
+        let gate = self.allocation.lock();
+        (gate.rebuilt_for_term, &gate.chooser).hash(state);
+    }
+
     /// Each reported replica of the container as its datanode last reported it
     /// (`ContainerManager.getContainerReplicas`).
     pub fn replica_reports(&self, id: ContainerId) -> BTreeMap<DatanodeId, ContainerReplicaReport> {

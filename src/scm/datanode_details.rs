@@ -22,7 +22,7 @@ pub enum PortName {
 
 /// A datanode's registration details (`DatanodeDetails`, the fields SCM's registration
 /// compares; the id is its UUID).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct DatanodeDetails {
     /// The datanode.
     pub id: DatanodeId,

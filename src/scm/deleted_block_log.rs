@@ -125,6 +125,24 @@ impl DeleteTransactionStatus {
         Self::default()
     }
 
+    /// Feeds `state` what is in flight: its term, the acks of each transaction, each
+    /// datanode's records (their transactions and status, in a canonical order: the
+    /// command ids only label them) and where the next round starts. The retry counts,
+    /// kept for inspection, are left out.
+    pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
+        use std::hash::Hash;
+        (self.term, &self.committed, self.last_processed).hash(state);
+        for (datanode, records) in &self.records {
+            datanode.hash(state);
+            let mut canonical: Vec<String> = records
+                .values()
+                .map(|r| format!("{:?} {:?} {}", r.tx_ids, r.status, r.updated_ms))
+                .collect();
+            canonical.sort();
+            canonical.hash(state);
+        }
+    }
+
     /// `onBecomeLeader`: forgets every record, ack and count.
     pub fn on_become_leader(&mut self) {
         *self = Self::default();

@@ -15,7 +15,7 @@ use crate::hdds::term::Term;
 use crate::sync::Mutex;
 
 /// An entry of the SCM log.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum LogEntry {
     /// `ContainerStateManager.addContainer`, applied on every SCM.
     AddContainer(ContainerInfo),

@@ -229,6 +229,17 @@ pub struct NodeManager {
 }
 
 impl NodeManager {
+    /// Feeds `state` each registered datanode's details, last storage reports and pending
+    /// allocations (both windows of its bucket).
+    pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
+        use std::hash::Hash;
+        for node in self.all() {
+            node.details.hash(state);
+            node.storage_reports().hash(state);
+            node.space.pending.lock().hash(state);
+        }
+    }
+
     /// No datanode registered yet; `hardening` as the SCM's behavior runs it.
     pub fn new(
         container_size: u64,

@@ -59,7 +59,7 @@ pub fn slots(reports: &[StorageReport], container_size: u64) -> u64 {
 /// The pending allocations of one datanode: two windows rolled on access
 /// (`TwoWindowBucket`). Not synchronized itself: its owner holds it under a lock (the
 /// bucket's monitor in Ozone).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TwoWindowBucket {
     current: BTreeSet<ContainerId>,
     previous: BTreeSet<ContainerId>,

@@ -117,6 +117,18 @@ impl ContainerReplicaPendingOps {
         deletes
     }
 
+    /// Feeds `state` every pending op: its container, kind, target, command and deadline.
+    pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
+        use std::hash::Hash;
+        for (container, ops) in &self.ops {
+            container.hash(state);
+            for op in ops {
+                (op.kind, op.target, op.deadline_ms).hash(state);
+                op.command.digest(state);
+            }
+        }
+    }
+
     /// `clear`: every op forgotten (a new serving leader).
     pub fn clear(&mut self) {
         self.ops.clear();

@@ -11,7 +11,7 @@ use crate::hdds::ids::ScmId;
 
 /// Picks one of the OPEN pipelines at random, from a seed. Not synchronized itself: the
 /// SCM keeps it under the `ContainerManager` lock, where Ozone uses its `Random`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct PipelineChooser {
     state: u64,
 }

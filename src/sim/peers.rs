@@ -96,6 +96,12 @@ fn link(a: DatanodeId, b: DatanodeId) -> (DatanodeId, DatanodeId) {
 }
 
 impl PeerNetwork {
+    /// Feeds `state` the cut links between datanodes.
+    pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
+        use std::hash::Hash;
+        self.state.read().cut.hash(state);
+    }
+
     /// A network without datanodes.
     pub fn new() -> Self {
         Self::default()

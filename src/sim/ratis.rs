@@ -25,7 +25,7 @@ use crate::scm::ha::{CatchUp, LogEntry, ReplicatedLog, Snapshot, SubmitError};
 use crate::sync::{Arc, Mutex, arc_from_box};
 
 /// A fault the next submit meets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SubmitFault {
     /// The entry commits, the submitter hears a timeout.
     TimeoutAfterCommit,
@@ -72,6 +72,21 @@ impl SimulatedRatis {
         state.term += 1;
         state.leader = Some(leader);
         state.term
+    }
+
+    /// Feeds `state` the ring: its term and leader, the log (the entries after the
+    /// snapshot, the snapshot's index), the next ids it hands out and the faults queued.
+    pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
+        use std::hash::Hash;
+        let ring = self.state.lock();
+        (ring.term, ring.leader, &ring.entries, ring.last_index).hash(state);
+        (
+            ring.snapshot.index,
+            ring.next_container_id,
+            ring.next_delete_tx_id,
+        )
+            .hash(state);
+        ring.faults.hash(state);
     }
 
     /// The current term and leader.

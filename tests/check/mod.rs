@@ -4,6 +4,7 @@
 mod conformance;
 mod defects;
 mod exploration;
+mod explore;
 mod memo;
 mod monitor;
 mod monitor_end;

@@ -60,6 +60,11 @@ pub enum Command {
         #[arg(long)]
         html: Option<PathBuf>,
     },
+    /// Explore every interleaving of a cluster case's protocol steps up to a depth,
+    /// breadth first over the real components, each state once (its fingerprint) and one
+    /// order of independent steps (partial-order reduction); the shortest counterexample
+    /// of a caught case is saved for `replay`. Exit 1 when a case does not do as expected.
+    Explore(crate::explore::ExploreOptions),
     /// List the scenarios, their variants and what each must do.
     List,
     /// The scoreboard: every caught case under every shuttle engine from several seeds

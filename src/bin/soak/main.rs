@@ -24,6 +24,7 @@
 //! cargo soak explain FILE                       # its step table, and FILE.html: a timeline
 //! cargo soak replay --events run.ndjson FILE    # its event log (docs/event-log.md)
 //! cargo soak check-log run.ndjson               # the seeds' properties over an event log
+//! cargo soak explore deletions_across --depth 12 --time 60  # every interleaving, to depth 12
 //! cargo soak list
 //! cargo soak board --markdown docs/scoreboard.md --json docs/scoreboard.json
 //! ```
@@ -34,6 +35,7 @@ mod board_row;
 mod check_log;
 mod child;
 mod cli;
+mod explore;
 mod pool;
 mod replay;
 mod report;
@@ -67,6 +69,7 @@ fn main() -> ExitCode {
         Some(Command::CheckLog(options)) => check_log::check_logs(&options),
         Some(Command::TlaTrace(options)) => tla_trace::tla_trace(&options),
         Some(Command::Explain { file, html }) => replay::explain(&file, html.as_deref()),
+        Some(Command::Explore(options)) => explore::explore(&options),
         Some(Command::List) => list(),
         Some(Command::Board(options)) => board::board(&options),
         Some(Command::RunOne(run)) => child::run_one(&run),

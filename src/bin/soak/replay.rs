@@ -4,10 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use hadoop_ref::check::explore::CounterexampleFile;
+use hadoop_ref::check::shuttle::explore::replay_counterexample;
 use hadoop_ref::check::shuttle::{
     Listeners, ReplayOutcome, Replayed, explain_file, replay_file_with, schedule_file,
 };
-use hadoop_ref::story::{self, EventLogWriter};
+use hadoop_ref::story::{self, EventLogWriter, Story};
 
 use crate::shrink;
 
@@ -29,7 +31,12 @@ pub fn replay(file: &Path, events: Option<&Path>, monitors: bool) -> ExitCode {
             .map(|log| Box::new(log) as Box<dyn hadoop_ref::story::EventSink>),
         monitors,
     };
-    let replayed = match replay_file_with(file, listeners) {
+    let replayed = if CounterexampleFile::is_one(file) {
+        replay_counterexample(file, listeners).map_err(|e| e.to_string())
+    } else {
+        replay_file_with(file, listeners).map_err(|e| e.to_string())
+    };
+    let replayed = match replayed {
         Ok(replayed) => replayed,
         Err(error) => {
             eprintln!("soak: {error}");
@@ -95,17 +102,21 @@ pub fn minimize(file: &Path) -> ExitCode {
     }
 }
 
-/// Replays `file`, prints its step table and writes its timeline to `html` (default
-/// `FILE.html`); exits as [`replay`] does.
+/// Replays `file` (a schedule or an explorer's counterexample), prints its step table
+/// and writes its timeline to `html` (default `FILE.html`); exits as [`replay`] does.
 pub fn explain(file: &Path, html: Option<&Path>) -> ExitCode {
-    let case = match schedule_file::read(file) {
-        Ok(read) => read.case,
-        Err(error) => {
-            eprintln!("soak: {error}");
-            return ExitCode::from(2);
-        }
+    let explained = if CounterexampleFile::is_one(file) {
+        explain_counterexample(file)
+    } else {
+        schedule_file::read(file)
+            .map_err(|e| e.to_string())
+            .and_then(|read| {
+                explain_file(file)
+                    .map(|(outcome, story)| (read.case.id(), outcome, story))
+                    .map_err(|e| e.to_string())
+            })
     };
-    let (outcome, story) = match explain_file(file) {
+    let (case, outcome, story) = match explained {
         Ok(explained) => explained,
         Err(error) => {
             eprintln!("soak: {error}");
@@ -128,7 +139,7 @@ pub fn explain(file: &Path, html: Option<&Path>) -> ExitCode {
         None => print!("{}\nthe schedule runs clean now\n", story.table()),
     }
     let path = html.map_or_else(|| html_path(file), Path::to_path_buf);
-    let page = story::timeline(&story, violation, &case.id(), &file.display().to_string());
+    let page = story::timeline(&story, violation, &case, &file.display().to_string());
     if let Err(error) = std::fs::write(&path, page) {
         eprintln!("soak: cannot write {}: {error}", path.display());
         return ExitCode::from(2);
@@ -139,6 +150,19 @@ pub fn explain(file: &Path, html: Option<&Path>) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// An explorer's counterexample replayed with its story: the case's id, the outcome, the
+/// story.
+fn explain_counterexample(file: &Path) -> Result<(String, ReplayOutcome, Story), String> {
+    let read = CounterexampleFile::read(file).map_err(|e| e.to_string())?;
+    let listeners = Listeners {
+        story: true,
+        ..Listeners::default()
+    };
+    let replayed = replay_counterexample(file, listeners).map_err(|e| e.to_string())?;
+    let id = format!("{}/{} (explorer)", read.scenario, read.variant);
+    Ok((id, replayed.outcome, replayed.story))
 }
 
 /// `FILE.html`, beside the schedule.

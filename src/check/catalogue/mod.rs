@@ -7,6 +7,7 @@ mod allocation;
 mod cluster;
 mod container;
 mod defects;
+mod explorable;
 mod scm_windows;
 mod standby;
 mod standby_windows;
@@ -18,6 +19,7 @@ pub use case::{Case, Expectation};
 pub use cluster::cluster;
 pub use container::container;
 pub use defects::{Defect, defect_of};
+pub use explorable::explorable;
 pub use standby::standby;
 pub use term_fencing::{STALE_LEADER_ROUNDS, term_fencing};
 

@@ -2,6 +2,7 @@
 //! failing schedule to a file that [`replay_file`] runs again, and shrinks a failing
 //! schedule ([`minimize`]). Used by the shuttle tests and the soak tool.
 
+pub mod explore;
 mod minimize;
 pub mod observe;
 mod relay;

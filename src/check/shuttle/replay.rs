@@ -95,7 +95,7 @@ pub(super) fn replay_with(
     (replayed.outcome, replayed.story)
 }
 
-fn replayed(quiet: Result<runner::Quiet, String>) -> Replayed {
+pub(super) fn replayed(quiet: Result<runner::Quiet, String>) -> Replayed {
     match quiet {
         Ok(quiet) => Replayed {
             outcome: ReplayOutcome::of(quiet.violation),

@@ -249,6 +249,15 @@ impl KeyValueHandler {
         Ok(self.scanner.request(&self.container(id)?))
     }
 
+    /// Feeds `state` the handler's own state beside its replicas: the pipelines it left
+    /// and the scans queued (each replica's state is its store's and its report's).
+    pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
+        use std::hash::Hash;
+        self.left_pipelines
+            .read(|left| left.iter().for_each(|p| p.hash(state)));
+        self.scanner.digest(state);
+    }
+
     /// The on-demand scanner, whose queue the scanner's thread (or a stepping driver) runs.
     pub fn scanner(&self) -> &OnDemandContainerScanner {
         &self.scanner
@@ -340,6 +349,11 @@ impl ReconcileTask {
     /// The replica it reconciles.
     pub fn container(&self) -> ContainerId {
         self.reconciliation.container().id()
+    }
+
+    /// Feeds `state` how far it got ([`Reconciliation::digest`]).
+    pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.reconciliation.digest(state);
     }
 }
 

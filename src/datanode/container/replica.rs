@@ -220,6 +220,26 @@ impl KeyValueContainer {
         })
     }
 
+    /// Feeds `state` everything of the replica that decides what it does next: its report
+    /// (state, counts, data checksum, sequence id, empty flag), the checksum in memory,
+    /// its blocks' metadata, its block files and their lengths, the deletions its database
+    /// records, its pending transactions and its tree file.
+    pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) -> Result<(), ContainerError> {
+        use std::hash::Hash;
+        self.report()?.hash(state);
+        self.data_checksum().hash(state);
+        let store = &self.store;
+        self.storage(store.blocks())?.hash(state);
+        for block in self.storage(store.block_files())? {
+            (block, self.storage(store.block_file_len(block))?).hash(state);
+        }
+        self.storage(store.deleted_blocks())?.hash(state);
+        self.storage(store.pending_transactions(usize::MAX))?
+            .hash(state);
+        self.storage(store.read_tree_file())?.hash(state);
+        Ok(())
+    }
+
     fn storage<T>(&self, result: Result<T, super::store::StoreError>) -> Result<T, ContainerError> {
         result.map_err(ContainerError::store(self.id))
     }

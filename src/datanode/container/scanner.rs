@@ -164,6 +164,12 @@ impl OnDemandContainerScanner {
         self.queue.len()
     }
 
+    /// Feeds `state` the containers whose scans are queued, in order.
+    pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
+        use std::hash::Hash;
+        self.queue.for_each(|container| container.id().hash(state));
+    }
+
     /// Forgets what was queued (a restart of the process loses it).
     pub fn clear(&self) {
         while let Some(container) = self.queue.try_take() {

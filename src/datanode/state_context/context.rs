@@ -326,6 +326,24 @@ impl StateContext {
         decode_term(self.heartbeat_term_high_water.load(Ordering::Acquire))
     }
 
+    /// Feeds `state` the context's protocol state, all that decides what it does next: the
+    /// term, the highest heartbeat term, what was seen before init, the queued commands
+    /// (kind and term; their ids only label them) and each endpoint's state. Counters,
+    /// restart counts and start times are left out.
+    pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
+        use std::hash::Hash;
+        let inner = self.inner.lock();
+        self.term_locked(&inner).hash(state);
+        self.heartbeat_term_high_water().hash(state);
+        inner.max_term_seen_before_init.hash(state);
+        for command in &inner.queue {
+            command.digest(state);
+        }
+        for endpoint in &self.endpoints {
+            (endpoint.scm(), endpoint.state()).hash(state);
+        }
+    }
+
     /// Counters since the last restart.
     pub fn stats(&self) -> StateContextStats {
         self.inner.lock().stats

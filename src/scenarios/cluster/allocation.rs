@@ -8,6 +8,7 @@
 //! **The fix** rebuilds the pending allocations from the OPEN containers no datanode
 //! reported yet before the new leader grants anything.
 
+use super::explorable::{DriverStep, Explorable};
 use super::invariants::no_datanode_granted_past_its_room;
 use super::liveness::pending_allocations_roll_out;
 use super::setup::{run_on_threads, setup};
@@ -16,7 +17,7 @@ use crate::scenarios::Violation;
 use crate::scenarios::rng::SeededRng;
 use crate::scm::ScmBehavior;
 use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
-use crate::sync::{Arc, thread};
+use crate::sync::{Arc, Mutex, thread};
 
 /// Keys the client asks for: one more than a datanode has room for.
 const KEYS: usize = 3;
@@ -32,13 +33,7 @@ pub fn keys_written_while_leadership_moves(
     behavior: ScmBehavior,
     seed: u64,
 ) -> Result<(), Violation> {
-    let cluster = MiniOzoneCluster::builder()
-        .scms(2)
-        .scm_behavior(behavior)
-        .slots_per_datanode(2)
-        .build()
-        .map_err(setup)?;
-    let cluster = Arc::new(cluster);
+    let cluster = Arc::new(small_cluster(behavior)?);
     let client = Arc::clone(&cluster);
     let ratis = Arc::clone(&cluster);
     let others = vec![
@@ -49,8 +44,62 @@ pub fn keys_written_while_leadership_moves(
         }),
     ];
     run_on_threads(&cluster, others, |_| Ok(()))?;
-    no_datanode_granted_past_its_room(&cluster)?;
-    pending_allocations_roll_out(&cluster, 2 * cluster.roll_interval_ms())
+    judge(&cluster)
+}
+
+/// [`keys_written_while_leadership_moves`] to explore: the client's script grants the
+/// first key and writes it, grants the other two, then writes them (each request
+/// refused for want of a leader or of room is skipped); the move of leadership to SCM 2
+/// is another script.
+pub fn keys_written_while_leadership_moves_explorable(
+    behavior: ScmBehavior,
+) -> Result<Explorable, Violation> {
+    let cluster = small_cluster(behavior)?;
+    let granted: Arc<Mutex<Vec<Option<Key>>>> = Arc::new(Mutex::new(vec![None; KEYS]));
+    let grant = |index: usize| {
+        let granted = Arc::clone(&granted);
+        DriverStep::new(format!("grant key {}", index + 1), move |cluster| {
+            granted.lock()[index] = grant_key(cluster)?;
+            Ok(())
+        })
+    };
+    let write = |index: usize| {
+        let granted = Arc::clone(&granted);
+        DriverStep::new(format!("write key {}", index + 1), move |cluster| {
+            let key = granted.lock()[index].clone();
+            key.map_or(Ok(()), |key| cluster.write_blocks(&key).map_err(setup))
+        })
+    };
+    let client = vec![grant(0), write(0), grant(1), grant(2), write(1), write(2)];
+    let ratis = vec![DriverStep::new("transfer leadership to scm2", |cluster| {
+        cluster.transfer_leadership(1).map_err(setup)
+    })];
+    Ok(Explorable::new(cluster, vec![client, ratis], judge))
+}
+
+/// Two SCMs, three datanodes of two slots each.
+fn small_cluster(behavior: ScmBehavior) -> Result<MiniOzoneCluster, Violation> {
+    MiniOzoneCluster::builder()
+        .scms(2)
+        .scm_behavior(behavior)
+        .slots_per_datanode(2)
+        .build()
+        .map_err(setup)
+}
+
+/// No datanode granted past its room; the pending allocations roll out.
+fn judge(cluster: &MiniOzoneCluster) -> Result<(), Violation> {
+    no_datanode_granted_past_its_room(cluster)?;
+    pending_allocations_roll_out(cluster, 2 * cluster.roll_interval_ms())
+}
+
+/// One key asked for: granted, or `None` when refused (no leader, not ready, no room).
+fn grant_key(cluster: &MiniOzoneCluster) -> Result<Option<Key>, Violation> {
+    match cluster.open_key(1) {
+        Ok(key) => Ok(Some(key)),
+        Err(ClusterError::NoLeader | ClusterError::Scm(_)) => Ok(None),
+        Err(other) => Err(setup(other)),
+    }
 }
 
 /// The client: each granted key written at once or after the last request.
@@ -58,10 +107,8 @@ fn write_keys(cluster: &MiniOzoneCluster, seed: u64) -> Result<Vec<()>, Violatio
     let mut rng = SeededRng::new(seed);
     let mut later: Vec<Key> = Vec::new();
     for _ in 0..KEYS {
-        let key = match cluster.open_key(1) {
-            Ok(key) => key,
-            Err(ClusterError::NoLeader | ClusterError::Scm(_)) => continue,
-            Err(other) => return Err(setup(other)),
+        let Some(key) = grant_key(cluster)? else {
+            continue;
         };
         if rng.chance(50) {
             cluster.write_blocks(&key).map_err(setup)?;

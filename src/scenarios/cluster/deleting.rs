@@ -10,6 +10,7 @@
 //! that reports while its container is DELETING (HDDS-14416), so even a restored block
 //! goes with its replica. Before both, the container stays DELETING and the block lives.
 
+use super::explorable::{DriverStep, Explorable};
 use super::invariants::{
     SEED_KEY, cluster_settles_after_healing, deleted_keys_are_gone_everywhere, log_drains,
     replicas_keep_metadata_and_files_together,
@@ -97,21 +98,55 @@ pub fn emptied_container_deleted_despite_a_restored_block(
     let reconcile_at = rng.below(ROUNDS as u64) as usize;
     run_on_threads::<()>(&cluster, Vec::new(), |round| {
         if round == heal_at {
-            cluster.set_link(CUT_OFF, 0, true).map_err(setup)?;
+            heal(&cluster)?;
         }
         if round == reconcile_at {
-            match cluster.reconcile(key.container) {
-                Ok(_) | Err(ClusterError::Scm(ScmError::NotEligibleForReconciliation { .. })) => {}
-                Err(other) => return Err(setup(other)),
-            }
+            reconcile(&cluster, &key)?;
         }
         Ok(())
     })?;
-    cluster.set_link(CUT_OFF, 0, true).map_err(setup)?;
-    cluster_settles_after_healing(&cluster, 50)?;
-    deleted_keys_are_gone_everywhere(&cluster, std::slice::from_ref(&key))?;
-    log_drains(&cluster)?;
-    replicas_keep_metadata_and_files_together(&cluster)
+    judge(&cluster, &key)
+}
+
+/// [`emptied_container_deleted_despite_a_restored_block`] to explore: datanode 1's heal
+/// and the operator's reconcile are the driver's steps.
+pub fn emptied_container_deleted_despite_a_restored_block_explorable(
+    behavior: DeletingContainerBehavior,
+) -> Result<Explorable, Violation> {
+    let (cluster, key) = emptied_but_one(behavior)?;
+    let doomed = key.clone();
+    let scripts = vec![
+        vec![DriverStep::new("heal dn1's link to scm1", heal)],
+        vec![DriverStep::new(
+            "ozone admin container reconcile",
+            move |cluster| reconcile(cluster, &doomed),
+        )],
+    ];
+    Ok(Explorable::new(cluster, scripts, move |cluster| {
+        judge(cluster, &key)
+    }))
+}
+
+/// Datanode 1's link to the SCM healed.
+fn heal(cluster: &MiniOzoneCluster) -> Result<(), Violation> {
+    cluster.set_link(CUT_OFF, 0, true).map_err(setup)
+}
+
+/// The operator's reconcile of the key's container, refused once it is DELETING.
+fn reconcile(cluster: &MiniOzoneCluster, key: &Key) -> Result<(), Violation> {
+    match cluster.reconcile(key.container) {
+        Ok(_) | Err(ClusterError::Scm(ScmError::NotEligibleForReconciliation { .. })) => Ok(()),
+        Err(other) => Err(setup(other)),
+    }
+}
+
+/// Healed and settled: the key gone everywhere, the log empty, no metadata without file.
+fn judge(cluster: &MiniOzoneCluster, key: &Key) -> Result<(), Violation> {
+    heal(cluster)?;
+    cluster_settles_after_healing(cluster, 50)?;
+    deleted_keys_are_gone_everywhere(cluster, std::slice::from_ref(key))?;
+    log_drains(cluster)?;
+    replicas_keep_metadata_and_files_together(cluster)
 }
 
 /// The set-up of [`emptied_container_deleted_despite_a_restored_block`], stepped: the

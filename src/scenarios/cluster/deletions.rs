@@ -1,5 +1,6 @@
 //! Deletions the SCMs drive into the replicas while leadership moves.
 
+use super::explorable::{DriverStep, Explorable};
 use super::invariants::{
     cluster_settles_after_healing, deleted_keys_are_gone_everywhere, kept_keys_are_whole,
     log_drains,
@@ -10,7 +11,7 @@ use crate::datanode::daemon::DatanodeConfig;
 use crate::datanode::state_context::StateContextBehavior;
 use crate::scenarios::Violation;
 use crate::scenarios::rng::SeededRng;
-use crate::sim::mini_cluster::MiniOzoneCluster;
+use crate::sim::mini_cluster::{Key, MiniOzoneCluster};
 
 /// Three SCMs and three datanodes (term fencing `behavior`) hold a kept and a deleted
 /// key. The cluster runs on its threads for `ROUNDS` (4) moves of its clock while the
@@ -21,15 +22,7 @@ pub fn keys_deleted_while_leadership_moves(
     behavior: StateContextBehavior,
     seed: u64,
 ) -> Result<(), Violation> {
-    let cluster = MiniOzoneCluster::builder()
-        .datanode_config(DatanodeConfig {
-            behavior,
-            ..DatanodeConfig::default()
-        })
-        .build()
-        .map_err(setup)?;
-    let kept = cluster.write_key(2).map_err(setup)?;
-    let deleted = cluster.write_key(2).map_err(setup)?;
+    let (cluster, kept, deleted) = two_keys(behavior)?;
     let mut rng = SeededRng::new(seed);
     let delete_at = rng.below(ROUNDS as u64) as usize;
     let transfer_at = rng.below(ROUNDS as u64) as usize;
@@ -43,8 +36,48 @@ pub fn keys_deleted_while_leadership_moves(
         }
         Ok(())
     })?;
-    cluster_settles_after_healing(&cluster, 50)?;
-    deleted_keys_are_gone_everywhere(&cluster, &[deleted])?;
-    kept_keys_are_whole(&cluster, &[kept])?;
-    log_drains(&cluster)
+    judge(&cluster, &kept, &deleted)
+}
+
+/// [`keys_deleted_while_leadership_moves`] to explore: the key's deletion and the move of
+/// leadership to SCM 2 are the driver's steps.
+pub fn keys_deleted_while_leadership_moves_explorable(
+    behavior: StateContextBehavior,
+) -> Result<Explorable, Violation> {
+    let (cluster, kept, deleted) = two_keys(behavior)?;
+    let doomed = deleted.clone();
+    let scripts = vec![
+        vec![DriverStep::new("delete the key", move |cluster| {
+            cluster.delete_key(&doomed).map(drop).map_err(setup)
+        })],
+        vec![DriverStep::new("transfer leadership to scm2", |cluster| {
+            cluster.transfer_leadership(1).map_err(setup)
+        })],
+    ];
+    Ok(Explorable::new(cluster, scripts, move |cluster| {
+        judge(cluster, &kept, &deleted)
+    }))
+}
+
+/// The cluster of the case with its kept and its doomed key, written.
+fn two_keys(behavior: StateContextBehavior) -> Result<(MiniOzoneCluster, Key, Key), Violation> {
+    let cluster = MiniOzoneCluster::builder()
+        .datanode_config(DatanodeConfig {
+            behavior,
+            ..DatanodeConfig::default()
+        })
+        .build()
+        .map_err(setup)?;
+    let kept = cluster.write_key(2).map_err(setup)?;
+    let deleted = cluster.write_key(2).map_err(setup)?;
+    Ok((cluster, kept, deleted))
+}
+
+/// The cluster settles; the deleted key is gone everywhere, the kept one whole, the log
+/// empty.
+fn judge(cluster: &MiniOzoneCluster, kept: &Key, deleted: &Key) -> Result<(), Violation> {
+    cluster_settles_after_healing(cluster, 50)?;
+    deleted_keys_are_gone_everywhere(cluster, std::slice::from_ref(deleted))?;
+    kept_keys_are_whole(cluster, std::slice::from_ref(kept))?;
+    log_drains(cluster)
 }

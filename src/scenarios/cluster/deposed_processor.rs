@@ -13,6 +13,7 @@
 //! fix drops it only once the new term arrived), so without HDDS-4589 two replicas go
 //! even on fixed datanodes; with it the two deletes fall on one replica.
 
+use super::explorable::{DriverStep, Explorable};
 use super::invariants::{cluster_settles_after_healing, container_keeps_its_replication_factor};
 use super::over_replicated::FailoverDeleteBehavior;
 use super::setup::{ROUNDS, run_on_threads, setup};
@@ -43,17 +44,45 @@ pub fn over_replicated_container_while_the_deposed_leader_processes(
     let transfer_at = SeededRng::new(seed).below(ROUNDS as u64 - 1) as usize;
     run_on_threads::<()>(&cluster, Vec::new(), |round| {
         if round == transfer_at {
-            cluster
-                .transfer_leadership_unheard(NEW_LEADER)
-                .map_err(setup)?;
+            transfer_unheard(&cluster)?;
         }
         if round == transfer_at + 1 {
-            cluster.notify_deposed(OLD_LEADER).map_err(setup)?;
+            notify_deposed(&cluster)?;
         }
         Ok(())
     })?;
-    cluster_settles_after_healing(&cluster, 50)?;
-    container_keeps_its_replication_factor(&cluster, key.container, FACTOR)
+    judge(&cluster, &key)
+}
+
+/// [`over_replicated_container_while_the_deposed_leader_processes`] to explore: the
+/// unheard transfer, then the old leader hearing it, are the driver's script.
+pub fn over_replicated_container_while_the_deposed_leader_processes_explorable(
+    behavior: FailoverDeleteBehavior,
+) -> Result<Explorable, Violation> {
+    let (cluster, key) = over_replicated(behavior).map_err(setup)?;
+    let scripts = vec![vec![
+        DriverStep::new("transfer leadership to scm2, unheard", transfer_unheard),
+        DriverStep::new("scm1 hears it was deposed", notify_deposed),
+    ]];
+    Ok(Explorable::new(cluster, scripts, move |cluster| {
+        judge(cluster, &key)
+    }))
+}
+
+fn transfer_unheard(cluster: &MiniOzoneCluster) -> Result<(), Violation> {
+    cluster
+        .transfer_leadership_unheard(NEW_LEADER)
+        .map_err(setup)
+}
+
+fn notify_deposed(cluster: &MiniOzoneCluster) -> Result<(), Violation> {
+    cluster.notify_deposed(OLD_LEADER).map_err(setup)
+}
+
+/// Settled: the container at its factor.
+fn judge(cluster: &MiniOzoneCluster, key: &Key) -> Result<(), Violation> {
+    cluster_settles_after_healing(cluster, 50)?;
+    container_keeps_its_replication_factor(cluster, key.container, FACTOR)
 }
 
 /// The cluster with a container on four datanodes, every replica reported to the leader,

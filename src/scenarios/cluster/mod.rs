@@ -15,6 +15,7 @@ mod allocation;
 mod deleting;
 mod deletions;
 mod deposed_processor;
+pub mod explorable;
 pub mod invariants;
 pub mod liveness;
 mod over_replicated;
@@ -24,22 +25,40 @@ mod repair;
 mod setup;
 mod stale_delete;
 
-pub use allocation::keys_written_while_leadership_moves;
+pub use allocation::{
+    keys_written_while_leadership_moves, keys_written_while_leadership_moves_explorable,
+};
 pub use deleting::{
     DeletingContainerBehavior, emptied_but_one, emptied_container_deleted_despite_a_restored_block,
+    emptied_container_deleted_despite_a_restored_block_explorable,
 };
-pub use deletions::keys_deleted_while_leadership_moves;
-pub use deposed_processor::over_replicated_container_while_the_deposed_leader_processes;
+pub use deletions::{
+    keys_deleted_while_leadership_moves, keys_deleted_while_leadership_moves_explorable,
+};
+pub use deposed_processor::{
+    over_replicated_container_while_the_deposed_leader_processes,
+    over_replicated_container_while_the_deposed_leader_processes_explorable,
+};
 pub use invariants::{
     BELOW_REPLICATION_FACTOR, DELETED_EVERYWHERE, NO_GRANT_PAST_ROOM, REPLICATION_SEED, SEED_KEY,
 };
 pub use over_replicated::{
     FailoverDeleteBehavior, over_replicated_container_across_a_leader_change,
-    stale_excess_delete_in_flight,
+    over_replicated_container_across_a_leader_change_explorable, stale_excess_delete_in_flight,
 };
-pub use quasi_closed::key_deleted_from_a_quasi_closed_container_during_reconcile;
-pub use random::{OzoneBehavior, random_cluster_with_faults};
-pub use repair::deletions_across_transfer_restart_and_repair;
+pub use quasi_closed::{
+    key_deleted_from_a_quasi_closed_container_during_reconcile,
+    key_deleted_from_a_quasi_closed_container_during_reconcile_explorable,
+};
+pub use random::{
+    OzoneBehavior, random_cluster_with_faults, random_cluster_with_faults_explorable,
+};
+pub use repair::{
+    deletions_across_transfer_restart_and_repair,
+    deletions_across_transfer_restart_and_repair_explorable,
+};
 pub use stale_delete::{
-    deposed_leaders_force_delete_through_the_cluster, stale_force_delete_during_repair,
+    deposed_leaders_force_delete_through_the_cluster,
+    deposed_leaders_force_delete_through_the_cluster_explorable,
+    deposed_leaders_force_delete_through_the_stepped_cluster, stale_force_delete_during_repair,
 };

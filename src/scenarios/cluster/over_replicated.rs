@@ -11,6 +11,7 @@
 //! **Each fence alone holds**: the same order makes the second delete repeat the first
 //! (HDDS-16449's redundant delete), and the term heard before init drops the stale one.
 
+use super::explorable::{DriverStep, Explorable};
 use super::invariants::{
     SEED_KEY, cluster_settles_after_healing, container_keeps_its_replication_factor,
 };
@@ -103,21 +104,48 @@ pub fn over_replicated_container_across_a_leader_change(
     let heal_at = SeededRng::new(seed).below(ROUNDS as u64) as usize;
     run_on_threads::<()>(&cluster, Vec::new(), |round| {
         if round == heal_at {
-            cluster
-                .set_link(stale_target, OLD_LEADER, true)
-                .map_err(setup)?;
+            heal(&cluster, stale_target)?;
         }
         Ok(())
     })?;
+    judge(&cluster, container, stale_target)
+}
+
+/// [`over_replicated_container_across_a_leader_change`] to explore: the heal of the stale
+/// target's link to the old leader is the driver's step.
+pub fn over_replicated_container_across_a_leader_change_explorable(
+    behavior: FailoverDeleteBehavior,
+) -> Result<Explorable, Violation> {
+    let (cluster, container, stale_target) = stale_excess_delete_in_flight(behavior)?;
+    let scripts = vec![vec![DriverStep::new(
+        "heal the stale target's link to scm1",
+        move |cluster| heal(cluster, stale_target),
+    )]];
+    Ok(Explorable::new(cluster, scripts, move |cluster| {
+        judge(cluster, container, stale_target)
+    }))
+}
+
+/// The stale target's link to the old leader healed.
+fn heal(cluster: &MiniOzoneCluster, stale_target: usize) -> Result<(), Violation> {
     cluster
         .set_link(stale_target, OLD_LEADER, true)
-        .map_err(setup)?;
-    cluster_settles_after_healing(&cluster, 50)?;
+        .map_err(setup)
+}
+
+/// Healed and settled: the container at its factor.
+fn judge(
+    cluster: &MiniOzoneCluster,
+    container: ContainerId,
+    stale_target: usize,
+) -> Result<(), Violation> {
+    heal(cluster, stale_target)?;
+    cluster_settles_after_healing(cluster, 50)?;
     tracing::debug!(
         why = "healed and settled: every link up, every command delivered",
         "cluster quiescent"
     );
-    container_keeps_its_replication_factor(&cluster, container, FACTOR)
+    container_keeps_its_replication_factor(cluster, container, FACTOR)
 }
 
 /// The set-up of [`over_replicated_container_across_a_leader_change`], stepped: the

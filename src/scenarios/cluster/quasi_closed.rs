@@ -11,6 +11,7 @@
 //! it back from a peer that has not deleted it yet. **The fix** records every deleted
 //! block in the replica's tree, which reconciliation reads before it commits a block.
 
+use super::explorable::{DriverStep, Explorable};
 use super::invariants::{SEED_KEY, settled_deletion_survives_repair};
 use super::setup::{CUT_OFF, ROUNDS, run_on_threads, setup, write_kept_and_lagging};
 
@@ -42,8 +43,30 @@ pub fn key_deleted_from_a_quasi_closed_container_during_reconcile(
         }
         Ok(())
     })?;
+    judge(&cluster, &kept, &doomed)
+}
+
+/// [`key_deleted_from_a_quasi_closed_container_during_reconcile`] to explore, the key
+/// deleted: the operator's reconcile is the driver's step.
+pub fn key_deleted_from_a_quasi_closed_container_during_reconcile_explorable(
+    behavior: ContainerBehavior,
+) -> Result<Explorable, Violation> {
+    let (cluster, kept, doomed) = quasi_closed_cluster(behavior)?;
+    cluster.delete_key(&doomed).map_err(setup)?;
+    let container = doomed.container;
+    let scripts = vec![vec![DriverStep::new(
+        "ozone admin container reconcile",
+        move |cluster| cluster.reconcile(container).map(drop).map_err(setup),
+    )]];
+    Ok(Explorable::new(cluster, scripts, move |cluster| {
+        judge(cluster, &kept, &doomed)
+    }))
+}
+
+/// Datanode 1 healed; [`settled_deletion_survives_repair`].
+fn judge(cluster: &MiniOzoneCluster, kept: &Key, doomed: &Key) -> Result<(), Violation> {
     cluster.set_link(CUT_OFF, 0, true).map_err(setup)?;
-    settled_deletion_survives_repair(&cluster, &kept, &doomed)
+    settled_deletion_survives_repair(cluster, kept, doomed)
 }
 
 /// The cluster of the scenario: the two keys written into one container (the doomed one

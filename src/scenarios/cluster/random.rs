@@ -10,6 +10,7 @@
 //! room; then every SCM (a restarted one too) leaves safe mode and the pending
 //! allocations roll out of their windows.
 
+use super::explorable::{DriverStep, Explorable};
 use super::invariants::{
     cluster_settles_after_healing, deleted_keys_are_gone_everywhere, kept_keys_are_whole,
     log_drains, no_datanode_granted_past_its_room, no_deleted_block_back_after_repair,
@@ -25,7 +26,7 @@ use crate::scenarios::Violation;
 use crate::scenarios::rng::SeededRng;
 use crate::scm::ScmBehavior;
 use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
-use crate::sync::{Arc, thread};
+use crate::sync::{Arc, Mutex, thread};
 
 /// The code every component of the cluster runs, one choice for all three seeds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -97,45 +98,104 @@ enum Written {
 /// round of every container, [`no_deleted_block_back_after_repair`],
 /// [`kept_keys_are_whole`] and [`replicas_keep_metadata_and_files_together`].
 pub fn random_cluster_with_faults(behavior: OzoneBehavior, seed: u64) -> Result<(), Violation> {
-    let cluster = MiniOzoneCluster::builder()
-        .scm_behavior(behavior.scm())
-        .datanode_config(behavior.datanode())
-        .slots_per_datanode(2)
-        .seed(seed)
-        .build()
-        .map_err(setup)?;
-    let cluster = Arc::new(cluster);
+    let cluster = Arc::new(random_cluster(behavior, seed)?);
     let mut rng = SeededRng::new(seed);
     let restarting = rng.below(cluster.datanode_count() as u64) as usize;
     let restart_at = rng.below(ROUNDS as u64) as usize;
     let client = Arc::clone(&cluster);
-    let client_seed = rng.next_u64();
+    let mut requests = Client::new(rng.next_u64());
     let others = vec![thread::spawn(move || {
-        write_and_delete(&client, client_seed)
+        for _ in 0..ROUNDS {
+            requests.request(&client)?;
+        }
+        requests.finish(&client)
     })];
     let mut faults = SeededRng::new(rng.next_u64());
     let written = run_on_threads(&cluster, others, |round| {
         if round == restart_at {
             cluster.restart_datanode(restarting).map_err(setup)?;
         }
-        // A fault the cluster refuses (no leader to transfer from, a node index
-        // already down) is a fault not injected.
-        let _ = inject_fault(&cluster, &mut faults);
+        inject_fault(&cluster, &mut faults);
         Ok(())
     })?;
-    no_datanode_granted_past_its_room(&cluster)?;
-    settle(&cluster, &written)?;
+    judge(&cluster, written)
+}
+
+/// [`random_cluster_with_faults`] to explore, its random choices drawn from `seed`: the
+/// client's requests (then its last writes) are one script, the datanode's restart
+/// another, each fault another.
+pub fn random_cluster_with_faults_explorable(
+    behavior: OzoneBehavior,
+    seed: u64,
+) -> Result<Explorable, Violation> {
+    let cluster = random_cluster(behavior, seed)?;
+    let mut rng = SeededRng::new(seed);
+    let restarting = rng.below(cluster.datanode_count() as u64) as usize;
+    let _restart_at = rng.below(ROUNDS as u64);
+    let client = Arc::new(Mutex::new(Client::new(rng.next_u64())));
+    let written: Arc<Mutex<Vec<Written>>> = Arc::new(Mutex::new(Vec::new()));
+    let mut requests: Vec<DriverStep> = (0..ROUNDS)
+        .map(|round| {
+            let client = Arc::clone(&client);
+            DriverStep::new(format!("client request {}", round + 1), move |cluster| {
+                client.lock().request(cluster)
+            })
+        })
+        .collect();
+    let (last, done) = (Arc::clone(&client), Arc::clone(&written));
+    requests.push(DriverStep::new("client's last writes", move |cluster| {
+        *done.lock() = last.lock().finish(cluster)?;
+        Ok(())
+    }));
+    let faults = Arc::new(Mutex::new(SeededRng::new(rng.next_u64())));
+    let mut scripts = vec![
+        requests,
+        vec![DriverStep::new(
+            format!("restart dn{}", restarting + 1),
+            move |cluster| cluster.restart_datanode(restarting).map_err(setup),
+        )],
+    ];
+    scripts.extend((0..ROUNDS).map(|round| {
+        let faults = Arc::clone(&faults);
+        vec![DriverStep::new(
+            format!("fault {}", round + 1),
+            move |cluster| {
+                inject_fault(cluster, &mut faults.lock());
+                Ok(())
+            },
+        )]
+    }));
+    Ok(Explorable::new(cluster, scripts, move |cluster| {
+        judge(cluster, written.lock().clone())
+    }))
+}
+
+/// Three SCMs and three datanodes of two slots each, every component on `behavior`.
+fn random_cluster(behavior: OzoneBehavior, seed: u64) -> Result<MiniOzoneCluster, Violation> {
+    MiniOzoneCluster::builder()
+        .scm_behavior(behavior.scm())
+        .datanode_config(behavior.datanode())
+        .slots_per_datanode(2)
+        .seed(seed)
+        .build()
+        .map_err(setup)
+}
+
+/// The random cluster's checks once its threads stopped, with what the client `written`.
+fn judge(cluster: &MiniOzoneCluster, written: Vec<Written>) -> Result<(), Violation> {
+    no_datanode_granted_past_its_room(cluster)?;
+    settle(cluster, &written)?;
     let (kept, deleted): (Vec<Key>, Vec<Key>) = split(written);
-    deleted_keys_are_gone_everywhere(&cluster, &deleted)?;
-    log_drains(&cluster)?;
+    deleted_keys_are_gone_everywhere(cluster, &deleted)?;
+    log_drains(cluster)?;
     for key in kept.iter().chain(&deleted) {
         cluster.repair_round(key.container).map_err(setup)?;
     }
-    no_deleted_block_back_after_repair(&cluster, &deleted)?;
-    kept_keys_are_whole(&cluster, &kept)?;
-    replicas_keep_metadata_and_files_together(&cluster)?;
-    scms_leave_safe_mode(&cluster, SAFE_MODE_BOUND_TICKS)?;
-    pending_allocations_roll_out(&cluster, 2 * cluster.roll_interval_ms())
+    no_deleted_block_back_after_repair(cluster, &deleted)?;
+    kept_keys_are_whole(cluster, &kept)?;
+    replicas_keep_metadata_and_files_together(cluster)?;
+    scms_leave_safe_mode(cluster, SAFE_MODE_BOUND_TICKS)?;
+    pending_allocations_roll_out(cluster, 2 * cluster.roll_interval_ms())
 }
 
 /// Ticks a healed cluster's SCMs get to leave safe mode: a datanode's heartbeat draws the
@@ -170,41 +230,63 @@ fn settle(cluster: &MiniOzoneCluster, written: &[Written]) -> Result<(), Violati
     Ok(())
 }
 
-/// The client: each round a key granted, a granted key written (a replica lacking its
-/// last block one time in three) and closed, or a closed key deleted; what is granted at
-/// the end is written then. Refusals (no leader, not ready, no room) are not retried.
-fn write_and_delete(cluster: &MiniOzoneCluster, seed: u64) -> Result<Vec<Written>, Violation> {
-    let mut rng = SeededRng::new(seed);
-    let mut granted: Vec<Key> = Vec::new();
-    let mut kept: Vec<(Key, bool)> = Vec::new();
-    let mut deleted = Vec::new();
-    for _ in 0..ROUNDS {
-        let closed: Vec<usize> = (0..kept.len()).filter(|&i| kept[i].1).collect();
-        match rng.below(3) {
-            0 if !granted.is_empty() => {
-                let key = granted.swap_remove(0);
-                kept.push(write_and_close(cluster, key, &mut rng)?);
+/// The client: each request grants a key, writes a granted key (a replica lacking its last
+/// block one time in three) and closes it, or deletes a closed key, as its seed says; what
+/// is granted at the end is written then. Refusals (no leader, not ready, no room) are
+/// not retried.
+#[derive(Debug)]
+struct Client {
+    rng: SeededRng,
+    granted: Vec<Key>,
+    kept: Vec<(Key, bool)>,
+    deleted: Vec<Key>,
+}
+
+impl Client {
+    fn new(seed: u64) -> Self {
+        Self {
+            rng: SeededRng::new(seed),
+            granted: Vec::new(),
+            kept: Vec::new(),
+            deleted: Vec::new(),
+        }
+    }
+
+    /// One request.
+    fn request(&mut self, cluster: &MiniOzoneCluster) -> Result<(), Violation> {
+        let closed: Vec<usize> = (0..self.kept.len()).filter(|&i| self.kept[i].1).collect();
+        match self.rng.below(3) {
+            0 if !self.granted.is_empty() => {
+                let key = self.granted.swap_remove(0);
+                let written = write_and_close(cluster, key, &mut self.rng)?;
+                self.kept.push(written);
             }
             1 if !closed.is_empty() => {
-                let index = closed[rng.below(closed.len() as u64) as usize];
-                match cluster.delete_key(&kept[index].0) {
-                    Ok(_) => deleted.push(kept.swap_remove(index).0),
+                let index = closed[self.rng.below(closed.len() as u64) as usize];
+                match cluster.delete_key(&self.kept[index].0) {
+                    Ok(_) => self.deleted.push(self.kept.swap_remove(index).0),
                     Err(refused) => refusal(refused)?,
                 }
             }
             _ => match cluster.open_key(2) {
-                Ok(key) => granted.push(key),
+                Ok(key) => self.granted.push(key),
                 Err(refused) => refusal(refused)?,
             },
         }
+        Ok(())
     }
-    for key in granted {
-        kept.push(write_and_close(cluster, key, &mut rng)?);
+
+    /// The granted keys written; every key, kept or deleted.
+    fn finish(&mut self, cluster: &MiniOzoneCluster) -> Result<Vec<Written>, Violation> {
+        for key in std::mem::take(&mut self.granted) {
+            let written = write_and_close(cluster, key, &mut self.rng)?;
+            self.kept.push(written);
+        }
+        let kept = self.kept.iter().map(|(key, _)| Written::Kept(key.clone()));
+        Ok(kept
+            .chain(self.deleted.iter().cloned().map(Written::Deleted))
+            .collect())
     }
-    let kept = kept.into_iter().map(|(key, _)| Written::Kept(key));
-    Ok(kept
-        .chain(deleted.into_iter().map(Written::Deleted))
-        .collect())
 }
 
 /// Writes `key` to its datanodes (one of them lacking its last block one time in three)
@@ -238,18 +320,19 @@ fn refusal(error: ClusterError) -> Result<(), Violation> {
 }
 
 /// One seeded fault: a leader transfer, an SCM restart, a datanode cut from an SCM or
-/// from a peer, or a reconcile of a random container.
-fn inject_fault(cluster: &MiniOzoneCluster, rng: &mut SeededRng) -> Result<(), ClusterError> {
+/// from a peer, or a reconcile of a random container. A fault the cluster refuses (no
+/// leader to send the reconcile, a node index already down) is a fault not injected.
+fn inject_fault(cluster: &MiniOzoneCluster, rng: &mut SeededRng) {
     let scm = rng.below(cluster.scm_count() as u64) as usize;
     let datanodes = cluster.datanode_count();
     let dn = rng.below(datanodes as u64) as usize;
-    match rng.below(6) {
+    let _ = match rng.below(6) {
         0 => cluster.transfer_leadership(scm),
         1 => cluster.restart_scm(scm),
         2 => cluster.set_link(dn, scm, false),
         3 => cluster.set_peer_link(dn, (dn + 1) % datanodes, false),
         _ => reconcile_one(cluster, rng),
-    }
+    };
 }
 
 fn reconcile_one(cluster: &MiniOzoneCluster, rng: &mut SeededRng) -> Result<(), ClusterError> {

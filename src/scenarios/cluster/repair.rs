@@ -8,8 +8,9 @@
 //! acknowledged everywhere, and the block lives on. **The fix** records every deleted
 //! block in the replica's tree, which reconciliation consults before it commits a block.
 
+use super::explorable::{DriverStep, Explorable};
 use super::invariants::settled_deletion_survives_repair;
-use super::setup::{CUT_OFF, ROUNDS, run_on_threads, setup, write_kept_and_lagging};
+use super::setup::{CUT_OFF, LAGGING, ROUNDS, run_on_threads, setup, write_kept_and_lagging};
 
 use crate::datanode::container::{ContainerBehavior, ContainerConfig};
 use crate::datanode::daemon::DatanodeConfig;
@@ -54,10 +55,46 @@ pub fn deletions_across_transfer_restart_and_repair(
         }
         Ok(())
     })?;
+    judge(&cluster, &kept, &doomed)
+}
+
+/// [`deletions_across_transfer_restart_and_repair`] to explore, the key deleted: the
+/// lagging datanode's restart, the leader's reconcile commands and the move of leadership
+/// to the other SCM are the driver's steps.
+pub fn deletions_across_transfer_restart_and_repair_explorable(
+    behavior: ContainerBehavior,
+) -> Result<Explorable, Violation> {
+    let LaggingCluster {
+        cluster,
+        kept,
+        doomed,
+    } = lagging_cluster(behavior).map_err(setup)?;
+    cluster.delete_key(&doomed).map_err(setup)?;
+    let container = doomed.container;
+    let scripts = vec![
+        vec![DriverStep::new("restart dn3", |cluster| {
+            cluster.restart_datanode(LAGGING).map_err(setup)
+        })],
+        vec![DriverStep::new(
+            "the leader's reconcile commands",
+            move |cluster| cluster.reconcile(container).map(drop).map_err(setup),
+        )],
+        vec![DriverStep::new("transfer leadership", |cluster| {
+            let next = cluster.leader_index().map_or(0, |i| (i + 1) % SCMS);
+            cluster.transfer_leadership(next).map_err(setup)
+        })],
+    ];
+    Ok(Explorable::new(cluster, scripts, move |cluster| {
+        judge(cluster, &kept, &doomed)
+    }))
+}
+
+/// Datanode 1 healed; [`settled_deletion_survives_repair`].
+fn judge(cluster: &MiniOzoneCluster, kept: &Key, doomed: &Key) -> Result<(), Violation> {
     for scm in 0..SCMS {
         cluster.set_link(CUT_OFF, scm, true).map_err(setup)?;
     }
-    settled_deletion_survives_repair(&cluster, &kept, &doomed)
+    settled_deletion_survives_repair(cluster, kept, doomed)
 }
 
 /// The cluster of the scenario, settled, with its two keys.

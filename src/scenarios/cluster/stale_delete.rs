@@ -24,6 +24,7 @@ use crate::sim::replica_node::{CONTAINER, ReplicaNode};
 use crate::sim::scm_endpoint::InProcessScm;
 use crate::sync::{Arc, thread};
 
+use super::explorable::{DriverStep, Explorable};
 use super::invariants::{SEED_KEY, cluster_settles_after_healing, kept_keys_are_whole};
 use super::setup::{ROUNDS, run_on_threads, setup as cluster_setup};
 use crate::datanode::daemon::DatanodeConfig;
@@ -128,19 +129,98 @@ pub fn deposed_leaders_force_delete_through_the_cluster(
     let heal_at = SeededRng::new(seed).below(ROUNDS as u64) as usize;
     let others: Vec<thread::JoinHandle<Result<Vec<()>, Violation>>> =
         vec![thread::spawn(move || {
-            let _ = repairer.reconcile_on(0, container);
+            repair(&repairer, container)?;
             Ok(Vec::new())
         })];
     run_on_threads(&cluster, others, |round| {
         if round == heal_at {
-            cluster.set_link(0, 0, true).map_err(cluster_setup)?;
+            heal(&cluster)?;
         }
         Ok(())
     })?;
-    cluster.set_link(0, 0, true).map_err(cluster_setup)?;
-    cluster_settles_after_healing(&cluster, 50)?;
-    cluster.repair_round(container).map_err(cluster_setup)?;
-    kept_keys_are_whole(&cluster, &[key])
+    judge(&cluster, &key)
+}
+
+/// [`deposed_leaders_force_delete_through_the_cluster`] stepped, small enough for loom:
+/// three spawned threads, datanode 1 ticking `ROUNDS` (4) times (its heartbeats, its
+/// commands run to their end, its deleting service), its reconcile of the replica, and the
+/// SCMs' driver running their services each round and healing the link to SCM 1 at a
+/// round the seed picks. Judged as the threaded case is.
+pub fn deposed_leaders_force_delete_through_the_stepped_cluster(
+    behavior: StateContextBehavior,
+    seed: u64,
+) -> Result<(), Violation> {
+    let (cluster, key) = stale_delete_in_flight(behavior).map_err(cluster_setup)?;
+    let cluster = Arc::new(cluster);
+    let (ticker, repairer, driver) = (
+        Arc::clone(&cluster),
+        Arc::clone(&cluster),
+        Arc::clone(&cluster),
+    );
+    let container = key.container;
+    let heal_at = SeededRng::new(seed).below(ROUNDS as u64) as usize;
+    let handles: Vec<thread::JoinHandle<Result<Vec<()>, Violation>>> = vec![
+        thread::spawn(move || {
+            for _ in 0..ROUNDS {
+                ticker.tick_datanode(0).map_err(cluster_setup)?;
+            }
+            Ok(Vec::new())
+        }),
+        thread::spawn(move || {
+            repair(&repairer, container)?;
+            Ok(Vec::new())
+        }),
+        thread::spawn(move || {
+            for round in 0..ROUNDS {
+                if round == heal_at {
+                    heal(&driver)?;
+                }
+                driver.tick_scms().map_err(cluster_setup)?;
+            }
+            Ok(Vec::new())
+        }),
+    ];
+    join_all(handles)?;
+    judge(&cluster, &key)
+}
+
+/// [`deposed_leaders_force_delete_through_the_cluster`] to explore: the heal of datanode
+/// 1's link to SCM 1 and the reconcile of its replica (a whole reconciliation, one step)
+/// are the driver's steps.
+pub fn deposed_leaders_force_delete_through_the_cluster_explorable(
+    behavior: StateContextBehavior,
+) -> Result<Explorable, Violation> {
+    let (cluster, key) = stale_delete_in_flight(behavior).map_err(cluster_setup)?;
+    let container = key.container;
+    let scripts = vec![
+        vec![DriverStep::new("heal dn1's link to scm1", heal)],
+        vec![DriverStep::new(
+            "dn1 reconciles its replica",
+            move |cluster| repair(cluster, container),
+        )],
+    ];
+    Ok(Explorable::new(cluster, scripts, move |cluster| {
+        judge(cluster, &key)
+    }))
+}
+
+fn heal(cluster: &MiniOzoneCluster) -> Result<(), Violation> {
+    cluster.set_link(0, 0, true).map_err(cluster_setup)
+}
+
+/// Datanode 1's reconciliation of its replica with the others; a refusal (the replica
+/// deleted, not closed) is the race's outcome, not a failure of the run.
+fn repair(cluster: &MiniOzoneCluster, container: ContainerId) -> Result<(), Violation> {
+    let _ = cluster.reconcile_on(0, container);
+    Ok(())
+}
+
+/// Healed and settled, a full repair round: the key whole on every datanode.
+fn judge(cluster: &MiniOzoneCluster, key: &Key) -> Result<(), Violation> {
+    heal(cluster)?;
+    cluster_settles_after_healing(cluster, 50)?;
+    cluster.repair_round(key.container).map_err(cluster_setup)?;
+    kept_keys_are_whole(cluster, std::slice::from_ref(key))
 }
 
 /// The cluster with SCM 1's force delete of datanode 1's lagging replica queued and

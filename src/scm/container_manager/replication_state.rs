@@ -27,6 +27,26 @@ pub(super) struct ReplicationManagerState {
     pub(super) queue: ReplicationQueue,
 }
 
+impl ReplicationManagerState {
+    /// Feeds `state` the manager's status (the term it runs for, when it became ready and
+    /// last passed), its pending ops and its queue.
+    pub(super) fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
+        use std::hash::Hash;
+        (
+            self.running_for_term,
+            self.ready_since_ms,
+            self.last_pass_ms,
+            self.last_processed_ms,
+        )
+            .hash(state);
+        self.pending.digest(state);
+        for queued in self.queue.under.iter().chain(&self.queue.over) {
+            (queued.container, queued.term).hash(state);
+        }
+        self.queue.under.len().hash(state);
+    }
+}
+
 /// A container a pass queued, with the term this SCM led in when it did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Queued {

@@ -279,6 +279,12 @@ impl MiniOzoneCluster {
         Ok(())
     }
 
+    /// Whether the link between the datanode at `datanode` and the SCM at `scm` is up.
+    pub fn link_is_up(&self, datanode: usize, scm: usize) -> Result<bool, ClusterError> {
+        let dn = self.datanode(datanode)?.id();
+        Ok(!self.scms.board.is_cut(dn, self.scm_id(scm)?))
+    }
+
     /// The datanode at `datanode` leaves the Ratis group of `pipeline` (the pipeline
     /// failed on it, or was closed): a close command naming the pipeline then quasi-closes
     /// its replica unless forced (`CloseContainerCommandHandler`), the way a replica
@@ -360,6 +366,16 @@ impl MiniOzoneCluster {
     /// their own.
     pub fn tick_scms(&self) -> Result<(), ClusterError> {
         Ok(self.scms.tick()?)
+    }
+
+    /// One run of the SCM at `index`'s replication manager as its thread runs it: the
+    /// SCM leaves safe mode if every datanode has reported to it, then a pass (a refused
+    /// pass is tried again at its next run). Nothing for a crashed SCM.
+    pub fn run_replication_manager(&self, index: usize) {
+        if let Ok(scm) = self.scm(index) {
+            self.scms.leave_safe_mode_when_ready(&scm);
+            let _ = scm.run_replication_manager();
+        }
     }
 
     /// Heals every cut link: between datanodes and SCMs, and between datanodes.

@@ -29,6 +29,12 @@ impl Switchboard {
         }
     }
 
+    /// Feeds `state` the cut links.
+    pub(super) fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
+        use std::hash::Hash;
+        self.cut.read(|cut| cut.hash(state));
+    }
+
     /// The SCM in slot `scm`, if it runs.
     pub(super) fn scm(&self, scm: ScmId) -> Option<Arc<StorageContainerManager>> {
         let (_, slot) = self.scms.iter().find(|(id, _)| *id == scm)?;

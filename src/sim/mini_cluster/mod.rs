@@ -62,6 +62,7 @@
 
 mod builder;
 mod cluster;
+mod digest;
 mod keys;
 mod link;
 mod liveness;

@@ -132,6 +132,12 @@ impl MiniOzoneCluster {
             .all(|report| holds_as_reported(leader, dn.id(), report))
     }
 
+    /// Whether a replica of the datanode at `index` holds a delete transaction its block
+    /// deleting service has not run.
+    pub fn has_pending_deletions(&self, index: usize) -> Result<bool, ClusterError> {
+        self.pending_deletions(self.datanode(index)?)
+    }
+
     /// Whether a replica of `dn` still holds a delete transaction to execute.
     fn pending_deletions(&self, dn: &Datanode) -> Result<bool, ClusterError> {
         let replicas = dn.replicas();

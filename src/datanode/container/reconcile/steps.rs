@@ -96,6 +96,25 @@ impl Reconciliation {
         &self.container
     }
 
+    /// Feeds `state` how far it got: the container, the peers, the next peer, the round in
+    /// progress (its peer, the blocks to repair, the next one) and what it repaired so far.
+    pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
+        use std::hash::Hash;
+        self.container.id().hash(state);
+        for peer in &self.peers {
+            peer.id().hash(state);
+        }
+        self.next_peer.hash(state);
+        if let Some(round) = &self.round {
+            round.peer.id().hash(state);
+            for (block, _) in &round.work {
+                block.hash(state);
+            }
+            round.next_block.hash(state);
+        }
+        format!("{:?}", self.report).hash(state);
+    }
+
     /// One step: the comparison with the next peer, the repair of one block, or the end of
     /// a peer's round; the report once every peer was tried. A peer whose step failed is
     /// recorded and the next one tried, as upstream does.

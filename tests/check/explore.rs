@@ -1,0 +1,211 @@
+//! The explorer of a cluster case's actions (`check::explore`): its fingerprint keys a
+//! state by what decides the cluster's future, not by the order that reached it, and
+//! tells apart states an invariant tells apart; its search catches a legacy variant and
+//! lets a fixed one hold; its counterexamples read back as written.
+
+use std::hash::{DefaultHasher, Hasher};
+
+use hadoop_ref::check::catalogue;
+use hadoop_ref::check::explore::{
+    Action, CounterexampleFile, ExploreCase, Options, Verdict, explore, replay_path,
+};
+use hadoop_ref::scenarios::cluster::explorable::Explorable;
+use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
+
+fn case(scenario: &str, variant: &str) -> ExploreCase {
+    catalogue::explorable()
+        .into_iter()
+        .find(|c| c.scenario == scenario && c.variant == variant)
+        .unwrap_or_else(|| panic!("no explorable case {scenario}/{variant}"))
+}
+
+fn fingerprint(cluster: &MiniOzoneCluster) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    cluster.digest(&mut hasher).unwrap();
+    hasher.finish()
+}
+
+/// `case` built and run along `actions` (driver steps at their scripts' next position).
+fn run(case: &ExploreCase, actions: &[Action]) -> Explorable {
+    let built = case.build().unwrap();
+    let mut positions = vec![0; built.scripts.len()];
+    for &action in actions {
+        let at = match action {
+            Action::Driver { script } => {
+                positions[script] += 1;
+                positions[script] - 1
+            }
+            _ => 0,
+        };
+        action.apply(&built, at).unwrap();
+    }
+    built
+}
+
+/// A named change of a cluster.
+type Change = (&'static str, fn(&MiniOzoneCluster));
+
+const REPAIR: &str = "deletions_across_transfer_restart_and_repair";
+
+/// Once the leader's reconcile commands reached datanodes 2 and 3, each one's command
+/// processor taking its command touches its own datanode only: in either order they reach
+/// one state, one fingerprint, and the partial-order reduction calls them independent.
+#[test]
+fn two_orders_of_commuting_actions_reach_one_fingerprint() {
+    let repair = case(REPAIR, "SeedPatch");
+    let delivered = [
+        Action::Driver { script: 1 },
+        Action::Heartbeat { dn: 1, scm: 0 },
+        Action::Heartbeat { dn: 2, scm: 0 },
+    ];
+    let (dn2, dn3) = (Action::Process { dn: 1 }, Action::Process { dn: 2 });
+    let before = run(&repair, &delivered);
+    assert!(dn2.independent(dn3, &Action::leading(&before.cluster)));
+    let order = |first, second| {
+        let mut path = delivered.to_vec();
+        path.extend([first, second]);
+        fingerprint(&run(&repair, &path).cluster)
+    };
+    assert_eq!(order(dn2, dn3), order(dn3, dn2));
+    // The fingerprint is not blind to them: each took a command.
+    assert_ne!(order(dn2, dn3), fingerprint(&before.cluster));
+}
+
+/// Two heartbeats of one datanode race on its term: they are not independent.
+#[test]
+fn heartbeats_of_one_datanode_are_not_independent() {
+    let leading = vec![true, false];
+    let a = Action::Heartbeat { dn: 1, scm: 0 };
+    let b = Action::Heartbeat { dn: 1, scm: 1 };
+    assert!(!a.independent(b, &leading));
+    assert!(!Action::Supervise { dn: 0 }.independent(Action::DeleteBlocks { dn: 1 }, &leading));
+    assert!(Action::DeleteBlocks { dn: 0 }.independent(Action::DeleteBlocks { dn: 1 }, &leading));
+}
+
+/// States that differ in one thing an invariant reads (a replica's blocks, a link, the
+/// leader's term, a datanode's term, a pipeline a datanode left) have different
+/// fingerprints; a step that changes nothing keeps it.
+#[test]
+fn states_differing_in_a_judged_field_never_collide() {
+    let repair = case(REPAIR, "SeedPatch");
+    let base = fingerprint(&repair.build().unwrap().cluster);
+    let changed: [Change; 5] = [
+        ("a block written to one replica", |c| {
+            let key = c.open_key(1).unwrap();
+            let dn = c.datanode(1).unwrap().id();
+            c.write_replica(&key, dn, &key.blocks).unwrap();
+        }),
+        ("a link healed", |c| c.set_link(0, 0, true).unwrap()),
+        ("leadership moved", |c| c.transfer_leadership(1).unwrap()),
+        ("a datanode restarted", |c| c.restart_datanode(2).unwrap()),
+        ("a pipeline left", |c| {
+            c.leave_pipeline(1, hadoop_ref::hdds::ids::PipelineId(9))
+                .unwrap()
+        }),
+    ];
+    for (what, change) in changed {
+        let built = repair.build().unwrap();
+        change(&built.cluster);
+        assert_ne!(fingerprint(&built.cluster), base, "{what}");
+    }
+    let idle = repair.build().unwrap();
+    idle.cluster.datanode(1).unwrap().scan_step();
+    assert_eq!(fingerprint(&idle.cluster), base, "a scan with none queued");
+}
+
+fn options(depth: usize) -> Options {
+    Options {
+        depth,
+        time_limit: None,
+        ..Options::default()
+    }
+}
+
+/// The explorer finds the double delete of HDDS-16449 (both fences gone) in one action,
+/// and with either fence every state of the case holds (the whole state space, seen).
+#[test]
+fn explorer_catches_the_double_delete_and_exhausts_the_fixed_case() {
+    let scenario = "over_replicated_container_across_a_leader_change";
+    let legacy = explore(&case(scenario, "Legacy"), &options(4), &[]);
+    let Verdict::Caught { path, violation } = &legacy.verdict else {
+        panic!("legacy held: {legacy:?}");
+    };
+    assert_eq!(
+        violation.property,
+        "no container left below its replication factor"
+    );
+    assert_eq!(
+        replay_path(&case(scenario, "Legacy"), path),
+        Err(violation.clone())
+    );
+    let fixed = explore(&case(scenario, "SeedPatch"), &options(30), &[]);
+    assert_eq!(fixed.verdict, Verdict::Held);
+    assert!(fixed.exhausted, "{fixed:?}");
+}
+
+/// With and without reduction, the same verdict at the same depth, the reduced search
+/// with fewer executions.
+#[test]
+fn reduction_keeps_the_verdict_and_saves_executions() {
+    for (scenario, variant, depth) in [
+        (
+            "over_replicated_container_while_the_deposed_leader_processes",
+            "SeedPatch",
+            4,
+        ),
+        (
+            "over_replicated_container_across_a_leader_change",
+            "Legacy",
+            2,
+        ),
+    ] {
+        let explored = case(scenario, variant);
+        let reduced = explore(&explored, &options(depth), &[]);
+        let plain = Options {
+            hashing: false,
+            partial_order: false,
+            ..options(depth)
+        };
+        let plain = explore(&explored, &plain, &[]);
+        let verdict = |report: &hadoop_ref::check::explore::Report| match &report.verdict {
+            Verdict::Caught { path, .. } => Some(path.len()),
+            Verdict::Held => None,
+            Verdict::Error(error) => panic!("{error}"),
+        };
+        assert_eq!(verdict(&reduced), verdict(&plain), "{variant}");
+        assert!(
+            reduced.executions <= plain.executions,
+            "{variant}: {reduced:?} {plain:?}"
+        );
+    }
+}
+
+/// A counterexample reads back as written, and every action's text parses back.
+#[test]
+fn counterexample_file_round_trips() {
+    let actions = vec![
+        Action::Driver { script: 1 },
+        Action::Heartbeat { dn: 2, scm: 0 },
+        Action::Process { dn: 2 },
+        Action::Supervise { dn: 0 },
+        Action::DeleteContainer { dn: 1 },
+        Action::Scan { dn: 1 },
+        Action::DeleteBlocks { dn: 2 },
+        Action::ReplicationManager { scm: 1 },
+        Action::Processors { scm: 0 },
+        Action::ScmDeleteBlocks { scm: 1 },
+    ];
+    for action in &actions {
+        assert_eq!(action.to_string().parse::<Action>(), Ok(*action));
+    }
+    assert!("heartbeat dn0 scm1".parse::<Action>().is_err());
+    let dir = tempfile::tempdir().unwrap();
+    let file = CounterexampleFile {
+        scenario: REPAIR.into(),
+        variant: "Legacy".into(),
+        actions,
+    };
+    let path = file.write_in(dir.path()).unwrap();
+    assert!(CounterexampleFile::is_one(&path));
+    assert_eq!(CounterexampleFile::read(&path).unwrap(), file);
+}
