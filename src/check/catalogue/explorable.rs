@@ -31,7 +31,7 @@ macro_rules! explore_cases {
             $into.push(ExploreCase::new(
                 $scenario,
                 $kind::$variant.name(),
-                crate::check::catalogue::Expectation::$expect,
+                super::case::Expectation::$expect,
                 || {
                     let $behavior = $kind::$variant;
                     $build

@@ -2,7 +2,7 @@
 //! hold, legacy variants must be caught. The shuttle tests and the soak tool iterate it.
 
 #[macro_use]
-mod case;
+pub(crate) mod case;
 mod allocation;
 mod cluster;
 mod container;

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use super::action::Action;
-use super::{ExploreCase, Options, Report, Verdict};
+use super::spec::{ExploreCase, Options, Report, Verdict};
 use crate::check::exploration::RaceWindow;
 use crate::scenarios::Violation;
 use crate::scenarios::cluster::explorable::Explorable;
