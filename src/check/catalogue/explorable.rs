@@ -46,8 +46,34 @@ pub fn explorable() -> Vec<ExploreCase> {
     let mut cases = Vec::new();
     deletions_and_failovers(&mut cases);
     repairs_and_allocation(&mut cases);
+    for case in &mut cases {
+        case.reaches = !DEEPER_THAN_A_SHORT_SEARCH.contains(&(case.scenario, case.variant));
+    }
     cases
 }
+
+/// The caught cases whose shortest counterexample lies deeper than a search of a few
+/// seconds goes (measured with `soak explore --time 60` on two cores; shuttle catches
+/// each of them):
+/// - the rebuild without its gate races an allocation inside the new leader's election,
+///   one driver step here (the election and the rebuild it runs are one call): no
+///   sequence of these steps reaches it (held to depth 12);
+/// - the lagging replica's deletion before the patch needs its delete transaction taken,
+///   stored and run, the reconcile commands sent, the restart and the transfer, then the
+///   reconcile taken and stepped through the copy of the block: about 15 steps (held to
+///   depth 8);
+/// - the random cluster's patches alone need a grant, a close and an election in one
+///   order among its client's and faults' steps (held to depth 9); its legacy code is
+///   caught at depth 10, after 43 s.
+const DEEPER_THAN_A_SHORT_SEARCH: [(&str, &str); 4] = [
+    (
+        "keys_written_while_leadership_moves",
+        "LegacyRebuildWithoutGate",
+    ),
+    ("deletions_across_transfer_restart_and_repair", "Legacy"),
+    ("random_cluster_with_faults", "SeedPatch"),
+    ("random_cluster_with_faults", "Legacy"),
+];
 
 fn deletions_and_failovers(cases: &mut Vec<ExploreCase>) {
     explore_cases!(

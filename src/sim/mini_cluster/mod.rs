@@ -4,20 +4,28 @@
 //! Each SCM is a [`StorageContainerManager`](crate::scm::StorageContainerManager) with its
 //! own database; each datanode is a [`Datanode`](crate::datanode::daemon::Datanode) whose
 //! endpoints reach the SCMs through a switchboard that crashes, restarts, cuts and heals.
-//! Stepped, a [`tick`](MiniOzoneCluster::tick) runs the SCMs' services once, then every
-//! datanode's work once on the calling thread
+//! Started ([`start_paced`](MiniOzoneCluster::start_paced), or
+//! [`start`](MiniOzoneCluster::start) on real time), it runs Ozone's threads: per
+//! datanode a heartbeat thread per SCM, the command processor, the replication
+//! supervisor, the delete-container executor, the on-demand scanner and the block
+//! deleting service; per SCM the replication manager, its under- and over-replicated
+//! processors and the block deleting service; each time-driven one runs once each time
+//! the cluster's clock moves ([`advance`](MiniOzoneCluster::advance)). Stepped, a
+//! [`tick`](MiniOzoneCluster::tick) runs the SCMs' services once, then every datanode's
+//! work once on the calling thread
 //! ([`Datanode::tick`](crate::datanode::daemon::Datanode::tick): a heartbeat to each SCM,
-//! its commands, its block deleting service), and moves the clock; started
-//! ([`start`](MiniOzoneCluster::start)), every datanode runs its own threads and one more
-//! runs the SCMs' services. Volumes are in memory or, with
+//! its commands each run to its end, its block deleting service), and moves the clock:
+//! what the deterministic tests, the loom model and the explorer of its steps
+//! (`check::explore`) drive. Volumes are in memory or, with
 //! [`on_disk`](MiniOzoneClusterBuilder::on_disk), on disk.
 //!
 //! The SCMs drive each container's lifecycle from the replicas' reports as Ozone does: a
 //! close makes it CLOSING, a CLOSED replica CLOSED, and a datanode that left the
 //! container's pipeline ([`leave_pipeline`](MiniOzoneCluster::leave_pipeline))
 //! quasi-closes its replica, so the container can be QUASI_CLOSED, the state HDDS-16811's
-//! trigger starts from. The replication manager runs at every tick unless the builder
-//! gives it Ozone's interval and start delay
+//! trigger starts from. The replication manager (its pass queues under- and
+//! over-replicated containers, its processors act on them) runs at every tick unless the
+//! builder gives it Ozone's interval and start delay
 //! ([`replication_manager`](MiniOzoneClusterBuilder::replication_manager)).
 //!
 //! Leadership moves as Ratis moves it ([`transfer_leadership`](MiniOzoneCluster::transfer_leadership)),
