@@ -82,6 +82,10 @@ fn notify_deposed(cluster: &MiniOzoneCluster) -> Result<(), Violation> {
 /// Settled: the container at its factor.
 fn judge(cluster: &MiniOzoneCluster, key: &Key) -> Result<(), Violation> {
     cluster_settles_after_healing(cluster, 50)?;
+    tracing::debug!(
+        why = "settled: every command delivered",
+        "cluster quiescent"
+    );
     container_keeps_its_replication_factor(cluster, key.container, FACTOR)
 }
 
