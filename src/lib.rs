@@ -98,9 +98,8 @@
 //! }
 //! ```
 //!
-//! The README's section *Check your own implementation* has the whole recipe, and
-//! `examples/conformance-kit` a correct and a defective implementation of three of the
-//! components.
+//! `docs/conformance.md` has the whole recipe, and `examples/conformance-kit` a correct
+//! and a defective implementation of three of the components.
 
 #![warn(missing_docs)]
 

@@ -1,5 +1,6 @@
 //! The crate's unit, integration and property tests without a checker, as one test
-//! binary: one module per seed, the regression tests, and shared helpers in `test_util`.
+//! binary: one module per seed, the regression tests, the checks of the project's docs
+//! (`docs`), and shared helpers in `test_util`.
 //! The checkers' own suites are `loom-tests/` and `shuttle-tests/`.
 #![cfg(not(any(loom, feature = "shuttle")))]
 
@@ -8,6 +9,7 @@ mod check;
 mod cluster;
 mod container;
 mod datanode;
+mod docs;
 mod regression;
 mod standby;
 mod story;

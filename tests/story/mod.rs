@@ -8,3 +8,4 @@ mod recorder;
 mod timeline;
 mod tla_trace;
 mod upstream_logs;
+mod upstream_proposed;

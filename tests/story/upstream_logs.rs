@@ -118,6 +118,10 @@ fn every_datanode_statement_yields_the_events_it_claims() {
         &["7"],
         &["5", "0", "12", "DELETED"],
         &["5", "0", "12", "DELETED"],
+        &["5", "0", "0", "/data/hdds", "0"],
+        &["5", "1a2b"],
+        &["5", "9f9f", "1a2b"],
+        &["5", "0", "1a2b"],
     ];
     let context = [
         ozone_datanode::STATEMENTS[14].template,
@@ -128,6 +132,68 @@ fn every_datanode_statement_yields_the_events_it_claims() {
         ozone_datanode::STATEMENTS,
         samples,
         &context,
+    );
+}
+
+const CLOSE: &str = "closeContainerCommand: cmdID: 7, encodedToken: \"\", term: 2, deadlineMsSinceEpoch: 0, containerID: 5, pipelineID: PipelineID=ab, force: false";
+
+#[test]
+fn every_proposed_datanode_statement_yields_the_events_it_claims() {
+    let delete_blocks = "deleteBlocksCommand: cmdID: 8, encodedToken: \"\", term: 2, deadlineMsSinceEpoch: 0, deletedBlocksTransaction: [{ txnID: 1, containerID: 5, deleteBlockCount: 1, count: 0 }]";
+    let delete_container = "deleteContainerCommand: cmdID: 9, encodedToken: \"\", term: 2, deadlineMsSinceEpoch: 0, containerID: 5, replicaIndex: 0, force: false";
+    let samples: &[&[&str]] = &[
+        &["2"],
+        &["1", "2"],
+        &["2", "kept for init"],
+        &[CLOSE],
+        &[CLOSE, "2"],
+        &[CLOSE, "done"],
+        &[delete_blocks, "done"],
+        &[delete_container, "failed: container is not empty"],
+        &["7", "5", "dn2", "committed"],
+    ];
+    each_statement_yields_what_it_claims(
+        UpstreamFormat::OzoneDatanode,
+        ozone_datanode::PROPOSED,
+        samples,
+        &[],
+    );
+}
+
+#[test]
+fn every_proposed_scm_statement_yields_the_events_it_claims() {
+    let samples: &[&[&str]] = &[
+        &[
+            "#5",
+            "PipelineID=ab",
+            "[u1(dn1/10.0.0.1), u2(dn2/10.0.0.2)]",
+        ],
+        &["u1(dn1/10.0.0.1)", "[#5, #6]"],
+        &["u1(dn1/10.0.0.1)", "[#5]"],
+        &["#5", "OPEN", "CLOSING"],
+        &["3", "2", "0", "0", "0"],
+    ];
+    each_statement_yields_what_it_claims(
+        UpstreamFormat::OzoneScm,
+        ozone_scm::PROPOSED,
+        samples,
+        &[],
+    );
+}
+
+#[test]
+fn every_proposed_namenode_statement_yields_the_events_it_claims() {
+    let samples: &[&[&str]] = &[
+        &[
+            "CloseOp [length=0, inodeId=16386, path=/f, replication=3, mtime=1, atime=1, blockSize=134217728, blocks=[blk_1073741825_1001], permissions=hdfs:supergroup:rw-r--r--, aclEntries=null, clientName=, clientMachine=, overwrite=false, storagePolicyId=0, erasureCodingPolicyId=0, opCode=OP_CLOSE, txid=12]",
+        ],
+        &["1", "1", "1", "1", "0"],
+    ];
+    each_statement_yields_what_it_claims(
+        UpstreamFormat::HdfsNamenode,
+        hdfs_namenode::PROPOSED,
+        samples,
+        &[],
     );
 }
 
@@ -350,9 +416,20 @@ fn every_event_a_format_yields_is_in_the_catalogue() {
     let rows = crate::test_util::catalogue_events();
     let yields = ozone_datanode::STATEMENTS
         .iter()
+        .chain(ozone_datanode::PROPOSED)
         .flat_map(|s| s.yields)
-        .chain(ozone_scm::STATEMENTS.iter().flat_map(|s| s.yields))
-        .chain(hdfs_namenode::STATEMENTS.iter().flat_map(|s| s.yields));
+        .chain(
+            ozone_scm::STATEMENTS
+                .iter()
+                .chain(ozone_scm::PROPOSED)
+                .flat_map(|s| s.yields),
+        )
+        .chain(
+            hdfs_namenode::STATEMENTS
+                .iter()
+                .chain(hdfs_namenode::PROPOSED)
+                .flat_map(|s| s.yields),
+        );
     for (component, event) in yields {
         assert!(
             crate::test_util::in_catalogue(&rows, component, event),

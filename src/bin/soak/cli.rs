@@ -1,4 +1,6 @@
-//! The soak tool's command line.
+//! The soak tool's command line: every subcommand's options, and an example line under
+//! each one's `--help`. Nothing here runs anything, so the crate's tests read this file
+//! as it is (`tests/docs/readme_commands.rs`) to check the README's commands against it.
 
 use std::path::PathBuf;
 
@@ -8,7 +10,14 @@ use hadoop_ref::check::plan::{SchedulerKind, Shard};
 /// Runs the catalogue's scenarios under shuttle: fixed variants must hold, legacy variants
 /// must be caught. With no command, `run`.
 #[derive(Debug, Parser)]
-#[command(name = "soak", args_conflicts_with_subcommands = true)]
+#[command(
+    name = "soak",
+    args_conflicts_with_subcommands = true,
+    // `soak X --help` stays; without a `help` subcommand a mistyped command's tip names
+    // the one command it is close to.
+    disable_help_subcommand = true,
+    after_help = "Examples:\n  cargo soak                      # every case, 100 s, both schedulers\n  cargo soak run --time 600       # ten minutes\n  cargo soak list                 # the cases and what each must do"
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -22,9 +31,15 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the catalogue (the default).
+    #[command(
+        after_help = "Examples:\n  cargo soak run --time 20 --filter heartbeat_term\n  cargo soak run --iterations 20000            # the long soak\n  cargo soak run --seed 7 --shard 0/4 --json shard0.json"
+    )]
     Run(RunOptions),
     /// Replay a saved failing schedule: exit 1 if it breaks its invariant again, 0 if it
     /// runs clean, 2 if it no longer replays.
+    #[command(
+        after_help = "Examples:\n  cargo soak replay soak-failures/heartbeat_term_fences_believing_old_leader.Legacy.random.schedule\n  cargo soak replay --minimize FILE\n  cargo soak replay --events run.ndjson --monitors FILE"
+    )]
     Replay {
         /// The schedule file.
         file: PathBuf,
@@ -45,14 +60,23 @@ pub enum Command {
     /// (`--format`), against the seeds' properties: each monitor's verdict (ok, VIOLATED,
     /// undecided) and, for a violation, the events that led to it. Exit 1 if a property is
     /// violated, 2 if a log cannot be read (its line is named).
+    #[command(
+        after_help = "Examples:\n  cargo soak check-log run.ndjson\n  cargo soak check-log --summary soak-events/\n  cargo soak check-log --format hdfs-namenode hadoop-hdfs-namenode-nn2.log\n  cargo soak check-log --merge ozone-scm:scm1.log ozone-datanode:dn1.log"
+    )]
     CheckLog(CheckLogOptions),
     /// Write the trace of a log's datanode term-fencing steps (HDDS-17268) for TLA+ trace
     /// validation: one JSON object a line, the action and the specification variables it
     /// updates (docs/event-log.md). Exit 2 if the log cannot be read or a step lacks a
     /// value its action needs.
+    #[command(
+        after_help = "Examples:\n  cargo soak tla-trace run.ndjson --out trace.ndjson\n  cargo soak tla-trace --format ozone-datanode ozone-hadoop-datanode-dn1.log"
+    )]
     TlaTrace(TlaTraceOptions),
     /// Replay a saved failing schedule and explain it: print its step table and write an
     /// HTML swimlane timeline of it (exit codes as `replay`).
+    #[command(
+        after_help = "Examples:\n  cargo soak explain soak-failures/heartbeat_term_fences_believing_old_leader.Legacy.random.schedule\n  cargo soak explain --html timeline.html FILE"
+    )]
     Explain {
         /// The schedule file.
         file: PathBuf,
@@ -64,11 +88,18 @@ pub enum Command {
     /// breadth first over the real components, each state once (its fingerprint) and one
     /// order of independent steps (partial-order reduction); the shortest counterexample
     /// of a caught case is saved for `replay`. Exit 1 when a case does not do as expected.
-    Explore(crate::explore::ExploreOptions),
+    #[command(
+        after_help = "Examples:\n  cargo soak explore deletions_across --depth 12 --time 60\n  cargo soak explore --variant Legacy --depth 8 --json explore.json"
+    )]
+    Explore(ExploreOptions),
     /// List the scenarios, their variants and what each must do.
+    #[command(after_help = "Example:\n  cargo soak list | grep cluster")]
     List,
     /// The scoreboard: every caught case under every shuttle engine from several seeds
     /// (docs/scoreboard.md), or, with --check, whether a committed board's catches hold.
+    #[command(
+        after_help = "Examples:\n  cargo soak board --seeds 5 --markdown docs/scoreboard.md --json docs/scoreboard.json\n  cargo soak board --check docs/scoreboard.json"
+    )]
     Board(BoardOptions),
     /// One run, in a child process of `run` (not for direct use).
     #[command(hide = true)]
@@ -133,6 +164,39 @@ pub struct RunOptions {
     /// cases' race windows reached): to measure what counting costs.
     #[arg(long)]
     pub no_coverage: bool,
+}
+
+/// How `explore` searches.
+#[derive(Debug, Clone, Args)]
+pub struct ExploreOptions {
+    /// The scenario (a part of its name is enough; every cluster case when none is given).
+    pub case: Option<String>,
+    /// Only this variant.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Most actions from the case's set-up.
+    #[arg(long, default_value_t = 12)]
+    pub depth: usize,
+    /// Wall-time budget in seconds per case; the depth completed is reported.
+    #[arg(long, default_value_t = 60)]
+    pub time: u64,
+    /// Without partial-order reduction (sleep sets).
+    #[arg(long)]
+    pub no_por: bool,
+    /// Without state hashing: every path expanded (and no partial-order reduction).
+    #[arg(long)]
+    pub no_hashing: bool,
+    /// Where counterexamples are written (`SCENARIO.VARIANT.explore.actions`).
+    #[arg(long, default_value = "soak-failures")]
+    pub out: PathBuf,
+    /// Also write the table as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write the table into this board (`docs/scoreboard.md`): its section on the
+    /// exhaustive exploration, between the section's markers, is replaced (or added at
+    /// its end).
+    #[arg(long)]
+    pub board: Option<PathBuf>,
 }
 
 /// How `check-log` reads and reports.

@@ -2,47 +2,14 @@
 //! one case after another, a table of what each search did, the shortest counterexample
 //! of each caught case saved for `soak replay`.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::Args;
 use hadoop_ref::check::catalogue::{self, Expectation};
 use hadoop_ref::check::explore::{CounterexampleFile, ExploreCase, Options, Report, Verdict};
 use hadoop_ref::check::shuttle::explore::explore_case;
 
-/// How `explore` searches.
-#[derive(Debug, Clone, Args)]
-pub struct ExploreOptions {
-    /// The scenario (a part of its name is enough; every cluster case when none is given).
-    pub case: Option<String>,
-    /// Only this variant.
-    #[arg(long)]
-    pub variant: Option<String>,
-    /// Most actions from the case's set-up.
-    #[arg(long, default_value_t = 12)]
-    pub depth: usize,
-    /// Wall-time budget in seconds per case; the depth completed is reported.
-    #[arg(long, default_value_t = 60)]
-    pub time: u64,
-    /// Without partial-order reduction (sleep sets).
-    #[arg(long)]
-    pub no_por: bool,
-    /// Without state hashing: every path expanded (and no partial-order reduction).
-    #[arg(long)]
-    pub no_hashing: bool,
-    /// Where counterexamples are written (`SCENARIO.VARIANT.explore.actions`).
-    #[arg(long, default_value = "soak-failures")]
-    pub out: PathBuf,
-    /// Also write the table as JSON to this file.
-    #[arg(long)]
-    pub json: Option<PathBuf>,
-    /// Write the table into this board (`docs/scoreboard.md`): its section on the
-    /// exhaustive exploration, between the section's markers, is replaced (or added at
-    /// its end).
-    #[arg(long)]
-    pub board: Option<PathBuf>,
-}
+use crate::cli::ExploreOptions;
 
 /// Explores each matching case; exit 1 when one did not do as its expectation says
 /// (a fixed variant caught, a legacy one held), 2 when none matches or one could not run.

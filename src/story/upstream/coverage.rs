@@ -10,6 +10,14 @@
 //! since a level left at INFO leaves no trace but the missing lines. A parser may also
 //! find, while reading, that some occurrences went unseen (a corrupt mark while the
 //! NameNode's HA state is not known) and mark the event partial in that log.
+//!
+//! Some events upstream does not log at all today; `docs/upstream-logging.md` proposes
+//! the statement that would log each, and every format reads its proposed statements
+//! (`PROPOSED`) beside the real ones. A proposed statement counts as logged only in a log
+//! that holds a line of one of its format's proposed statements (the process runs a build
+//! that has them: the proposals of one process are taken to land together), and then by
+//! the same rule of levels as a real statement. A log of an unpatched upstream holds no
+//! such line, so there the events only proposals would show stay unlogged.
 
 use super::layout::{Level, Line};
 use super::statement::Statement;
@@ -47,6 +55,16 @@ pub enum Basis<I: 'static> {
     NotInUpstream,
     /// Upstream writes no line for it.
     NotLogged,
+    /// Upstream writes a line for some occurrences today (`today`, possibly none), and
+    /// for every occurrence once it has the `proposed` statements
+    /// (`docs/upstream-logging.md`): every occurrence is shown when all of both are
+    /// logged, some when only today's are.
+    Proposed {
+        /// The statements upstream has today that log some occurrences.
+        today: &'static [I],
+        /// The proposed statements that would log the rest.
+        proposed: &'static [I],
+    },
 }
 
 /// One event a format knows about, and how upstream logs it.
@@ -69,19 +87,40 @@ pub struct Shows<I: 'static> {
 pub struct Evidence {
     classes: Vec<(&'static str, Level)>,
     any: Option<Level>,
+    /// Whether the log holds a line of a proposed statement.
+    patched: bool,
 }
 
 impl Evidence {
-    /// Evidence for the loggers of `statements`.
-    pub fn for_statements<I>(statements: &[Statement<I>]) -> Self {
+    /// Evidence for the loggers of `statements` (a format's real and proposed ones).
+    pub fn for_statements<'s, I: 'static>(
+        statements: impl IntoIterator<Item = &'s Statement<I>>,
+    ) -> Self {
         let mut classes: Vec<(&'static str, Level)> = Vec::new();
-        for s in statements.iter().filter(|s| !s.class.is_empty()) {
+        for s in statements.into_iter().filter(|s| !s.class.is_empty()) {
             if !classes.iter().any(|(c, _)| *c == s.class) {
                 classes.push((s.class, Level::Fatal));
             }
         }
         // Fatal stands for "no line yet": it is finer than nothing below it.
-        Self { classes, any: None }
+        Self {
+            classes,
+            any: None,
+            patched: false,
+        }
+    }
+
+    /// Notes that a line matched one of the format's proposed statements: the process
+    /// runs a build that has them.
+    pub fn note_proposed(&mut self) {
+        self.patched = true;
+    }
+
+    /// Whether lines of the proposed `statement` would be in this log: the log holds a
+    /// line of a proposed statement (a log of an unpatched upstream holds none, whatever
+    /// its levels), and `statement`'s level is let through ([`Evidence::logged`]).
+    pub fn logged_proposed<I>(&self, statement: &Statement<I>) -> bool {
+        self.patched && self.logged(statement)
     }
 
     /// Notes a line.
@@ -137,19 +176,21 @@ pub struct Coverage {
 
 impl Coverage {
     /// Computes a log's coverage from its format's table, the levels it showed, and the
-    /// events its parser found partial (component, event).
+    /// events its parser found partial (component, event: every kind of it). `statements` are upstream's,
+    /// `proposed` the format's proposed ones.
     pub fn compute<I: Copy + PartialEq>(
         format: &'static str,
         shows: &[Shows<I>],
-        statements: &[Statement<I>],
+        (statements, proposed): (&[Statement<I>], &[Statement<I>]),
         evidence: &Evidence,
         partial: &[(&'static str, &'static str)],
     ) -> Self {
-        let logged = |id: &I| {
-            statements
+        let logged = |id: &I| match statements.iter().find(|s| s.id == *id) {
+            Some(s) => evidence.logged(s),
+            None => proposed
                 .iter()
                 .find(|s| s.id == *id)
-                .is_some_and(|s| evidence.logged(s))
+                .is_some_and(|s| evidence.logged_proposed(s)),
         };
         let entries = shows
             .iter()
@@ -162,8 +203,17 @@ impl Coverage {
                         Shown::Some
                     }
                     Basis::Logged(_) | Basis::Partly(_) => Shown::Nothing,
+                    Basis::Proposed { today, proposed }
+                        if today.iter().chain(proposed).all(logged) =>
+                    {
+                        Shown::Every
+                    }
+                    Basis::Proposed { today, .. } if today.iter().any(logged) => Shown::Some,
+                    Basis::Proposed { .. } => Shown::Nothing,
                 };
-                if partial.contains(&(s.component, s.event)) {
+                // A parser finds an event partial as a whole (a line it could not place);
+                // an entry for one command kind rests on its own lines.
+                if s.only.is_none() && partial.contains(&(s.component, s.event)) {
                     shown = shown.min(Shown::Some);
                 }
                 Covered {

@@ -16,6 +16,12 @@
 //! steps, some only at DEBUG or TRACE: each format says, per event, how much of it a log
 //! shows ([`Coverage`]), so that a monitor lacking its events says undecided, not ok.
 //! `docs/event-log.md` lists every statement mapped and the levels to enable.
+//!
+//! Beside upstream's statements, each format reads the statements
+//! `docs/upstream-logging.md` proposes upstream add for the events it does not log today
+//! (each format's `PROPOSED` table, [`Basis::Proposed`]): none is in upstream's code, so
+//! a log of today's upstream holds none of their lines and is judged as before; a log
+//! written with them decides every HDDS-17268, HDDS-16811 and HDFS-2742 monitor.
 
 pub mod coverage;
 mod event;

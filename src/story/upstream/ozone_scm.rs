@@ -6,17 +6,23 @@
 //! Not in the log: the pending buckets, the storage reports' slots, the replicated log's
 //! entries; a datanode's room is in no SCM line at all. So the allocation monitor never
 //! judges an SCM log, and the SCMs' leadership serves the term monitors only merged with
-//! the datanodes' logs.
+//! the datanodes' logs. Nor, today, a container's pipeline datanodes, the container
+//! reports processed, the containers' state changes, or a replication manager pass that
+//! found nothing to do: `docs/upstream-logging.md` proposes a statement for each
+//! ([`PROPOSED`]), which the replication factor's monitor needs.
 
 use std::collections::VecDeque;
 
 use super::coverage::{Basis, Coverage, Evidence, Shows};
 use super::event::{At, Emitted};
 use super::layout::{Level, Line};
-use super::statement::{self, Captures, Statement, trailing_number};
+use super::statement::{self, Captures, Statement, list_items, trailing_number};
 
 const LEADERSHIP: &str = "scm::container_manager::leadership";
 const MANAGER: &str = "scm::container_manager";
+/// The events a scenario states; a settled replication manager pass stands for its
+/// quiescence.
+const SCENARIO: &str = "scenarios::cluster";
 
 /// The statements this format maps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +39,17 @@ pub enum Id {
     NoRoom,
     /// `ContainerManagerImpl`: an allocation failed.
     AllocationFailed,
+    /// Proposed (`docs/upstream-logging.md`), `ContainerManagerImpl`: a container
+    /// allocated on a pipeline, with its datanodes.
+    AllocatedOn,
+    /// Proposed, `ContainerReportHandler`: a datanode's full container report processed.
+    ContainerReportProcessed,
+    /// Proposed, `IncrementalContainerReportHandler`: an incremental report processed.
+    IncrementalReportProcessed,
+    /// Proposed, `ContainerStateManagerImpl`: a container's state changed.
+    StateChanged,
+    /// Proposed, `ReplicationManager`: a pass, with what it found to do.
+    PassDone,
 }
 
 /// Every statement mapped, with its class, level and format.
@@ -81,6 +98,47 @@ pub const STATEMENTS: &[Statement<Id>] = &[
     },
 ];
 
+/// The statements `docs/upstream-logging.md` proposes upstream add, as this format reads
+/// them: none is in upstream's code today (the pass's is its existing INFO line with the
+/// pass's findings added).
+pub const PROPOSED: &[Statement<Id>] = &[
+    Statement {
+        id: Id::AllocatedOn,
+        class: "ContainerManagerImpl",
+        level: Level::Debug,
+        template: "Allocated container {} on pipeline {} with datanodes {}.",
+        yields: &[(MANAGER, "slots reserved")],
+    },
+    Statement {
+        id: Id::ContainerReportProcessed,
+        class: "ContainerReportHandler",
+        level: Level::Debug,
+        template: "Processed container report from datanode {} with containers {}.",
+        yields: &[(MANAGER, "container report processed")],
+    },
+    Statement {
+        id: Id::IncrementalReportProcessed,
+        class: "IncrementalContainerReportHandler",
+        level: Level::Debug,
+        template: "Processed container report from datanode {} with containers {}.",
+        yields: &[(MANAGER, "container report processed")],
+    },
+    Statement {
+        id: Id::StateChanged,
+        class: "ContainerStateManagerImpl",
+        level: Level::Debug,
+        template: "Container {} state changed from {} to {}.",
+        yields: &[(MANAGER, "container state updated")],
+    },
+    Statement {
+        id: Id::PassDone,
+        class: "ReplicationManager",
+        level: Level::Info,
+        template: "Replication Monitor Thread took {} milliseconds for processing {} containers: {} under replicated, {} over replicated, {} pending replica operations.",
+        yields: &[(SCENARIO, "cluster quiescent")],
+    },
+];
+
 /// How the SCM's log shows each event the monitors read.
 pub const SHOWS: &[Shows<Id>] = &[
     Shows {
@@ -125,6 +183,46 @@ pub const SHOWS: &[Shows<Id>] = &[
         basis: Basis::Partly(&[Id::NoRoom, Id::AllocationFailed]),
         how: "a pipeline without room (DEBUG) or a failed submit (WARN); safe mode and leadership refusals are not logged there",
     },
+    Shows {
+        component: MANAGER,
+        event: "slots reserved",
+        only: None,
+        basis: Basis::Proposed {
+            today: &[],
+            proposed: &[Id::AllocatedOn],
+        },
+        how: "a new container's line names its pipeline, not the pipeline's datanodes",
+    },
+    Shows {
+        component: MANAGER,
+        event: "container report processed",
+        only: None,
+        basis: Basis::Proposed {
+            today: &[],
+            proposed: &[Id::ContainerReportProcessed, Id::IncrementalReportProcessed],
+        },
+        how: "the report handlers log nothing of a report they processed",
+    },
+    Shows {
+        component: MANAGER,
+        event: "container state updated",
+        only: None,
+        basis: Basis::Proposed {
+            today: &[],
+            proposed: &[Id::StateChanged],
+        },
+        how: "ContainerStateManagerImpl logs no state change",
+    },
+    Shows {
+        component: SCENARIO,
+        event: "cluster quiescent",
+        only: None,
+        basis: Basis::Proposed {
+            today: &[],
+            proposed: &[Id::PassDone],
+        },
+        how: "a run's quiescence is no log line; a replication manager pass does not say what it found",
+    },
 ];
 
 /// The SCM log's parser.
@@ -138,13 +236,19 @@ pub struct Parser {
 impl Parser {
     pub(crate) fn new() -> Self {
         Self {
-            evidence: Evidence::for_statements(STATEMENTS),
+            evidence: Evidence::for_statements(STATEMENTS.iter().chain(PROPOSED)),
             leading: None,
         }
     }
 
     pub(crate) fn coverage(&self) -> Coverage {
-        Coverage::compute("ozone-scm", SHOWS, STATEMENTS, &self.evidence, &[])
+        Coverage::compute(
+            "ozone-scm",
+            SHOWS,
+            (STATEMENTS, PROPOSED),
+            &self.evidence,
+            &[],
+        )
     }
 
     pub(crate) fn line(
@@ -154,7 +258,12 @@ impl Parser {
         out: &mut VecDeque<Emitted>,
     ) -> bool {
         self.evidence.note(line);
-        let Some((statement, values)) = statement::find(STATEMENTS, line) else {
+        let found = statement::find(STATEMENTS, line).or_else(|| {
+            let (proposed, values) = statement::find(PROPOSED, line)?;
+            self.evidence.note_proposed();
+            Some((proposed, values))
+        });
+        let Some((statement, values)) = found else {
             return false;
         };
         if let Some(event) = self.event(statement.id, &values, at) {
@@ -209,15 +318,74 @@ impl Parser {
                     vec![("pipeline", pipeline), ("why", why.to_owned())],
                 )
             }
+            Id::AllocatedOn => {
+                let datanodes = list_items(v.get(2));
+                at.event(
+                    MANAGER,
+                    "slots reserved",
+                    vec![
+                        ("container", container_of(v.get(0))),
+                        ("datanodes", datanodes.join(",")),
+                        ("pipeline", v.get(1).trim().to_owned()),
+                    ],
+                )
+            }
+            Id::ContainerReportProcessed | Id::IncrementalReportProcessed => {
+                let containers: Vec<String> = list_items(v.get(1))
+                    .iter()
+                    .map(|c| container_of(c))
+                    .collect();
+                let confirmed = if containers.is_empty() {
+                    "-".to_owned()
+                } else {
+                    containers.join(",")
+                };
+                at.event(
+                    MANAGER,
+                    "container report processed",
+                    vec![("confirmed", confirmed), ("datanode", host_of(v.get(0)))],
+                )
+            }
+            Id::StateChanged => at.event(
+                MANAGER,
+                "container state updated",
+                vec![
+                    ("container", container_of(v.get(0))),
+                    ("state", v.get(2).trim().to_owned()),
+                ],
+            ),
+            Id::PassDone => {
+                let settled = [v.get(2), v.get(3), v.get(4)]
+                    .iter()
+                    .all(|n| n.trim() == "0");
+                if !settled {
+                    return None;
+                }
+                let why = "a replication manager pass found nothing under or over replicated and nothing pending";
+                at.event(SCENARIO, "cluster quiescent", vec![("why", why.to_owned())])
+            }
         })
     }
 }
 
-/// The container a `ContainerInfo{id=#5, ...}` names.
+/// A datanode as upstream writes it (`DatanodeDetails`: `uuid(host/ip)`): its host, the
+/// name its own log's file carries; the text as written when it has no host.
+fn host_of(details: &str) -> String {
+    let details = details.trim();
+    details
+        .split_once('(')
+        .and_then(|(_, rest)| rest.split(['/', ')']).next())
+        .filter(|host| !host.is_empty())
+        .unwrap_or(details)
+        .to_owned()
+}
+
+/// The container a `ContainerInfo{id=#5, ...}` or a `ContainerID` (`#5`, `5`) names.
 fn container_of(info: &str) -> String {
     text_after(info, "id=")
         .and_then(|id| trailing_number(&id))
-        .map_or_else(|| info.to_owned(), |id| id.to_string())
+        .or_else(|| trailing_number(info))
+        .map_or_else(|| info.trim().to_owned(), |id| id.to_string())
 }
 
 /// The text after `key` up to the next `,` or `}`.

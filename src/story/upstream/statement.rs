@@ -81,7 +81,7 @@ pub fn capture<'a>(template: &str, message: &'a str) -> Option<Captures<'a>> {
 }
 
 /// The first statement of `statements` whose class and template `line` fits, with its
-/// values.
+/// values (a format's `STATEMENTS` first, then its `PROPOSED`).
 pub fn find<'s, 'a, I>(
     statements: &'s [Statement<I>],
     line: &Line<'a>,
@@ -122,4 +122,16 @@ pub fn hdfs_block(text: &str) -> Option<(u64, u64)> {
         .unwrap_or(rest.len());
     let (id, gs) = rest[..end].split_once('_')?;
     Some((id.parse().ok()?, gs.parse().ok()?))
+}
+
+/// The items of a list as Java writes one (`[a, b]`, or `a, b`), trimmed; none for `[]`.
+pub fn list_items(text: &str) -> Vec<String> {
+    text.trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(str::to_owned)
+        .collect()
 }

@@ -12,9 +12,12 @@
 //! corrupt mark while that is unknown (a log that starts mid-run) leaves the mark's
 //! `postponing` unsaid, and the log partial for it.
 //!
-//! Not in the log: an active NameNode's own block changes (a client's commit, complete,
-//! append, pipeline update are logged by file, not by block and genstamp), so the block
-//! states come from a standby's replayed edits only (FSEditLogLoader at TRACE).
+//! Not in the log today: an active NameNode's own block changes (a client's commit,
+//! complete, append, pipeline update are logged by file, not by block and genstamp), so
+//! the block states come from a standby's replayed edits only (FSEditLogLoader at TRACE);
+//! nor the safe-mode counts. `docs/upstream-logging.md` proposes a statement for each
+//! ([`PROPOSED`]): the active's edits logged as the standby's replay writes them, and the
+//! consistency check's counts.
 
 mod edits;
 mod reports;
@@ -27,8 +30,8 @@ use super::event::{At, Emitted};
 use super::layout::Line;
 use super::statement::{self, Captures};
 
-use statements::{COMPLETION, FAILOVER, REPLAY, REPORTS};
-pub use statements::{Id, SHOWS, STATEMENTS};
+use statements::{COMPLETION, FAILOVER, REPLAY, REPORTS, SAFE_MODE};
+pub use statements::{Id, PROPOSED, SHOWS, STATEMENTS};
 
 /// The HA state as the log tells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +63,7 @@ pub struct Parser {
 impl Parser {
     pub(crate) fn new() -> Self {
         Self {
-            evidence: Evidence::for_statements(STATEMENTS),
+            evidence: Evidence::for_statements(STATEMENTS.iter().chain(PROPOSED)),
             ha: Ha::Unknown,
             reports: reports::Reports::default(),
             outside_standby: false,
@@ -70,7 +73,12 @@ impl Parser {
 
     pub(crate) fn coverage(&self) -> Coverage {
         let mut partial = Vec::new();
-        if self.outside_standby {
+        // The active's own edits show its block changes, when it logs them (proposed).
+        let edits_logged = PROPOSED
+            .iter()
+            .filter(|s| s.id == Id::EditLogged)
+            .all(|s| self.evidence.logged_proposed(s));
+        if self.outside_standby && !edits_logged {
             partial.extend([
                 (REPLAY, "edit applied"),
                 (COMPLETION, "block completed"),
@@ -80,7 +88,13 @@ impl Parser {
         if self.mark_unknown_ha {
             partial.push((REPORTS, "replica marked corrupt"));
         }
-        Coverage::compute("hdfs-namenode", SHOWS, STATEMENTS, &self.evidence, &partial)
+        Coverage::compute(
+            "hdfs-namenode",
+            SHOWS,
+            (STATEMENTS, PROPOSED),
+            &self.evidence,
+            &partial,
+        )
     }
 
     pub(crate) fn finish(&mut self, out: &mut VecDeque<Emitted>) {
@@ -94,7 +108,12 @@ impl Parser {
         out: &mut VecDeque<Emitted>,
     ) -> bool {
         self.evidence.note(line);
-        let Some((statement, values)) = statement::find(STATEMENTS, line) else {
+        let found = statement::find(STATEMENTS, line).or_else(|| {
+            let (proposed, values) = statement::find(PROPOSED, line)?;
+            self.evidence.note_proposed();
+            Some((proposed, values))
+        });
+        let Some((statement, values)) = found else {
             return false;
         };
         self.apply(statement.id, &values, at, out);
@@ -151,6 +170,19 @@ impl Parser {
             Id::Replaying => {
                 self.note_state(false);
                 edits::replayed(v.get(0), at, out);
+            }
+            // The active's own edit: the same text, the same events as its replay.
+            Id::EditLogged => edits::replayed(v.get(0), at, out),
+            Id::SafeModeCheck => {
+                let value = |i: usize| v.get(i).trim().to_owned();
+                let fields = vec![
+                    ("block_total", value(0)),
+                    ("block_safe", value(1)),
+                    ("recount_total", value(2)),
+                    ("recount_safe", value(3)),
+                    ("corrupt", value(4)),
+                ];
+                out.push_back(at.event(SAFE_MODE, "safe mode consistency check", fields));
             }
             _ => {
                 let postponing = self.postponing();

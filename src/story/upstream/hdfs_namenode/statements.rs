@@ -8,6 +8,7 @@ pub(crate) const FAILOVER: &str = "namenode::namesystem::failover";
 pub(crate) const REPORTS: &str = "namenode::namesystem::reports";
 pub(crate) const REPLAY: &str = "namenode::namesystem::replay";
 pub(crate) const COMPLETION: &str = "namenode::namesystem::completion";
+pub(crate) const SAFE_MODE: &str = "namenode::namesystem::state";
 
 /// The statements this format maps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +47,11 @@ pub enum Id {
     Removed,
     /// `FSEditLogLoader`: an edit replayed.
     Replaying,
+    /// Proposed (`docs/upstream-logging.md`), `FSEditLog`: an edit logged by the active
+    /// NameNode, as the standby's replay writes it.
+    EditLogged,
+    /// Proposed, `BlockManagerSafeMode`: the safe-mode counts beside their recount.
+    SafeModeCheck,
 }
 
 const REPORT_PROCESSED: &[(&str, &str)] = &[(REPORTS, "report processed")];
@@ -177,6 +183,25 @@ pub const STATEMENTS: &[Statement<Id>] = &[
     },
 ];
 
+/// The statements `docs/upstream-logging.md` proposes upstream add, as this format reads
+/// them: none is in upstream's code today.
+pub const PROPOSED: &[Statement<Id>] = &[
+    Statement {
+        id: Id::EditLogged,
+        class: "FSEditLog",
+        level: Level::Trace,
+        template: "logging edit: {}",
+        yields: &[(REPLAY, "edit applied"), (COMPLETION, "block completed")],
+    },
+    Statement {
+        id: Id::SafeModeCheck,
+        class: "BlockManagerSafeMode",
+        level: Level::Debug,
+        template: "Safe mode consistency check: blockTotal={}, blockSafe={}, recounted total={}, recounted safe={}, blocks with corrupt replicas={}.",
+        yields: &[(SAFE_MODE, "safe mode consistency check")],
+    },
+];
+
 const JUDGED: &[Id] = &[
     Id::Reported,
     Id::Stored,
@@ -271,5 +296,15 @@ pub const SHOWS: &[Shows<Id>] = &[
         only: None,
         basis: Basis::Logged(&[Id::MarkingStale]),
         how: "DatanodeManager INFO",
+    },
+    Shows {
+        component: SAFE_MODE,
+        event: "safe mode consistency check",
+        only: None,
+        basis: Basis::Proposed {
+            today: &[],
+            proposed: &[Id::SafeModeCheck],
+        },
+        how: "doConsistencyCheck logs nothing (it throws under assertions)",
     },
 ];

@@ -5,10 +5,15 @@
 //! `KeyValueHandler.reconcileContainer`, replicas deleted (container log), and the
 //! process's start (its `STARTUP_MSG` banner).
 //!
-//! Not in the log: a command handed out (`getNextCommand` logs nothing), the term's
+//! Also read: a replica created (the container log), a checksum tree written
+//! (`ContainerChecksumTreeManager`) and a data checksum changed (`KeyValueHandler`).
+//!
+//! Not in the log today: a command handed out (`getNextCommand` logs nothing), the term's
 //! updates, a heartbeat's term, a command queued with its term; a close-container or
-//! delete-blocks command's run. So the term monitors judge a datanode log only through the
-//! SCMs' leadership (a log merged with the SCMs' logs) and never say ok.
+//! delete-blocks command's run. So over an unpatched datanode's log the term monitors
+//! judge only through the SCMs' leadership (a log merged with the SCMs' logs) and never
+//! say ok. `docs/upstream-logging.md` proposes a statement for each; the parser reads
+//! them ([`PROPOSED`]), and a log that holds them decides the term monitors.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -19,8 +24,10 @@ use super::event::{At, Emitted};
 use super::layout::Line;
 use super::statement::{self, Captures, number_after, trailing_number};
 
-use statements::{COMMIT, DELETION, DISPATCHER, RECONCILE, STATE_CONTEXT};
-pub use statements::{Id, SHOWS, STATEMENTS};
+use statements::{
+    CHECKSUM_TREE, COMMIT, DELETION, DISPATCHER, RECONCILE, REPLICA, REPLICA_SET, STATE_CONTEXT,
+};
+pub use statements::{Id, PROPOSED, SHOWS, STATEMENTS};
 
 /// The datanode log's parser.
 #[derive(Debug)]
@@ -35,7 +42,7 @@ pub struct Parser {
 impl Parser {
     pub(crate) fn new() -> Self {
         Self {
-            evidence: Evidence::for_statements(STATEMENTS),
+            evidence: Evidence::for_statements(STATEMENTS.iter().chain(PROPOSED)),
             deleting: BTreeMap::new(),
             starts: 0,
             partial: Vec::new(),
@@ -46,7 +53,7 @@ impl Parser {
         Coverage::compute(
             "ozone-datanode",
             SHOWS,
-            STATEMENTS,
+            (STATEMENTS, PROPOSED),
             &self.evidence,
             &self.partial,
         )
@@ -59,7 +66,12 @@ impl Parser {
         out: &mut VecDeque<Emitted>,
     ) -> bool {
         self.evidence.note(line);
-        let Some((statement, values)) = statement::find(STATEMENTS, line) else {
+        let found = statement::find(STATEMENTS, line).or_else(|| {
+            let (proposed, values) = statement::find(PROPOSED, line)?;
+            self.evidence.note_proposed();
+            Some((proposed, values))
+        });
+        let Some((statement, values)) = found else {
             return false;
         };
         if let Some(event) = self.event(statement.id, &values, at) {
@@ -105,7 +117,63 @@ impl Parser {
             | Id::TaskDone
             | Id::TaskFailed
             | Id::ForceDeleted
-            | Id::EmptyDeleted => Some(command_run(id, v, at)),
+            | Id::EmptyDeleted => {
+                let event = command_run(id, v, at);
+                if matches!(id, Id::TaskDone | Id::TaskFailed) && !has_field(&event, "term") {
+                    // A task whose command's text carries no term (a reconcile command's,
+                    // today) cannot be judged against the terms: not every run is shown.
+                    self.mark_partial(DISPATCHER, "command run");
+                }
+                Some(event)
+            }
+            Id::ContainerOpened => Some(at.event(
+                REPLICA_SET,
+                "container created",
+                vec![("container", v.get(0).trim().to_owned())],
+            )),
+            Id::TreeWritten => Some(at.event(
+                CHECKSUM_TREE,
+                "tree written",
+                vec![
+                    ("container", v.get(0).trim().to_owned()),
+                    ("root", v.get(1).trim().to_owned()),
+                ],
+            )),
+            Id::ChecksumUpdated | Id::ChecksumFirst => Some(at.event(
+                REPLICA,
+                "checksum refreshed",
+                vec![
+                    ("container", v.get(0).trim().to_owned()),
+                    ("from", v.get(1).trim().to_owned()),
+                    ("to", v.get(2).trim().to_owned()),
+                ],
+            )),
+            Id::TermInitialized => Some(term_set(v.get(0), "init", at)),
+            Id::TermUpdated => Some(term_set(v.get(1), "update", at)),
+            Id::HeartbeatTermBeforeInit => {
+                let name = if v.get(1).trim() == "ignored" {
+                    "heartbeat term ignored before init"
+                } else {
+                    "heartbeat term recorded for init"
+                };
+                let term = vec![("term", v.get(0).trim().to_owned())];
+                Some(at.event(STATE_CONTEXT, name, term))
+            }
+            Id::CommandAdded => Some(command_event("command queued", v.get(0), at)),
+            Id::CommandHandedOut => Some(command_event("command dispatched", v.get(0), at)),
+            Id::CloseProcessed | Id::DeleteBlocksProcessed | Id::DeleteContainerProcessed => {
+                Some(processed(v, at))
+            }
+            Id::BlockFileMissing => Some(at.event(
+                COMMIT,
+                "block file not found",
+                vec![
+                    ("block", v.get(0).trim().to_owned()),
+                    ("committed", (v.get(3).trim() == "committed").to_string()),
+                    ("container", v.get(1).trim().to_owned()),
+                    ("peer", v.get(2).trim().to_owned()),
+                ],
+            )),
         }
     }
 
@@ -127,6 +195,42 @@ impl Parser {
             self.partial.push((component, event));
         }
     }
+}
+
+/// Whether `event` has the field `name`.
+fn has_field(event: &Emitted, name: &str) -> bool {
+    event.fields.iter().any(|(field, _)| field == name)
+}
+
+/// The datanode's term set to `term` (proposed statements).
+fn term_set(term: &str, why: &str, at: At<'_>) -> Emitted {
+    let fields = vec![("term", term.trim().to_owned()), ("why", why.to_owned())];
+    at.event(STATE_CONTEXT, "term set", fields)
+}
+
+/// A command queued or handed out (proposed statements): the command as upstream writes
+/// it, and the term its text carries.
+fn command_event(name: &'static str, command: &str, at: At<'_>) -> Emitted {
+    let mut fields = vec![("command", command.trim().to_owned())];
+    fields.extend(number_after(command, "term: ").map(|t| ("term", t.to_string())));
+    at.event(STATE_CONTEXT, name, fields)
+}
+
+/// A command a handler processed (proposed statement): its text, its term, and the
+/// outcome (`done`, or `failed:` and why).
+fn processed(v: &Captures<'_>, at: At<'_>) -> Emitted {
+    let command = v.get(0).trim();
+    let outcome = match v.get(1).trim() {
+        "done" => "Executed".to_owned(),
+        other => format!(
+            "Failed({})",
+            other.strip_prefix("failed:").unwrap_or(other).trim()
+        ),
+    };
+    let mut fields = vec![("command", command.to_owned())];
+    fields.extend(number_after(command, "term: ").map(|t| ("term", t.to_string())));
+    fields.push(("outcome", outcome));
+    at.event(DISPATCHER, "command run", fields)
 }
 
 /// A command skipped or run by its handler.

@@ -9,6 +9,9 @@ pub(super) const DISPATCHER: &str = "datanode::dispatcher";
 pub(super) const RECONCILE: &str = "datanode::container::reconcile";
 pub(super) const COMMIT: &str = "datanode::container::reconcile::commit";
 pub(super) const DELETION: &str = "datanode::container::deletion";
+pub(super) const CHECKSUM_TREE: &str = "datanode::container::checksum_tree";
+pub(super) const REPLICA: &str = "datanode::container::replica";
+pub(super) const REPLICA_SET: &str = "datanode::container::replica_set";
 
 /// The statements this format maps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +54,33 @@ pub enum Id {
     ForceDeleted,
     /// Container log: an empty replica deleted.
     EmptyDeleted,
+    /// Container log: a replica created (OPEN, no message).
+    ContainerOpened,
+    /// `ContainerChecksumTreeManager`: a tree file written, with its data checksum.
+    TreeWritten,
+    /// `KeyValueHandler`: a replica's data checksum changed.
+    ChecksumUpdated,
+    /// `KeyValueHandler`: a replica's first data checksum (the same message, at DEBUG).
+    ChecksumFirst,
+    /// Proposed (`docs/upstream-logging.md`), `StateContext`: the term initialised.
+    TermInitialized,
+    /// Proposed, `StateContext`: the term raised.
+    TermUpdated,
+    /// Proposed, `StateContext`: a heartbeat's term before the term is initialised,
+    /// ignored or kept for init.
+    HeartbeatTermBeforeInit,
+    /// Proposed, `StateContext`: a command queued.
+    CommandAdded,
+    /// Proposed, `StateContext`: a command handed out to the command processor.
+    CommandHandedOut,
+    /// Proposed, `CloseContainerCommandHandler`: a close-container command processed.
+    CloseProcessed,
+    /// Proposed, `DeleteBlocksCommandHandler`: a delete-blocks command processed.
+    DeleteBlocksProcessed,
+    /// Proposed, `DeleteContainerCommandHandler`: a delete-container command processed.
+    DeleteContainerProcessed,
+    /// Proposed, `KeyValueHandler`: a reconciled block without its chunk file.
+    BlockFileMissing,
 }
 
 const RUN: &[(&str, &str)] = &[(DISPATCHER, "command run")];
@@ -190,6 +220,110 @@ pub const STATEMENTS: &[Statement<Id>] = &[
         template: "ID={} | Index={} | BCSID={} | State={} | Empty container deleted",
         yields: RUN,
     },
+    Statement {
+        id: Id::ContainerOpened,
+        class: CONTAINER_LOG,
+        level: Level::Info,
+        template: "ID={} | Index={} | BCSID={} | State=OPEN | Volume={} | DataChecksum={}",
+        yields: &[(REPLICA_SET, "container created")],
+    },
+    Statement {
+        id: Id::TreeWritten,
+        class: "ContainerChecksumTreeManager",
+        level: Level::Debug,
+        template: "Merkle tree for container {} updated with container data checksum {}",
+        yields: &[(CHECKSUM_TREE, "tree written")],
+    },
+    Statement {
+        id: Id::ChecksumUpdated,
+        class: "KeyValueHandler",
+        level: Level::Warn,
+        template: "Container {} data checksum updated from {} to {}",
+        yields: &[(REPLICA, "checksum refreshed")],
+    },
+    Statement {
+        id: Id::ChecksumFirst,
+        class: "KeyValueHandler",
+        level: Level::Debug,
+        template: "Container {} data checksum updated from {} to {}",
+        yields: &[(REPLICA, "checksum refreshed")],
+    },
+];
+
+/// The proposed handlers' statement: the command as upstream writes it (its `toString`,
+/// with its term), then `done`, or `failed:` and the reason.
+const PROCESSED: &str = "Processed command {}, outcome {}.";
+
+/// The statements `docs/upstream-logging.md` proposes upstream add, as this format reads
+/// them: none is in upstream's code today. A log of an unpatched datanode holds none of
+/// their lines, so the events only they show stay unlogged there ([`Basis::Proposed`]).
+pub const PROPOSED: &[Statement<Id>] = &[
+    Statement {
+        id: Id::TermInitialized,
+        class: "StateContext",
+        level: Level::Info,
+        template: "Initialized termOfLeaderSCM to {}.",
+        yields: &[(STATE_CONTEXT, "term set")],
+    },
+    Statement {
+        id: Id::TermUpdated,
+        class: "StateContext",
+        level: Level::Info,
+        template: "Updated termOfLeaderSCM from {} to {}.",
+        yields: &[(STATE_CONTEXT, "term set")],
+    },
+    Statement {
+        id: Id::HeartbeatTermBeforeInit,
+        class: "StateContext",
+        level: Level::Debug,
+        template: "Heartbeat term {} arrived before termOfLeaderSCM was initialized, {}.",
+        yields: &[
+            (STATE_CONTEXT, "heartbeat term ignored before init"),
+            (STATE_CONTEXT, "heartbeat term recorded for init"),
+        ],
+    },
+    Statement {
+        id: Id::CommandAdded,
+        class: "StateContext",
+        level: Level::Debug,
+        template: "Added command {} to the command queue.",
+        yields: &[(STATE_CONTEXT, "command queued")],
+    },
+    Statement {
+        id: Id::CommandHandedOut,
+        class: "StateContext",
+        level: Level::Debug,
+        template: "Handing out command {}, termOfLeaderSCM {}.",
+        yields: &[(STATE_CONTEXT, "command dispatched")],
+    },
+    Statement {
+        id: Id::CloseProcessed,
+        class: "CloseContainerCommandHandler",
+        level: Level::Info,
+        template: PROCESSED,
+        yields: RUN,
+    },
+    Statement {
+        id: Id::DeleteBlocksProcessed,
+        class: "DeleteBlocksCommandHandler",
+        level: Level::Debug,
+        template: PROCESSED,
+        yields: RUN,
+    },
+    Statement {
+        id: Id::DeleteContainerProcessed,
+        class: "DeleteContainerCommandHandler",
+        level: Level::Info,
+        template: PROCESSED,
+        yields: RUN,
+    },
+    Statement {
+        id: Id::BlockFileMissing,
+        class: "KeyValueHandler",
+        level: Level::Warn,
+        template: "Block {} of container {} reconciled from peer {} has no chunk file, its metadata is {}.",
+        yields: &[(COMMIT, "block file not found")],
+    },
 ];
 
 const NOT_LOGGED_TERM: &str = "StateContext logs no term update, heartbeat term or hand-out";
@@ -221,59 +355,84 @@ pub const SHOWS: &[Shows<Id>] = &[
         component: STATE_CONTEXT,
         event: "command dispatched",
         only: None,
-        basis: Basis::NotLogged,
+        basis: Basis::Proposed {
+            today: &[],
+            proposed: &[Id::CommandHandedOut],
+        },
         how: "getNextCommand logs nothing when it hands a command out",
     },
     Shows {
         component: STATE_CONTEXT,
         event: "command queued",
         only: None,
-        basis: Basis::NotLogged,
+        basis: Basis::Proposed {
+            today: &[],
+            proposed: &[Id::CommandAdded],
+        },
         how: "a command's receipt is logged at DEBUG without its term",
     },
     Shows {
         component: STATE_CONTEXT,
         event: "term set",
         only: None,
-        basis: Basis::NotLogged,
+        basis: Basis::Proposed {
+            today: &[],
+            proposed: &[Id::TermInitialized, Id::TermUpdated],
+        },
         how: NOT_LOGGED_TERM,
     },
     Shows {
         component: STATE_CONTEXT,
         event: "term set without the lock",
         only: None,
-        basis: Basis::NotLogged,
+        // The proposed update statement logs every write of the term, with or without
+        // the lock: it yields `term set`, which the monitors read alike.
+        basis: Basis::Proposed {
+            today: &[],
+            proposed: &[Id::TermUpdated],
+        },
         how: NOT_LOGGED_TERM,
     },
     Shows {
         component: STATE_CONTEXT,
         event: "heartbeat term recorded for init",
         only: None,
-        basis: Basis::NotLogged,
+        basis: Basis::Proposed {
+            today: &[],
+            proposed: &[Id::HeartbeatTermBeforeInit],
+        },
         how: NOT_LOGGED_TERM,
     },
     Shows {
         component: STATE_CONTEXT,
         event: "heartbeat term ignored before init",
         only: None,
-        basis: Basis::NotLogged,
+        basis: Basis::Proposed {
+            today: &[],
+            proposed: &[Id::HeartbeatTermBeforeInit],
+        },
         how: NOT_LOGGED_TERM,
     },
     Shows {
         component: DISPATCHER,
         event: "command run",
         only: None,
-        basis: Basis::Partly(&[
-            Id::DeleteStaleTerm,
-            Id::DeleteExpired,
-            Id::TaskStaleTerm,
-            Id::TaskExpired,
-            Id::TaskDone,
-            Id::TaskFailed,
-            Id::ForceDeleted,
-            Id::EmptyDeleted,
-        ]),
-        how: "replication, reconstruction and reconciliation tasks are logged; a close-container or delete-blocks command's run is not",
+        basis: Basis::Proposed {
+            today: &[
+                Id::DeleteStaleTerm,
+                Id::DeleteExpired,
+                Id::TaskStaleTerm,
+                Id::TaskExpired,
+                Id::TaskDone,
+                Id::TaskFailed,
+            ],
+            proposed: &[
+                Id::CloseProcessed,
+                Id::DeleteBlocksProcessed,
+                Id::DeleteContainerProcessed,
+            ],
+        },
+        how: "replication, reconstruction and reconciliation tasks are logged; a close-container, delete-blocks or delete-container command's run is not, with its term",
     },
     Shows {
         component: DISPATCHER,
@@ -314,7 +473,10 @@ pub const SHOWS: &[Shows<Id>] = &[
         component: COMMIT,
         event: "block file not found",
         only: None,
-        basis: Basis::NotLogged,
+        basis: Basis::Proposed {
+            today: &[],
+            proposed: &[Id::BlockFileMissing],
+        },
         how: "its ERROR does not say whether the metadata was committed",
     },
     Shows {
@@ -341,5 +503,26 @@ pub const SHOWS: &[Shows<Id>] = &[
             Id::DeletingContainerV3,
         ]),
         how: "BlockDeletingTask DEBUG, the container from the task's line before",
+    },
+    Shows {
+        component: REPLICA_SET,
+        event: "container created",
+        only: None,
+        basis: Basis::Logged(&[Id::ContainerOpened]),
+        how: "the container log records every replica created",
+    },
+    Shows {
+        component: CHECKSUM_TREE,
+        event: "tree written",
+        only: None,
+        basis: Basis::Logged(&[Id::TreeWritten]),
+        how: "ContainerChecksumTreeManager DEBUG",
+    },
+    Shows {
+        component: REPLICA,
+        event: "checksum refreshed",
+        only: None,
+        basis: Basis::Logged(&[Id::ChecksumUpdated, Id::ChecksumFirst]),
+        how: "KeyValueHandler WARN (DEBUG for a replica's first checksum)",
     },
 ];
