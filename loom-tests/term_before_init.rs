@@ -50,6 +50,32 @@ fn code_before_the_patch_runs_stale_command() {
     assert_caught(&exploration, SEED_KEY);
 }
 
+/// The code before HDDS-3988 fences nothing: the stale command runs in some interleaving.
+#[test]
+fn code_before_the_term_fence_runs_stale_command() {
+    let exploration = explore("stale-leader-believing/LegacyNoTermFence", || {
+        heartbeat_term_fences_stale_leader_command(
+            StateContextBehavior::LegacyNoTermFence,
+            OldLeader::StillBelievesItLeads,
+            1,
+        )
+    });
+    assert_caught(&exploration, SEED_KEY);
+}
+
+/// The code before HDDS-7621 reads no heartbeat term: init takes the stale command's.
+#[test]
+fn code_reading_no_heartbeat_term_runs_stale_command() {
+    let exploration = explore("stale-leader-believing/LegacyTermFromCommandsOnly", || {
+        heartbeat_term_fences_stale_leader_command(
+            StateContextBehavior::LegacyTermFromCommandsOnly,
+            OldLeader::StillBelievesItLeads,
+            1,
+        )
+    });
+    assert_caught(&exploration, SEED_KEY);
+}
+
 #[test]
 fn stepped_down_leader_command_fenced_by_heartbeat_term() {
     let exploration = explore("stale-leader-stepped-down/SeedPatch", || {

@@ -26,6 +26,7 @@
 //! | `term set without the lock` | `SetTermUnlocked` | `term` Replace |
 //! | `heartbeat term recorded for init` | `RecordTermBeforeInit` | `heardBeforeInit` Replace |
 //! | `heartbeat term ignored before init` | `IgnoreTermBeforeInit` | none |
+//! | `heartbeat term ignored` | `IgnoreHeartbeatTerm` | none |
 //! | `term initialised` | `ChooseInitialTerm` | none (the `term set` after it sets it) |
 //! | `command queued` | `QueueCommand` | `queue` AddElement |
 //! | `command refused: queue full` | `RefuseCommand` | none |
@@ -93,6 +94,7 @@ fn action_of(event: &str) -> Option<(&'static str, &'static [Update])> {
             ("RecordTermBeforeInit", &[ReplaceTerm("heardBeforeInit")])
         }
         "heartbeat term ignored before init" => ("IgnoreTermBeforeInit", &[]),
+        "heartbeat term ignored" => ("IgnoreHeartbeatTerm", &[]),
         "term initialised" => ("ChooseInitialTerm", &[]),
         "command queued" => ("QueueCommand", &[AddCommand]),
         "command refused: queue full" => ("RefuseCommand", &[]),

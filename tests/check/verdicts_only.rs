@@ -25,6 +25,7 @@ fn term_event() -> impl Strategy<Value = Event> {
         "term set without the lock",
         "heartbeat term recorded for init",
         "heartbeat term ignored before init",
+        "heartbeat term ignored",
         "heartbeat term received",
         "term initialised",
         "command queued",

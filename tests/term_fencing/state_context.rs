@@ -92,6 +92,56 @@ fn legacy_unlocked_update_records_term_before_init() {
     assert_eq!(context.term_of_leader(), Some(2));
 }
 
+// --- the fence's earlier upstream fixes undone ----------------------------------------------
+
+/// Before HDDS-3988 nothing is fenced: a deposed leader's command runs after the new
+/// leader's term was heard, and the term stays unset.
+#[test]
+fn context_before_hdds_3988_hands_out_a_deposed_leaders_command() {
+    let context = heartbeating(StateContextBehavior::LegacyNoTermFence);
+    context.add_command(close_command(1, 2)).unwrap();
+    assert!(context.get_next_command().is_some());
+    context.update_term_from_heartbeat(2).unwrap();
+    context.add_command(close_command(2, 1)).unwrap();
+    let dispatched = context.get_next_command().expect("the defect: term 1 runs");
+    assert_eq!(dispatched.command.term, 1);
+    assert_eq!(context.term_of_leader(), None);
+    assert_eq!(context.stats().dropped_stale, 0);
+}
+
+/// Before HDDS-7621 a heartbeat response's term is not read: with the term at 1, the new
+/// leader's heartbeats (term 2) without commands leave it there, and the deposed leader's
+/// next command runs. The seed's patch drops it.
+#[test]
+fn context_before_hdds_7621_runs_a_stale_command_while_the_new_leader_only_heartbeats() {
+    for (behavior, runs) in [
+        (StateContextBehavior::LegacyTermFromCommandsOnly, true),
+        (StateContextBehavior::SeedPatch, false),
+    ] {
+        let context = heartbeating(behavior);
+        context.add_command(close_command(1, 1)).unwrap();
+        assert!(context.get_next_command().is_some(), "{behavior:?}");
+        context.update_term_from_heartbeat(2).unwrap();
+        context.add_command(close_command(2, 1)).unwrap();
+        assert_eq!(context.get_next_command().is_some(), runs, "{behavior:?}");
+    }
+}
+
+/// Before HDDS-7621 the new leader's term still comes with its commands: queued, it
+/// raises the term (HDDS-7619) and the deposed leader's command queued before it is dropped.
+#[test]
+fn context_before_hdds_7621_learns_the_term_from_a_queued_command() {
+    let context = heartbeating(StateContextBehavior::LegacyTermFromCommandsOnly);
+    context.add_command(close_command(1, 1)).unwrap();
+    assert!(context.get_next_command().is_some());
+    context.add_command(close_command(2, 1)).unwrap();
+    context.add_command(close_command(3, 2)).unwrap();
+    assert_eq!(context.term_of_leader(), Some(2));
+    let dispatched = context.get_next_command().expect("the term-2 command runs");
+    assert_eq!(dispatched.command.term, 2);
+    assert_eq!(context.stats().dropped_stale, 1);
+}
+
 // --- init rules --------------------------------------------------------------------------
 
 #[test]

@@ -56,7 +56,8 @@ fn behavior() -> impl Strategy<Value = StateContextBehavior> {
 }
 
 /// The rules of `StateContext` written out plainly: `updateTermOfLeaderSCM` raises the term
-/// (before init it records the term for init, unless the legacy behavior discards it),
+/// (before init it records the term for init, unless the legacy behavior discards it; the
+/// code before HDDS-7621 reads no heartbeat term, the code before HDDS-3988 fences nothing),
 /// `addCommand` raises it to a higher command's term, `getNextCommand` drops commands below
 /// it, and `initTermOfLeaderSCM` waits for a majority of endpoints in HEARTBEAT and a
 /// queued command (and, awaiting a leader's term, for a heartbeat term or the bound).
@@ -73,6 +74,9 @@ struct Model {
 
 impl Model {
     fn heartbeat(&mut self, term: Term) {
+        if !self.behavior.reads_heartbeat_term() {
+            return;
+        }
         match self.term {
             Some(current) => self.term = Some(current.max(term)),
             None if self.behavior.ignores_heartbeat_term_before_init() => {}
@@ -86,12 +90,17 @@ impl Model {
         if self.queue.len() >= LIMIT {
             return false;
         }
-        self.term = self.term.map(|t| t.max(term));
+        if self.behavior.fences_commands() {
+            self.term = self.term.map(|t| t.max(term));
+        }
         self.queue.push_back((id, term));
         true
     }
 
     fn take(&mut self) -> Option<u64> {
+        if !self.behavior.fences_commands() {
+            return self.queue.pop_front().map(|(id, _)| id);
+        }
         self.init();
         let mut term = self.term?;
         while let Some((id, command_term)) = self.queue.pop_front() {

@@ -76,14 +76,27 @@ fn main() -> ExitCode {
     }
 }
 
+/// Prints the catalogue, one case a line. A reader that closes the pipe early
+/// (`cargo soak list | head`) ends the listing quietly: a closed pipe is no error here.
 fn list() -> ExitCode {
+    use std::io::Write as _;
     let cases = catalogue::all();
     let width = cases.iter().map(|c| c.scenario.len()).max().unwrap_or(0);
+    let mut out = std::io::stdout().lock();
     for case in cases {
-        println!(
+        let line = writeln!(
+            out,
             "{:<width$} {:<40} {:?}",
             case.scenario, case.variant, case.expectation
         );
+        match line {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => break,
+            Err(error) => {
+                eprintln!("soak: cannot write the list: {error}");
+                return ExitCode::from(2);
+            }
+        }
     }
     ExitCode::SUCCESS
 }

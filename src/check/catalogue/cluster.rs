@@ -61,6 +61,8 @@ fn deletions_and_stale_deletes(cases: &mut Vec<Case>) {
             (Hardened, Holds),
             (Legacy, Caught),
             (LegacyIgnoreHeartbeatTermBeforeInit, Caught),
+            (LegacyNoTermFence, Caught),
+            (LegacyTermFromCommandsOnly, Caught),
         ]
     );
     // HDDS-16449's double delete: an over-replicated container's excess picked by the

@@ -61,6 +61,16 @@ fn term_fencing(variant: &str) -> Option<Defect> {
             "two heartbeat threads raise the term with an unlocked check-then-set: the \
              higher term is lost",
         ),
+        "LegacyNoTermFence" => defect(
+            "HDDS-3988",
+            "no command is fenced by the SCM term: a deposed leader's command runs after the \
+             new leader's term was heard",
+        ),
+        "LegacyTermFromCommandsOnly" => defect(
+            "HDDS-7621",
+            "a heartbeat response's term is not read: while the new leader sends no command, \
+             a deposed leader's command runs",
+        ),
         "SeedPatch" => defect(
             "beyond HDDS-17268 (await a leader term)",
             "the patch's residual window: init before the new leader's first term lets a \

@@ -93,6 +93,8 @@ fn deletions_and_failovers(cases: &mut Vec<ExploreCase>) {
             (Hardened, Holds),
             (Legacy, Caught),
             (LegacyIgnoreHeartbeatTermBeforeInit, Caught),
+            (LegacyNoTermFence, Caught),
+            (LegacyTermFromCommandsOnly, Caught),
         ]
     );
     explore_cases!(

@@ -40,6 +40,8 @@ fn heartbeat_term_fences_believing_old_leader(cases: &mut Vec<Case>) {
             (Hardened, Holds),
             (Legacy, Caught),
             (LegacyIgnoreHeartbeatTermBeforeInit, Caught),
+            (LegacyNoTermFence, Caught),
+            (LegacyTermFromCommandsOnly, Caught),
         ]
     );
 }
@@ -60,6 +62,8 @@ fn heartbeat_term_fences_stepped_down_old_leader(cases: &mut Vec<Case>) {
             (Hardened, Holds),
             (Legacy, Caught),
             (LegacyIgnoreHeartbeatTermBeforeInit, Caught),
+            (LegacyNoTermFence, Caught),
+            (LegacyTermFromCommandsOnly, Caught),
         ]
     );
 }
@@ -117,6 +121,8 @@ fn fencing_cluster(cases: &mut Vec<Case>) {
             (Legacy, Caught),
             (LegacyIgnoreHeartbeatTermBeforeInit, Caught),
             (LegacyUnlockedTermUpdate, Caught),
+            (LegacyNoTermFence, Caught),
+            (LegacyTermFromCommandsOnly, Caught),
         ]
     );
     // The lost update must land between a heartbeat thread's read and write, and a

@@ -3,7 +3,8 @@
 //!
 //! A datanode has **taken** term `t` once an event shows the term applied or kept under
 //! the context's lock, or consumed by the legacy paths: `term set`, `term set without the
-//! lock`, `heartbeat term recorded for init`, `heartbeat term ignored before init`, or
+//! lock`, `heartbeat term recorded for init`, `heartbeat term ignored before init`,
+//! `heartbeat term ignored` (the code before HDDS-7621 or HDDS-3988), or
 //! `command queued` of term `t` (the scenarios' "heard": a heartbeat response's term or
 //! a queued command's, once the heartbeat task returned). `heartbeat term received`
 //! alone is not taking: it is emitted before the lock, and the fixed code may rightly
@@ -42,7 +43,10 @@ const UNNAMED: &str = "(unnamed datanode)";
 const RESTARTED: Needed = Needed::of(STATE_CONTEXT, "restarted: term and queue lost");
 const TERM_SET: Needed = Needed::of(STATE_CONTEXT, "term set");
 const TERM_SET_UNLOCKED: Needed = Needed::of(STATE_CONTEXT, "term set without the lock");
-/// The events by which a datanode takes a term.
+/// The events by which a datanode takes a term, those a log must show for an ok. The
+/// monitors also read `heartbeat term ignored`, which only the code before HDDS-7621 (or
+/// HDDS-3988) emits: no upstream version that logs terms runs that path, so a log format
+/// that cannot show it leaves the verdicts decided.
 const TAKES: [Needed; 5] = [
     TERM_SET,
     TERM_SET_UNLOCKED,
@@ -92,12 +96,13 @@ enum Step {
 /// The state-context events that move a datanode's terms ([`TermTracker::apply`] maps
 /// each to a [`Step`] other than `Other`); the tracker's other events (the heartbeat's,
 /// `heartbeat term received`, …) only add to a violation's evidence.
-const TERM_EVENTS: [&str; 7] = [
+const TERM_EVENTS: [&str; 8] = [
     "restarted: term and queue lost",
     "term set",
     "term set without the lock",
     "heartbeat term recorded for init",
     "heartbeat term ignored before init",
+    "heartbeat term ignored",
     "command queued",
     "command dispatched",
 ];
@@ -136,6 +141,7 @@ impl TermTracker {
             (
                 "heartbeat term recorded for init"
                 | "heartbeat term ignored before init"
+                | "heartbeat term ignored"
                 | "command queued",
                 Some(t),
             ) => Step::Took(t),

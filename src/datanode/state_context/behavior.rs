@@ -7,6 +7,8 @@
 //! **The fix.** [`StateContextBehavior::SeedPatch`] is the seed's patch (terms seen before
 //! init kept for init, every update under the context lock); each `Legacy…` value restores
 //! one or both defects, and [`StateContextBehavior::Hardened`] adds a wait for a leader's term.
+//! Two more `Legacy…` values undo an earlier upstream fix of the same fence: HDDS-3988 (no
+//! fence at all) and HDDS-7621 (a heartbeat response's term read).
 
 /// Which term-fencing logic a [`StateContext`](super::StateContext) runs, named after the upstream code it
 /// equals.
@@ -46,16 +48,28 @@ pub enum StateContextBehavior {
     /// (`updateTermOfLeaderSCM` from each endpoint thread) raises it with an unlocked
     /// check-then-set that can lose a higher concurrent update (the seed's MC5).
     LegacyUnlockedTermUpdate,
+    /// The code before HDDS-3988: no command is fenced. `getNextCommand` hands out every
+    /// queued command in order and the term is never set; a heartbeat response's term is
+    /// not read (upstream's commands carried no term then). A deposed leader that still
+    /// believes it leads has every command it queues run.
+    LegacyNoTermFence,
+    /// The seed's patch with HDDS-7621 undone: a heartbeat response's term is not read, so
+    /// the datanode learns a new leader's term only from that leader's commands (at init,
+    /// on `addCommand`, on `getNextCommand`). While the new leader sends heartbeats without
+    /// commands, a deposed leader's command of the old term still runs.
+    LegacyTermFromCommandsOnly,
 }
 
 impl StateContextBehavior {
     /// Every behavior, the patched ones first.
-    pub const ALL: [StateContextBehavior; 5] = [
+    pub const ALL: [StateContextBehavior; 7] = [
         StateContextBehavior::SeedPatch,
         StateContextBehavior::Hardened,
         StateContextBehavior::Legacy,
         StateContextBehavior::LegacyIgnoreHeartbeatTermBeforeInit,
         StateContextBehavior::LegacyUnlockedTermUpdate,
+        StateContextBehavior::LegacyNoTermFence,
+        StateContextBehavior::LegacyTermFromCommandsOnly,
     ];
 
     /// Whether this runs unpatched code (one defect or both).
@@ -83,6 +97,20 @@ impl StateContextBehavior {
         )
     }
 
+    /// Whether `getNextCommand` fences commands by the term at all (HDDS-3988).
+    pub fn fences_commands(self) -> bool {
+        self != StateContextBehavior::LegacyNoTermFence
+    }
+
+    /// Whether a heartbeat response's term is read (HDDS-7621).
+    pub fn reads_heartbeat_term(self) -> bool {
+        !matches!(
+            self,
+            StateContextBehavior::LegacyNoTermFence
+                | StateContextBehavior::LegacyTermFromCommandsOnly
+        )
+    }
+
     /// A short stable name, used in reports and schedule files.
     pub fn name(self) -> &'static str {
         match self {
@@ -93,6 +121,8 @@ impl StateContextBehavior {
                 "LegacyIgnoreHeartbeatTermBeforeInit"
             }
             StateContextBehavior::LegacyUnlockedTermUpdate => "LegacyUnlockedTermUpdate",
+            StateContextBehavior::LegacyNoTermFence => "LegacyNoTermFence",
+            StateContextBehavior::LegacyTermFromCommandsOnly => "LegacyTermFromCommandsOnly",
         }
     }
 

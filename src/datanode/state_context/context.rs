@@ -154,6 +154,18 @@ impl StateContext {
             term,
             "heartbeat term received"
         );
+        if !self.behavior.reads_heartbeat_term() {
+            // The code before HDDS-7621 (and before HDDS-3988) has no term in a heartbeat
+            // response: the term is not read, whether or not the context's term is set.
+            tracing::debug!(target: EVENTS,
+                node = self.node.map(tracing::field::display),
+                term,
+                "heartbeat term ignored"
+            );
+            self.heartbeat_term_high_water
+                .fetch_max(term, Ordering::AcqRel);
+            return Ok(());
+        }
         if self.behavior.updates_term_unlocked() {
             let current = self.term.load(Ordering::Acquire);
             if current != TERM_UNSET {
@@ -237,7 +249,10 @@ impl StateContext {
                 dropped: 1,
             });
         }
-        if let Some(current) = self.term_locked(&inner) {
+        if let Some(current) = self
+            .term_locked(&inner)
+            .filter(|_| self.behavior.fences_commands())
+        {
             if current < command.term {
                 self.set_term_locked(&inner, command.term, "command queued");
             }
@@ -254,6 +269,9 @@ impl StateContext {
     /// commands stay queued).
     pub fn get_next_command(&self) -> Option<DispatchedCommand> {
         let mut inner = self.inner.lock();
+        if !self.behavior.fences_commands() {
+            return self.next_command_unfenced(&mut inner);
+        }
         self.init_term_locked(&inner);
         self.term_locked(&inner)?;
         while let Some(command) = inner.queue.pop_front() {
@@ -276,6 +294,22 @@ impl StateContext {
             tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, current, "command dropped as stale");
         }
         None
+    }
+
+    /// The code before HDDS-3988: the next queued command, whatever its term.
+    fn next_command_unfenced(
+        &self,
+        inner: &mut MutexGuard<'_, Inner>,
+    ) -> Option<DispatchedCommand> {
+        let command = inner.queue.pop_front()?;
+        tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, "command dispatched");
+        Some(DispatchedCommand {
+            term_at_dispatch: command.term,
+            command,
+            heartbeat_term_high_water: decode_term(
+                self.heartbeat_term_high_water.load(Ordering::Acquire),
+            ),
+        })
     }
 
     /// Starts the [`StateContextBehavior::Hardened`] bound afresh (the datanode's threads start
