@@ -169,7 +169,8 @@ impl<C: StateContextApi> CommandDispatcher<C> {
     }
 
     /// `DeleteContainerCommandHandler` and `ReplicationSupervisor` skip an expired command,
-    /// then one whose term is below the datanode's (strict `<`); `None`: it may run.
+    /// then one whose term is below the datanode's (strict `<`, HDDS-7620); `None`: it may
+    /// run.
     pub fn execution_fence(&self, command: &ScmCommand) -> Option<CommandOutcome> {
         if !matches!(
             command.kind,
@@ -182,6 +183,10 @@ impl<C: StateContextApi> CommandDispatcher<C> {
         let now_ms = self.clock.now_ms();
         if command.has_expired(now_ms) {
             return Some(CommandOutcome::SkippedExpired { now_ms });
+        }
+        if !self.context.rechecks_term_at_execution() {
+            // The code before HDDS-7620: the deadline alone is checked here.
+            return None;
         }
         match self.context.term_of_leader() {
             Some(current) if command.term < current => {

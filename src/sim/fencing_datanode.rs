@@ -14,6 +14,7 @@ use crate::datanode::DatanodeError;
 use crate::datanode::container::controller::shared_controller;
 use crate::datanode::container::handler::KeyValueHandler;
 use crate::datanode::dispatcher::{CommandDispatcher, CommandReport};
+use crate::datanode::executors::Executor;
 use crate::datanode::heartbeat::{HeartbeatEndpointTask, TaskOutcome};
 use crate::datanode::state_context::{StateContext, StateContextApi, StateContextFactory};
 use crate::hdds::container::ContainerState;
@@ -22,7 +23,7 @@ use crate::hdds::ids::{ContainerId, DatanodeId, ScmId};
 use crate::hdds::term::Term;
 use crate::sim::replicas::replicas_in_state;
 use crate::sim::scm_endpoint::InProcessScm;
-use crate::sync::{Arc, RwLock};
+use crate::sync::{Arc, RwLock, thread};
 use crate::unmodelled::HighWater;
 
 /// A dispatched command together with the highest term the harness had seen the datanode
@@ -36,6 +37,10 @@ pub struct Observed {
     pub report: CommandReport,
     /// Highest term heard before the dispatch, `None` if none.
     pub heard_before: Option<Term>,
+    /// Highest term heard after the dispatch, when the handler was about to run it (the
+    /// delete-container handler and the replication supervisor read the term again then,
+    /// HDDS-7620).
+    pub heard_before_run: Option<Term>,
 }
 
 /// A datanode's control plane wired to in-process SCMs, driven step by step, over any
@@ -135,9 +140,20 @@ impl<C: StateContextApi> FencingDatanode<C> {
     /// One call of the command processor, with what had been heard before it.
     pub fn process(&self) -> Option<Observed> {
         let heard_before = self.heard();
-        self.dispatcher.process_next().map(|report| Observed {
-            report,
+        let dispatched = self.dispatcher.take_next()?;
+        if Executor::of(&dispatched.command.kind) != Executor::Processor {
+            // The processor hands the command to its handler's own thread
+            // (`executor.execute` in `DeleteContainerCommandHandler`, the
+            // `ReplicationSupervisor`'s queue): a heartbeat may land before it runs, whether
+            // or not the handler reads the term again (HDDS-7620).
+            thread::yield_now();
+        }
+        // Harness bookkeeping, no scheduling point.
+        let heard_before_run = self.heard();
+        Some(Observed {
+            report: self.dispatcher.handle(dispatched),
             heard_before,
+            heard_before_run,
         })
     }
 

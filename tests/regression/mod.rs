@@ -113,6 +113,7 @@ fn stale_command_that_a_handler_refused_is_still_judged() {
     let observed = Observed {
         report,
         heard_before: Some(2),
+        heard_before_run: Some(2),
     };
     assert!(no_command_below_heard_term(&[observed]).is_err());
 }

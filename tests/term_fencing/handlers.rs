@@ -148,6 +148,20 @@ fn stale_leader_force_delete_is_fenced_and_the_replica_survives() {
     );
 }
 
+/// The code before HDDS-7620: the handler does not read the term again, and the force
+/// delete of the leader deposed between dispatch and execution removes the replica.
+#[test]
+fn handler_before_hdds_7620_runs_a_force_delete_whose_leader_was_deposed_after_dispatch() {
+    let dn = replicas(StateContextBehavior::LegacyNoExecutorTermCheck);
+    let context = dn.dispatcher.context();
+    context.add_command(force_delete(1, 1, 3)).unwrap();
+    let dispatched = context.get_next_command().unwrap();
+    context.update_term_from_heartbeat(2).unwrap();
+    let report = dn.dispatcher.handle(dispatched);
+    assert_eq!(report.outcome, CommandOutcome::Executed);
+    assert!(!dn.holds(3));
+}
+
 #[test]
 fn non_force_delete_refuses_open_and_non_empty_replicas() {
     let dn = replicas(StateContextBehavior::SeedPatch);

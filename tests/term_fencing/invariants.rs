@@ -6,7 +6,10 @@ use hadoop_ref::datanode::container::ContainerController;
 use hadoop_ref::datanode::dispatcher::{CommandOutcome, CommandReport};
 use hadoop_ref::datanode::state_context::{DispatchedCommand, StateContextBehavior};
 use hadoop_ref::hdds::ids::{ContainerId, DatanodeId, ScmId};
-use hadoop_ref::scenarios::term_fencing::{SEED_KEY, replicas_follow_dispatched_deletes};
+use hadoop_ref::scenarios::term_fencing::{
+    NO_HANDED_OVER_COMMAND_BELOW_TAKEN_TERM, SEED_KEY,
+    no_handed_over_command_runs_below_heard_term, replicas_follow_dispatched_deletes,
+};
 use hadoop_ref::sim::fencing_datanode::{FencingDatanode, Observed};
 use hadoop_ref::sim::scm_endpoint::InProcessScm;
 
@@ -36,6 +39,7 @@ fn executed_force_delete(container: u64) -> Observed {
             delete_results: Vec::new(),
         },
         heard_before: None,
+        heard_before_run: None,
     }
 }
 
@@ -53,4 +57,24 @@ fn a_replica_gone_without_a_delete_or_present_after_one_is_caught() {
     // Another replica gone with no delete of it dispatched.
     dn.replicas.delete_container(ContainerId(2), true).unwrap();
     assert!(replicas_follow_dispatched_deletes(&dn, &ran).is_err());
+}
+
+/// HDDS-7620's property: a force delete that ran after the datanode took a higher term
+/// than its own is caught; skipped, or judged against the term heard at dispatch alone, it
+/// is not; a close (the processor's own handler, which upstream does not check again) is
+/// not judged.
+#[test]
+fn a_handed_over_command_run_below_a_term_taken_before_its_run_is_caught() {
+    let mut ran = executed_force_delete(1);
+    no_handed_over_command_runs_below_heard_term(std::slice::from_ref(&ran)).unwrap();
+    ran.heard_before_run = Some(2);
+    let violation =
+        no_handed_over_command_runs_below_heard_term(std::slice::from_ref(&ran)).unwrap_err();
+    assert_eq!(violation.property, NO_HANDED_OVER_COMMAND_BELOW_TAKEN_TERM);
+    let mut skipped = ran.clone();
+    skipped.report.outcome = CommandOutcome::SkippedStaleTerm { current: 2 };
+    no_handed_over_command_runs_below_heard_term(&[skipped]).unwrap();
+    let mut close = ran;
+    close.report.dispatched.command = crate::test_util::term_fencing::close_command(1, 1);
+    no_handed_over_command_runs_below_heard_term(&[close]).unwrap();
 }

@@ -257,6 +257,7 @@ impl Harness {
         self.dispatches.extend(report.map(|report| Observed {
             report,
             heard_before,
+            heard_before_run: heard_before,
         }));
         Ok(())
     }

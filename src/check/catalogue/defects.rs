@@ -71,6 +71,11 @@ fn term_fencing(variant: &str) -> Option<Defect> {
             "a heartbeat response's term is not read: while the new leader sends no command, \
              a deposed leader's command runs",
         ),
+        "LegacyNoExecutorTermCheck" => defect(
+            "HDDS-7620",
+            "the delete-container handler and the replication supervisor do not read the \
+             term again: a command dispatched before a new leader's term arrived runs after it",
+        ),
         "SeedPatch" => defect(
             "beyond HDDS-17268 (await a leader term)",
             "the patch's residual window: init before the new leader's first term lets a \

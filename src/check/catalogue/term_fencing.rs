@@ -123,6 +123,7 @@ fn fencing_cluster(cases: &mut Vec<Case>) {
             (LegacyUnlockedTermUpdate, Caught),
             (LegacyNoTermFence, Caught),
             (LegacyTermFromCommandsOnly, Caught),
+            (LegacyNoExecutorTermCheck, Caught),
         ]
     );
     // The lost update must land between a heartbeat thread's read and write, and a

@@ -7,8 +7,9 @@
 //! **The fix.** [`StateContextBehavior::SeedPatch`] is the seed's patch (terms seen before
 //! init kept for init, every update under the context lock); each `Legacy…` value restores
 //! one or both defects, and [`StateContextBehavior::Hardened`] adds a wait for a leader's term.
-//! Two more `Legacy…` values undo an earlier upstream fix of the same fence: HDDS-3988 (no
-//! fence at all) and HDDS-7621 (a heartbeat response's term read).
+//! Three more `Legacy…` values undo an earlier upstream fix of the same fence: HDDS-3988 (no
+//! fence at all), HDDS-7620 (the handlers' second check) and HDDS-7621 (a heartbeat
+//! response's term read).
 
 /// Which term-fencing logic a [`StateContext`](super::StateContext) runs, named after the upstream code it
 /// equals.
@@ -58,11 +59,15 @@ pub enum StateContextBehavior {
     /// on `addCommand`, on `getNextCommand`). While the new leader sends heartbeats without
     /// commands, a deposed leader's command of the old term still runs.
     LegacyTermFromCommandsOnly,
+    /// The seed's patch with HDDS-7620 undone: the delete-container handler and the
+    /// replication supervisor run a command handed to them without reading the term again,
+    /// so a command dispatched just before a new leader's term arrived runs after it.
+    LegacyNoExecutorTermCheck,
 }
 
 impl StateContextBehavior {
     /// Every behavior, the patched ones first.
-    pub const ALL: [StateContextBehavior; 7] = [
+    pub const ALL: [StateContextBehavior; 8] = [
         StateContextBehavior::SeedPatch,
         StateContextBehavior::Hardened,
         StateContextBehavior::Legacy,
@@ -70,6 +75,7 @@ impl StateContextBehavior {
         StateContextBehavior::LegacyUnlockedTermUpdate,
         StateContextBehavior::LegacyNoTermFence,
         StateContextBehavior::LegacyTermFromCommandsOnly,
+        StateContextBehavior::LegacyNoExecutorTermCheck,
     ];
 
     /// Whether this runs unpatched code (one defect or both).
@@ -111,6 +117,16 @@ impl StateContextBehavior {
         )
     }
 
+    /// Whether the handlers that run commands on their own threads read the term again
+    /// before they run one (HDDS-7620; nothing is fenced before HDDS-3988).
+    pub fn rechecks_term_at_execution(self) -> bool {
+        !matches!(
+            self,
+            StateContextBehavior::LegacyNoTermFence
+                | StateContextBehavior::LegacyNoExecutorTermCheck
+        )
+    }
+
     /// A short stable name, used in reports and schedule files.
     pub fn name(self) -> &'static str {
         match self {
@@ -123,6 +139,7 @@ impl StateContextBehavior {
             StateContextBehavior::LegacyUnlockedTermUpdate => "LegacyUnlockedTermUpdate",
             StateContextBehavior::LegacyNoTermFence => "LegacyNoTermFence",
             StateContextBehavior::LegacyTermFromCommandsOnly => "LegacyTermFromCommandsOnly",
+            StateContextBehavior::LegacyNoExecutorTermCheck => "LegacyNoExecutorTermCheck",
         }
     }
 

@@ -98,6 +98,14 @@ pub trait StateContextApi: Send + Sync + 'static {
     fn datanode(&self) -> Option<DatanodeId> {
         None
     }
+
+    /// Whether the delete-container handler and the replication supervisor read the term
+    /// again when they are about to run a command handed to them, and skip one below it
+    /// (HDDS-7620). Upstream does since HDDS-7620; only a reproduction of the code before
+    /// it answers `false`.
+    fn rechecks_term_at_execution(&self) -> bool {
+        true
+    }
 }
 
 /// Builds a fresh [`StateContextApi`] for a scenario or a conformance run: a datanode that
@@ -193,5 +201,9 @@ impl StateContextApi for StateContext {
 
     fn datanode(&self) -> Option<DatanodeId> {
         StateContext::datanode(self)
+    }
+
+    fn rechecks_term_at_execution(&self) -> bool {
+        self.behavior().rechecks_term_at_execution()
     }
 }

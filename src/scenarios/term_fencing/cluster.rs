@@ -9,7 +9,8 @@
 
 use super::invariants::{
     datanode_term_covers_heard_terms, no_command_below_heard_term,
-    replicas_follow_dispatched_deletes, term_never_decreases,
+    no_handed_over_command_runs_below_heard_term, replicas_follow_dispatched_deletes,
+    term_never_decreases,
 };
 use super::setup::{SCENARIO_START_MS, in_process_scms, setup_error};
 use crate::clock::{Clock, ManualClock};
@@ -61,8 +62,9 @@ type StepThread = thread::JoinHandle<Result<Vec<Observed>, Violation>>;
 /// loom).
 ///
 /// Checks [`term_never_decreases`] per thread,
-/// [`term_covers_heard_terms`](super::term_covers_heard_terms) at the end and
-/// [`no_command_below_heard_term`] over every command.
+/// [`term_covers_heard_terms`](super::term_covers_heard_terms) at the end,
+/// [`no_command_below_heard_term`] and [`no_handed_over_command_runs_below_heard_term`]
+/// over every command.
 pub fn leader_transfers_never_run_a_stale_command<F: StateContextFactory>(
     factory: F,
     seed: u64,
@@ -111,6 +113,7 @@ pub fn leader_transfers_never_run_a_stale_command<F: StateContextFactory>(
     dispatches.extend(datanode.drain());
     datanode_term_covers_heard_terms(&datanode)?;
     no_command_below_heard_term(&dispatches)?;
+    no_handed_over_command_runs_below_heard_term(&dispatches)?;
     replicas_follow_dispatched_deletes(&datanode, &dispatches)
 }
 

@@ -22,6 +22,9 @@ pub const NO_COMMAND_BELOW_TAKEN_TERM: &str = "no command below a term already t
 pub const TERM_COVERS_HEARD_TERMS: &str = "term covers every term heard";
 /// The property [`term_never_decreases`] checks.
 pub const TERM_NEVER_DECREASES: &str = "term never decreases";
+/// The property [`no_handed_over_command_runs_below_heard_term`] checks.
+pub const NO_HANDED_OVER_COMMAND_BELOW_TAKEN_TERM: &str =
+    "no handed-over command runs below a term already taken (HDDS-7620)";
 /// The property [`no_command_of_leader_deposed_before_restart`] checks.
 pub const NO_COMMAND_OF_DEPOSED_LEADER: &str = "no command of a leader deposed before the restart";
 
@@ -90,6 +93,38 @@ pub fn no_command_below_heard_term(dispatches: &[Observed]) -> Result<(), Violat
                     ),
                 ));
             }
+        }
+    }
+    Ok(())
+}
+
+/// No command that a handler runs on its own thread (delete container, replicate,
+/// reconcile: `DeleteContainerCommandHandler`, `ReplicationSupervisor`) runs when its term
+/// is below a term the datanode had taken by the time the handler was about to run it:
+/// those handlers read the term again then (HDDS-7620), since a heartbeat may raise it
+/// after the dispatch. Judged over the commands that ran (executed or failed).
+pub fn no_handed_over_command_runs_below_heard_term(
+    dispatches: &[Observed],
+) -> Result<(), Violation> {
+    for observed in dispatches {
+        let report = &observed.report;
+        let command = &report.dispatched.command;
+        let handed_over = matches!(
+            command.kind,
+            CommandKind::DeleteContainer { .. }
+                | CommandKind::ReplicateContainer { .. }
+                | CommandKind::ReconcileContainer { .. }
+        );
+        if let (true, true, Some(heard)) = (handed_over, report.ran(), observed.heard_before_run)
+            && command.term < heard
+        {
+            return Err(violation(
+                NO_HANDED_OVER_COMMAND_BELOW_TAKEN_TERM,
+                format!(
+                    "command {:?} of term {} ran after the datanode took term {heard}",
+                    command.kind, command.term
+                ),
+            ));
         }
     }
     Ok(())

@@ -34,10 +34,11 @@ mod setup;
 
 pub use cluster::{FencingClusterShape, leader_transfers_never_run_a_stale_command};
 pub use invariants::{
-    NO_COMMAND_BELOW_TAKEN_TERM, NO_COMMAND_OF_DEPOSED_LEADER, SEED_KEY, TERM_COVERS_HEARD_TERMS,
+    NO_COMMAND_BELOW_TAKEN_TERM, NO_COMMAND_OF_DEPOSED_LEADER,
+    NO_HANDED_OVER_COMMAND_BELOW_TAKEN_TERM, SEED_KEY, TERM_COVERS_HEARD_TERMS,
     TERM_NEVER_DECREASES, datanode_term_covers_heard_terms, no_command_below_heard_term,
-    no_command_of_leader_deposed_before_restart, replicas_follow_dispatched_deletes,
-    term_covers_heard_terms, term_never_decreases,
+    no_command_of_leader_deposed_before_restart, no_handed_over_command_runs_below_heard_term,
+    replicas_follow_dispatched_deletes, term_covers_heard_terms, term_never_decreases,
 };
 pub use reproductions::{
     OldLeader, StaleLeaderRun, concurrent_leader_heartbeats_keep_the_highest_term,
