@@ -44,7 +44,7 @@ const SCHEDULES: &str = "shuttle-tests/schedules";
 
 /// The loom models that catch a catalogue case's defect: the model's label as its test
 /// prints it (`loom <label>: N iteration(s) in T, caught: …`) and the case.
-const LOOM_MODELS: [(&str, &str); 19] = [
+const LOOM_MODELS: [(&str, &str); 21] = [
     (
         "stale-leader-believing/Legacy",
         "heartbeat_term_fences_believing_old_leader/Legacy",
@@ -52,6 +52,14 @@ const LOOM_MODELS: [(&str, &str); 19] = [
     (
         "stale-leader-believing/LegacyIgnoreHeartbeatTermBeforeInit",
         "heartbeat_term_fences_believing_old_leader/LegacyIgnoreHeartbeatTermBeforeInit",
+    ),
+    (
+        "stale-leader-believing/LegacyNoTermFence",
+        "heartbeat_term_fences_believing_old_leader/LegacyNoTermFence",
+    ),
+    (
+        "stale-leader-believing/LegacyTermFromCommandsOnly",
+        "heartbeat_term_fences_believing_old_leader/LegacyTermFromCommandsOnly",
     ),
     (
         "concurrent-leader-heartbeats/Legacy",
