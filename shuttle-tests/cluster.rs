@@ -32,6 +32,8 @@ shuttle_tests! {
     deposed_leaders_force_delete_removes_the_replica_before_the_patch_random: "deposed_leaders_force_delete_through_the_cluster" / "Legacy", RANDOM;
     deposed_leaders_force_delete_removes_the_replica_when_term_discarded_random: "deposed_leaders_force_delete_through_the_cluster" / "LegacyIgnoreHeartbeatTermBeforeInit", RANDOM;
     deposed_leaders_force_delete_removes_the_replica_when_term_discarded_pct: "deposed_leaders_force_delete_through_the_cluster" / "LegacyIgnoreHeartbeatTermBeforeInit", PCT3;
+    deposed_leaders_force_delete_removes_the_replica_without_a_term_fence_random: "deposed_leaders_force_delete_through_the_cluster" / "LegacyNoTermFence", RANDOM;
+    deposed_leaders_force_delete_removes_the_replica_without_a_heartbeat_term_random: "deposed_leaders_force_delete_through_the_cluster" / "LegacyTermFromCommandsOnly", RANDOM;
     excess_deleted_once_across_a_failover_random: "over_replicated_container_across_a_leader_change" / "SeedPatch", RANDOM;
     excess_deleted_once_across_a_failover_pct: "over_replicated_container_across_a_leader_change" / "SeedPatch", PCT3;
     excess_deleted_once_across_a_failover_when_hardened_random: "over_replicated_container_across_a_leader_change" / "Hardened", RANDOM;

@@ -53,6 +53,14 @@ shuttle_tests! {
     cluster_ignore_before_init_caught_random: "leader_transfers_never_run_a_stale_command" / "LegacyIgnoreHeartbeatTermBeforeInit", RANDOM;
     cluster_ignore_before_init_caught_pct: "leader_transfers_never_run_a_stale_command" / "LegacyIgnoreHeartbeatTermBeforeInit", PCT3;
     cluster_unlocked_update_caught_random: "leader_transfers_never_run_a_stale_command" / "LegacyUnlockedTermUpdate", RANDOM;
+    believing_old_leader_runs_without_a_term_fence_random: "heartbeat_term_fences_believing_old_leader" / "LegacyNoTermFence", RANDOM;
+    believing_old_leader_runs_without_a_heartbeat_term_pct: "heartbeat_term_fences_believing_old_leader" / "LegacyTermFromCommandsOnly", PCT3;
+    stepped_down_old_leader_runs_without_a_term_fence_pct: "heartbeat_term_fences_stepped_down_old_leader" / "LegacyNoTermFence", PCT3;
+    stepped_down_old_leader_runs_without_a_heartbeat_term_random: "heartbeat_term_fences_stepped_down_old_leader" / "LegacyTermFromCommandsOnly", RANDOM;
+    cluster_runs_stale_commands_without_a_term_fence_random: "leader_transfers_never_run_a_stale_command" / "LegacyNoTermFence", RANDOM;
+    cluster_runs_stale_commands_without_a_heartbeat_term_pct: "leader_transfers_never_run_a_stale_command" / "LegacyTermFromCommandsOnly", PCT3;
+    cluster_runs_a_handed_over_stale_command_without_the_executor_check_random: "leader_transfers_never_run_a_stale_command" / "LegacyNoExecutorTermCheck", RANDOM;
+    cluster_runs_a_handed_over_stale_command_without_the_executor_check_pct: "leader_transfers_never_run_a_stale_command" / "LegacyNoExecutorTermCheck", PCT3;
 }
 
 #[test]
