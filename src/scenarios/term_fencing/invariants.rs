@@ -7,6 +7,7 @@
 //! took, and `getNextCommand` then hands out a deposed leader's command.
 
 use crate::datanode::dispatcher::CommandOutcome;
+use crate::datanode::executors::Executor;
 use crate::datanode::state_context::{StateContextApi, TermObservation};
 use crate::hdds::command::CommandKind;
 use crate::hdds::term::Term;
@@ -109,12 +110,7 @@ pub fn no_handed_over_command_runs_below_heard_term(
     for observed in dispatches {
         let report = &observed.report;
         let command = &report.dispatched.command;
-        let handed_over = matches!(
-            command.kind,
-            CommandKind::DeleteContainer { .. }
-                | CommandKind::ReplicateContainer { .. }
-                | CommandKind::ReconcileContainer { .. }
-        );
+        let handed_over = Executor::of(&command.kind) != Executor::Processor;
         if let (true, true, Some(heard)) = (handed_over, report.ran(), observed.heard_before_run)
             && command.term < heard
         {
