@@ -2,7 +2,8 @@
 //! under random and PCT schedules: deletions while SCM leadership moves; a deposed
 //! leader's force delete reaching a replica under repair, stepped and through the whole
 //! cluster; keys granted across a leader
-//! change, judged by the datanodes' own reports; deletions across a transfer, a restart
+//! change, judged by the datanodes' own reports; a replicate's target keeping its room
+//! while the copy is made, and across a leader change (HDDS-14924); deletions across a transfer, a restart
 //! and reconciliation; HDDS-16811's trigger on a QUASI_CLOSED container; an
 //! over-replicated container's excess deleted by two leaders across a failover
 //! (HDDS-16449); a restored block in a DELETING container (HDDS-14416); and the random
@@ -51,6 +52,15 @@ shuttle_tests! {
     deposed_processor_double_delete_with_each_scms_order_pct: "over_replicated_container_while_the_deposed_leader_processes" / "LegacyExcessOrder", PCT3;
     deposed_processor_double_delete_random: "over_replicated_container_while_the_deposed_leader_processes" / "Legacy", RANDOM;
     deposed_processor_double_delete_pct: "over_replicated_container_while_the_deposed_leader_processes" / "Legacy", PCT3;
+    replication_target_keeps_its_room_random: "replica_copied_while_keys_are_granted" / "Hardened", RANDOM;
+    replication_target_keeps_its_room_pct: "replica_copied_while_keys_are_granted" / "Hardened", PCT3;
+    replication_target_keeps_its_room_with_the_seeds_rebuild_random: "replica_copied_while_keys_are_granted" / "HardenedWithoutTargetRebuild", RANDOM;
+    replication_target_granted_past_its_room_without_its_allocation_random: "replica_copied_while_keys_are_granted" / "LegacyUnaccounted", RANDOM;
+    replication_target_granted_past_its_room_without_its_allocation_pct: "replica_copied_while_keys_are_granted" / "LegacyUnaccounted", PCT3;
+    replication_target_keeps_its_room_across_a_leader_change_random: "replica_copied_while_leadership_moves" / "Hardened", RANDOM;
+    replication_target_keeps_its_room_across_a_leader_change_pct: "replica_copied_while_leadership_moves" / "Hardened", PCT3;
+    replication_target_forgotten_by_the_new_leader_random: "replica_copied_while_leadership_moves" / "HardenedWithoutTargetRebuild", RANDOM;
+    replication_target_forgotten_by_the_new_leader_pct: "replica_copied_while_leadership_moves" / "HardenedWithoutTargetRebuild", PCT3;
     granted_slots_survive_leadership_moves_random: "keys_written_while_leadership_moves" / "SeedPatch", RANDOM;
     granted_slots_survive_leadership_moves_pct: "keys_written_while_leadership_moves" / "SeedPatch", PCT3;
     granted_slots_survive_leadership_moves_when_hardened_random: "keys_written_while_leadership_moves" / "Hardened", RANDOM;

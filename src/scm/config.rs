@@ -122,6 +122,16 @@ pub struct ScmHardening {
     /// never gets a replica of a closed container keeps a slot reserved until the entry
     /// ages out (one to three roll intervals).
     pub rebuild_reserves_unreported_replicas: bool,
+    /// The rebuild reserves a slot for each CLOSED or QUASI_CLOSED container with fewer
+    /// replicas than its factor on each registered datanode that holds none of it. Closes
+    /// the lost-replication-target race (found by this crate's cluster): a replicate's
+    /// pending allocation on its target (HDDS-14924) lives in the leader's memory only, so
+    /// the new leader neither knows the target nor sees the copy the target is making,
+    /// and grants the target's room again while the copy lands. The new leader cannot
+    /// tell which datanode the old one picked, so every candidate keeps a slot. Cost: the
+    /// datanodes not picked keep a slot reserved until the entry ages out (one to three
+    /// roll intervals).
+    pub rebuild_reserves_replication_targets: bool,
 }
 
 impl ScmHardening {
@@ -131,6 +141,7 @@ impl ScmHardening {
         apply_log_before_rebuild: true,
         keep_space_on_reregistration: true,
         rebuild_reserves_unreported_replicas: true,
+        rebuild_reserves_replication_targets: true,
     };
 
     /// No addition: what every behavior but [`ScmBehavior::Hardened`] runs.
@@ -139,6 +150,7 @@ impl ScmHardening {
         apply_log_before_rebuild: false,
         keep_space_on_reregistration: false,
         rebuild_reserves_unreported_replicas: false,
+        rebuild_reserves_replication_targets: false,
     };
 }
 
@@ -175,6 +187,26 @@ pub struct ScmConfig {
     /// What the report handler does with a replica of a DELETING or DELETED container
     /// (HDDS-14416, HDDS-14684).
     pub deleting_replica_rule: DeletingReplicaRule,
+    /// Whether a replicate's target keeps a pending allocation (HDDS-14924).
+    pub replication_space_accounting: ReplicationSpaceAccounting,
+}
+
+/// Whether the replication manager accounts for the space a copy will take on its target
+/// (`ContainerReplicaPendingOps` notifying `SCMNodeManager.opAdded`).
+///
+/// **The race (HDDS-14924).** A replicate command sends a container to a target whose
+/// node reports show the copy only once it has landed; until then allocation counts that
+/// space as free and grants it to new containers, so the target ends up holding more
+/// than it has room for. **The fix** records a pending allocation on the target when the
+/// replicate's pending add is scheduled, as a grant does, until the target reports the
+/// replica (`opCompleted`) or the entry ages out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ReplicationSpaceAccounting {
+    /// Ozone since HDDS-14924: the target's bucket holds the container while it is copied.
+    #[default]
+    PendingAllocationOnTarget,
+    /// Ozone before HDDS-14924: a replicate records nothing on its target.
+    LegacyUnaccounted,
 }
 
 /// The order in which the over-replication handler (`RatisOverReplicationHandler`) picks
@@ -305,6 +337,7 @@ impl ScmConfig {
             replication: ReplicationManagerConfig::default(),
             excess_replica_order: ExcessReplicaOrder::Sorted,
             deleting_replica_rule: DeletingReplicaRule::ForceDeleteClosedOrQuasiClosed,
+            replication_space_accounting: ReplicationSpaceAccounting::PendingAllocationOnTarget,
         }
     }
 

@@ -196,3 +196,4 @@ fn an_emptied_container_is_deleted_from_every_datanode() {
     );
     assert_live(&cluster, &kept, 2);
 }
+mod replication_target;

@@ -6,13 +6,14 @@ use crate::check::catalogue::case::Case;
 use crate::datanode::container::ContainerBehavior;
 use crate::datanode::state_context::StateContextBehavior;
 use crate::scenarios::cluster::{
-    DeletingContainerBehavior, FailoverDeleteBehavior, OzoneBehavior,
+    DeletingContainerBehavior, FailoverDeleteBehavior, OzoneBehavior, ReplicationTargetBehavior,
     deletions_across_transfer_restart_and_repair, deposed_leaders_force_delete_through_the_cluster,
     emptied_container_deleted_despite_a_restored_block,
     key_deleted_from_a_quasi_closed_container_during_reconcile,
     keys_deleted_while_leadership_moves, keys_written_while_leadership_moves,
     over_replicated_container_across_a_leader_change,
     over_replicated_container_while_the_deposed_leader_processes, random_cluster_with_faults,
+    replica_copied_while_keys_are_granted, replica_copied_while_leadership_moves,
     stale_force_delete_during_repair,
 };
 use crate::scm::ScmBehavior;
@@ -119,6 +120,29 @@ fn allocation_and_repair(cases: &mut Vec<Case>) {
             (LegacyNoRebuild, Caught),
             (LegacyRebuildWithoutGate, Caught),
         ]
+    );
+    // HDDS-14924: a replicate's target keeps a pending allocation while the copy is made;
+    // without it, the target's room is granted again before the copy lands.
+    cases!(
+        cases,
+        "replica_copied_while_keys_are_granted",
+        ReplicationTargetBehavior,
+        |behavior, seed| replica_copied_while_keys_are_granted(behavior, seed),
+        [
+            (Hardened, Holds),
+            (HardenedWithoutTargetRebuild, Holds),
+            (LegacyUnaccounted, Caught),
+        ]
+    );
+    // The same record across a leader change: the new leader forgets it, and the seed's
+    // rebuild reserves for OPEN containers only (closed by
+    // ScmHardening::rebuild_reserves_replication_targets).
+    cases!(
+        cases,
+        "replica_copied_while_leadership_moves",
+        ReplicationTargetBehavior,
+        |behavior, seed| replica_copied_while_leadership_moves(behavior, seed),
+        [(Hardened, Holds), (HardenedWithoutTargetRebuild, Caught),]
     );
     // HDDS-16811's MC2 through the SCM: a lagging replica's deletion leaves no trace before
     // the patch, and a reconcile command brings the block back from a cut-off peer.

@@ -219,6 +219,16 @@ fn cluster(scenario: &str, variant: &str) -> Option<Defect> {
             "HDDS-16891+HDDS-17268+HDDS-16811",
             "every seed's defect at once",
         ),
+        ("replica_copied_while_keys_are_granted", "LegacyUnaccounted") => defect(
+            "HDDS-14924",
+            "a replicate records no pending allocation on its target: the target's room is \
+             granted again before the copy lands",
+        ),
+        ("replica_copied_while_leadership_moves", "HardenedWithoutTargetRebuild") => defect(
+            "beyond HDDS-16891 (rebuild_reserves_replication_targets)",
+            "a new leader forgets the old leader's replication target and grants its room \
+             again while the copy lands (closed by rebuild_reserves_replication_targets)",
+        ),
         ("keys_written_while_leadership_moves", other) => allocation(scenario, other),
         ("deletions_across_transfer_restart_and_repair", other)
         | ("key_deleted_from_a_quasi_closed_container_during_reconcile", other) => {

@@ -149,3 +149,76 @@ fn allocation_before_creation_report(state: &mut WindowState, event: &Seen<'_>) 
         _ => state.stage == 1,
     }
 }
+
+/// HDDS-14924: the leader sent a replicate and allocates before the target's report of
+/// the copy confirmed it (the target's room must count the copy as pending).
+pub const ALLOCATION_BEFORE_COPY_REPORT: RaceWindow = RaceWindow {
+    seed: "HDDS-16891",
+    name: "allocation between a replicate and its copy's report",
+    reads: &[
+        "under-replicated replica added",
+        "container report processed",
+        "slots reserved",
+        "allocation refused",
+    ],
+    fields: &["container", "confirmed"],
+    step: allocation_before_copy_report,
+};
+
+fn allocation_before_copy_report(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    match event.name {
+        "under-replicated replica added" => {
+            state.stage = 1;
+            state.slots[0] = event.key("container");
+            false
+        }
+        "container report processed" => {
+            if event.lists_key("confirmed", state.slots[0]) {
+                state.stage = 0;
+            }
+            false
+        }
+        _ => state.stage == 1,
+    }
+}
+
+/// HDDS-16891 with HDDS-14924: leadership moves after a replicate was sent and before the
+/// copy's report confirmed it, and the new leader allocates meanwhile.
+pub const LEADER_CHANGE_BEFORE_COPY_REPORT: RaceWindow = RaceWindow {
+    seed: "HDDS-16891",
+    name: "leader change between a replicate and its copy's report, then an allocation",
+    reads: &[
+        "under-replicated replica added",
+        "became leader",
+        "container report processed",
+        "slots reserved",
+        "allocation refused",
+    ],
+    fields: &["container", "confirmed"],
+    step: leader_change_before_copy_report,
+};
+
+fn leader_change_before_copy_report(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    match event.name {
+        "under-replicated replica added" if state.stage == 0 => {
+            state.stage = 1;
+            state.slots[0] = event.key("container");
+            false
+        }
+        "became leader" if state.stage >= 1 => {
+            state.stage = 2;
+            state.slots[1] = event.node_key();
+            false
+        }
+        "container report processed" => {
+            if event.lists_key("confirmed", state.slots[0]) {
+                state.stage = 0;
+            }
+            false
+        }
+        "slots reserved" | "allocation refused" => {
+            state.stage == 2 && state.slots[1] == event.node_key()
+        }
+        _ => false,
+    }
+}

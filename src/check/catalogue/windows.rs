@@ -5,7 +5,8 @@
 
 use crate::check::catalogue::case::Case;
 pub use crate::check::catalogue::scm_windows::{
-    ALLOCATION_BEFORE_CREATION_REPORT, ALLOCATION_BEFORE_REBUILD, LEADER_CHANGE_BEFORE_CREATION,
+    ALLOCATION_BEFORE_COPY_REPORT, ALLOCATION_BEFORE_CREATION_REPORT, ALLOCATION_BEFORE_REBUILD,
+    LEADER_CHANGE_BEFORE_COPY_REPORT, LEADER_CHANGE_BEFORE_CREATION,
     REREGISTRATION_BEFORE_CREATION,
 };
 pub use crate::check::catalogue::standby_windows::{
@@ -360,6 +361,11 @@ const REREGISTRATION: &[RaceWindow] = &[REREGISTRATION_BEFORE_CREATION];
 const REBUILD: &[RaceWindow] = &[ALLOCATION_BEFORE_REBUILD];
 const SLOTS: &[RaceWindow] = &[LEADER_CHANGE_BEFORE_CREATION];
 const FAILOVERS: &[RaceWindow] = &[ALLOCATION_BEFORE_REBUILD, LEADER_CHANGE_BEFORE_CREATION];
+const COPIES: &[RaceWindow] = &[ALLOCATION_BEFORE_COPY_REPORT];
+const COPIES_ACROSS_FAILOVERS: &[RaceWindow] = &[
+    ALLOCATION_BEFORE_COPY_REPORT,
+    LEADER_CHANGE_BEFORE_COPY_REPORT,
+];
 const SAFE_MODE: &[RaceWindow] = &[FINALIZED_BEFORE_COMPLETION];
 const PURGE: &[RaceWindow] = &[SUPERSEDED_QUEUED_REPORT];
 const RBW_RACE: &[RaceWindow] = &[RBW_AFTER_COMPLETION, SUPERSEDED_QUEUED_REPORT];
@@ -460,6 +466,11 @@ const WINDOWS: &[(&str, &[RaceWindow])] = &[
         TERM_FENCING,
     ),
     ("keys_written_while_leadership_moves", FAILOVERS),
+    ("replica_copied_while_keys_are_granted", COPIES),
+    (
+        "replica_copied_while_leadership_moves",
+        COPIES_ACROSS_FAILOVERS,
+    ),
     (
         "deletions_across_transfer_restart_and_repair",
         CLUSTER_DELETES,

@@ -166,6 +166,13 @@ impl<'a> Seen<'a> {
         self.field(name).map_or(0, hash_text)
     }
 
+    /// Whether field `name`, a comma-separated list (`c2,c3`), holds an item whose
+    /// [`key`](Self::key) is `key`.
+    pub fn lists_key(&self, name: &str, key: u64) -> bool {
+        self.field(name)
+            .is_some_and(|list| list.split(',').any(|item| hash_text(item) == key))
+    }
+
     /// A key of the node (0 when the event names none).
     pub fn node_key(&self) -> u64 {
         self.node_key

@@ -22,6 +22,7 @@ mod over_replicated;
 mod quasi_closed;
 mod random;
 mod repair;
+mod replication_target;
 mod setup;
 mod stale_delete;
 
@@ -56,6 +57,10 @@ pub use random::{
 pub use repair::{
     deletions_across_transfer_restart_and_repair,
     deletions_across_transfer_restart_and_repair_explorable,
+};
+pub use replication_target::{
+    ReplicationTargetBehavior, replica_copied_while_keys_are_granted,
+    replica_copied_while_leadership_moves, under_replicated_container,
 };
 pub use stale_delete::{
     deposed_leaders_force_delete_through_the_cluster,

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::config::ScmBehavior;
-use super::super::container_info::LifeCycleState;
+use super::super::container_info::{ContainerInfo, LifeCycleState};
 use super::super::node::DatanodeInfo;
 use super::{Listed, StorageContainerManager};
 use crate::hdds::ids::{ContainerId, DatanodeId};
@@ -112,12 +112,9 @@ impl StorageContainerManager {
     }
 
     /// The rebuild: drop every pending entry, then record a slot for each OPEN container
-    /// (each container, under [`ScmHardening::rebuild_reserves_unreported_replicas`]) on
-    /// each known datanode of its pipeline that has no replica of it. No space check:
-    /// these containers are granted already. Returns the slots recorded.
-    ///
-    /// [`ScmHardening::rebuild_reserves_unreported_replicas`]:
-    /// crate::scm::ScmHardening::rebuild_reserves_unreported_replicas
+    /// on each known datanode of its pipeline that has no replica of it (more under the
+    /// hardening: [`reserving_datanodes`](Self::reserving_datanodes)). No space check:
+    /// these containers are granted, or being copied, already. Returns the slots recorded.
     pub fn rebuild_pending_allocations(&self) -> usize {
         let nodes: BTreeMap<DatanodeId, Arc<DatanodeInfo>> =
             self.nodes.all().into_iter().map(|n| (n.id(), n)).collect();
@@ -126,33 +123,17 @@ impl StorageContainerManager {
         for node in nodes.values() {
             dropped.append(&mut tracker.clear(node));
         }
-        let pipelines: BTreeMap<_, _> = self.config.pipelines.iter().map(|p| (p.id, p)).collect();
         let table = self.table.read();
         let mut recorded = 0;
         let mut reserved = Vec::new();
-        let any_state = self.hardening.rebuild_reserves_unreported_replicas;
         for info in table.applied.containers.values() {
-            let reserves = match info.state {
-                LifeCycleState::Open => true,
-                LifeCycleState::Closing | LifeCycleState::QuasiClosed | LifeCycleState::Closed => {
-                    any_state
-                }
-                // No replica of it is written any more.
-                LifeCycleState::Deleting | LifeCycleState::Deleted => false,
-            };
-            if !reserves {
-                continue;
-            }
-            // A container of an unknown pipeline has no datanodes to reserve on.
-            let Some(pipeline) = pipelines.get(&info.pipeline) else {
-                continue;
-            };
-            let replicas = table.replicas.get(&info.id);
-            for datanode in &pipeline.nodes {
-                if replicas.is_some_and(|r| r.contains_key(datanode)) {
-                    continue;
-                }
-                if let Some(node) = nodes.get(datanode) {
+            let holders: BTreeSet<DatanodeId> = table
+                .replicas
+                .get(&info.id)
+                .map(|r| r.keys().copied().collect())
+                .unwrap_or_default();
+            for datanode in self.reserving_datanodes(info, &holders, &nodes) {
+                if let Some(node) = nodes.get(&datanode) {
                     tracker.record_allocation(node, info.id);
                     recorded += 1;
                     if reserved.last() != Some(&info.id) {
@@ -170,5 +151,47 @@ impl StorageContainerManager {
             "buckets rebuilt"
         );
         recorded
+    }
+
+    /// The datanodes the rebuild reserves `info` on, none of them in `holders`: for an
+    /// OPEN container, its pipeline's (for a CLOSING, QUASI_CLOSED or CLOSED one too under
+    /// [`ScmHardening::rebuild_reserves_unreported_replicas`]); for a CLOSED or
+    /// QUASI_CLOSED one with fewer holders than its factor, every registered datanode
+    /// under [`ScmHardening::rebuild_reserves_replication_targets`] (any of them may be
+    /// the target of the old leader's replicate); none for a DELETING or DELETED one.
+    ///
+    /// [`ScmHardening::rebuild_reserves_unreported_replicas`]:
+    /// crate::scm::ScmHardening::rebuild_reserves_unreported_replicas
+    /// [`ScmHardening::rebuild_reserves_replication_targets`]:
+    /// crate::scm::ScmHardening::rebuild_reserves_replication_targets
+    fn reserving_datanodes(
+        &self,
+        info: &ContainerInfo,
+        holders: &BTreeSet<DatanodeId>,
+        nodes: &BTreeMap<DatanodeId, Arc<DatanodeInfo>>,
+    ) -> Vec<DatanodeId> {
+        let hardening = self.hardening;
+        let pipeline = self.pipeline_nodes(info);
+        let copying = matches!(
+            info.state,
+            LifeCycleState::QuasiClosed | LifeCycleState::Closed
+        ) && holders.len() < pipeline.len();
+        let candidates: Vec<DatanodeId> = match info.state {
+            _ if copying && hardening.rebuild_reserves_replication_targets => {
+                nodes.keys().copied().collect()
+            }
+            LifeCycleState::Open => pipeline,
+            LifeCycleState::Closing | LifeCycleState::QuasiClosed | LifeCycleState::Closed
+                if hardening.rebuild_reserves_unreported_replicas =>
+            {
+                pipeline
+            }
+            // No replica of it is written any more, or the seed's rebuild skips it.
+            _ => Vec::new(),
+        };
+        candidates
+            .into_iter()
+            .filter(|datanode| !holders.contains(datanode))
+            .collect()
     }
 }

@@ -22,6 +22,7 @@
 
 use std::collections::BTreeMap;
 
+use super::super::config::ReplicationSpaceAccounting;
 use super::super::container_info::{ContainerInfo, LifeCycleState};
 use super::super::error::ScmError;
 use super::super::pending_ops::{PendingOp, PendingOpKind};
@@ -261,7 +262,9 @@ impl StorageContainerManager {
                 deadline_ms: scm_deadline_ms,
             };
             let replaced = self.replication.lock().pending.schedule(container, op);
-            if kind == PendingOpKind::Add && !replaced {
+            let accounted = self.config.replication_space_accounting
+                == ReplicationSpaceAccounting::PendingAllocationOnTarget;
+            if kind == PendingOpKind::Add && !replaced && accounted {
                 self.record_replication_target(container, datanode);
             }
         }

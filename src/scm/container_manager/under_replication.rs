@@ -6,7 +6,8 @@
 //! **What it meets (HDDS-16891).** Each replicate's pending add records a pending
 //! allocation on its target (`SCMNodeManager.opAdded`, HDDS-14924): the target's space is
 //! taken before any report shows the copy, so a grant does not count it free; like any
-//! pending allocation it lives in the leader's memory only.
+//! pending allocation it lives in the leader's memory only: a new leader forgets it, which
+//! `ScmHardening::rebuild_reserves_replication_targets` makes up for.
 //!
 //! Placement is not modelled (targets are the datanodes with room, by id), nor are
 //! vulnerable UNHEALTHY replicas, throttling and push replication: the command goes to
@@ -14,13 +15,14 @@
 
 use super::super::container_info::LifeCycleState;
 use super::super::error::ScmError;
+use super::super::node::DatanodeInfo;
 use super::super::pending_ops::{PendingOp, PendingOpKind};
 use super::super::replica_count::RatisContainerReplicaCount;
 use super::StorageContainerManager;
 use super::replication_manager::ContainerSnapshot;
 use crate::hdds::command::CommandKind;
 use crate::hdds::container::ContainerState;
-use crate::hdds::ids::DatanodeId;
+use crate::hdds::ids::{ContainerId, DatanodeId};
 
 impl StorageContainerManager {
     /// `processAndSendCommands` for an under-replicated container, with its replicas and
@@ -100,7 +102,12 @@ impl StorageContainerManager {
 
     /// Up to `wanted` datanodes to copy `container` to (`getTargetDatanodes`, placement
     /// aside): registered, holding no replica, no add or delete of it pending there, with
-    /// room for a container; by id.
+    /// room for a container, or a slot already kept for this one (by
+    /// [`ScmHardening::rebuild_reserves_replication_targets`], which would otherwise stand
+    /// in its own copy's way); by id.
+    ///
+    /// [`ScmHardening::rebuild_reserves_replication_targets`]:
+    /// crate::scm::ScmHardening::rebuild_reserves_replication_targets
     pub(super) fn replication_targets(
         &self,
         container: &ContainerSnapshot,
@@ -114,10 +121,19 @@ impl StorageContainerManager {
         nodes.sort_by_key(|node| node.id());
         nodes
             .into_iter()
-            .filter(|node| !busy(node.id()) && self.nodes.tracker().has_available_space(node))
+            .filter(|node| !busy(node.id()) && self.has_room_for(node, container.info.id))
             .map(|node| node.id())
             .take(wanted)
             .collect()
+    }
+
+    /// Whether `node` has room for a copy of `container`: a free slot, or one the
+    /// rebuild kept for it.
+    fn has_room_for(&self, node: &DatanodeInfo, container: ContainerId) -> bool {
+        let tracker = self.nodes.tracker();
+        tracker.has_available_space(node)
+            || (self.hardening.rebuild_reserves_replication_targets
+                && tracker.pending(node).contains(&container))
     }
 
     /// A replicate command for `target`, naming `sources` (pull mode), with its pending

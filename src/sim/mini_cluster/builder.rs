@@ -15,16 +15,17 @@ use crate::hdds::heartbeat::ScmEndpoint;
 use crate::hdds::ids::{DatanodeId, PipelineId, ScmId};
 use crate::scm::ha::ScmDb;
 use crate::scm::{
-    DeletingReplicaRule, ExcessReplicaOrder, Pipeline, ReplicationManagerConfig, ScmBehavior,
-    ScmConfig, ScmHardening,
+    DeletingReplicaRule, ExcessReplicaOrder, Pipeline, ReplicationManagerConfig,
+    ReplicationSpaceAccounting, ScmBehavior, ScmConfig, ScmHardening,
 };
 use crate::sim::peers::PeerNetwork;
 use crate::sim::ratis::SimulatedRatis;
 use crate::sync::atomic::AtomicU64;
 use crate::sync::{Arc, Mutex, RwLock};
 
-/// A container's size in the cluster (nothing that large is written; only the slot
-/// arithmetic of allocation reads it).
+/// A container's size in the cluster by default (nothing that large is written; only the
+/// slot arithmetic of allocation reads it). [`MiniOzoneClusterBuilder::container_size_bytes`]
+/// sets a size a key can fill.
 pub const CONTAINER_SIZE: u64 = 1 << 20;
 
 /// Settings of a [`MiniOzoneCluster`], with Ozone-like defaults.
@@ -38,6 +39,8 @@ pub struct MiniOzoneClusterBuilder {
     replication_manager: ReplicationManagerConfig,
     excess_replica_order: ExcessReplicaOrder,
     deleting_replica_rule: DeletingReplicaRule,
+    replication_space_accounting: ReplicationSpaceAccounting,
+    container_size_bytes: u64,
     datanode: DatanodeConfig,
     slots_per_datanode: u64,
     tick_ms: u64,
@@ -56,6 +59,8 @@ impl Default for MiniOzoneClusterBuilder {
             replication_manager: ReplicationManagerConfig::immediate(),
             excess_replica_order: ExcessReplicaOrder::Sorted,
             deleting_replica_rule: DeletingReplicaRule::ForceDeleteClosedOrQuasiClosed,
+            replication_space_accounting: ReplicationSpaceAccounting::PendingAllocationOnTarget,
+            container_size_bytes: CONTAINER_SIZE,
             datanode: DatanodeConfig::default(),
             slots_per_datanode: 100,
             tick_ms: 1_000,
@@ -126,6 +131,23 @@ impl MiniOzoneClusterBuilder {
         self
     }
 
+    /// Whether the SCMs' replicates keep a pending allocation on their target (by default
+    /// upstream's, HDDS-14924).
+    pub fn replication_space_accounting(mut self, accounting: ReplicationSpaceAccounting) -> Self {
+        self.replication_space_accounting = accounting;
+        self
+    }
+
+    /// A container's size (`ozone.scm.container.size`; by default [`CONTAINER_SIZE`]): a
+    /// slot on a volume, and what a key of that many bytes fills (a block written by the
+    /// cluster holds one chunk of [`CHUNK_LEN_BYTES`] bytes).
+    ///
+    /// [`CHUNK_LEN_BYTES`]: crate::sim::replica_node::CHUNK_LEN_BYTES
+    pub fn container_size_bytes(mut self, bytes: u64) -> Self {
+        self.container_size_bytes = bytes;
+        self
+    }
+
     /// Every datanode's settings (term fencing, the replicas' code).
     pub fn datanode_config(mut self, config: DatanodeConfig) -> Self {
         self.datanode = config;
@@ -165,12 +187,13 @@ impl MiniOzoneClusterBuilder {
     pub fn build(self) -> Result<MiniOzoneCluster, ClusterError> {
         self.validate()?;
         let config = ScmConfig {
-            container_size: CONTAINER_SIZE,
+            container_size: self.container_size_bytes,
             pipeline_choice_seed: self.seed,
             hardening: self.scm_hardening,
             replication: self.replication_manager,
             excess_replica_order: self.excess_replica_order,
             deleting_replica_rule: self.deleting_replica_rule,
+            replication_space_accounting: self.replication_space_accounting,
             ..ScmConfig::with_pipelines(self.pipelines())
         };
         let mut cluster = MiniOzoneCluster {
@@ -269,10 +292,11 @@ impl MiniOzoneClusterBuilder {
             cluster.pace.clock().shared(),
         )?;
         cluster.peers.register(datanode.replicas());
+        let size = self.container_size_bytes;
         datanode.reports().set_volume(VolumeUsage {
             // Half a container more than the slots: a slot is a whole container.
-            capacity_bytes: self.slots_per_datanode * CONTAINER_SIZE + CONTAINER_SIZE / 2,
-            max_container_size_bytes: CONTAINER_SIZE,
+            capacity_bytes: self.slots_per_datanode * size + size / 2,
+            max_container_size_bytes: size,
         });
         Ok(datanode)
     }

@@ -1,0 +1,85 @@
+//! A replicate's target keeps its room while the copy is made (HDDS-14924), and across a
+//! leader change (`ScmHardening::rebuild_reserves_replication_targets`), stepped: the
+//! target takes the old leader's replicate, the keys are granted, then the copy lands.
+
+use hadoop_ref::hdds::ids::ScmId;
+use hadoop_ref::scenarios::cluster::invariants::no_datanode_granted_past_its_room;
+use hadoop_ref::scenarios::cluster::{ReplicationTargetBehavior, under_replicated_container};
+use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
+
+/// Pipeline choice seeds tried: the keys must land on the target's pipelines for its room
+/// to matter, which some seeds' draws do and others do not.
+const SEEDS: std::ops::Range<u64> = 0..6;
+
+/// The target (the datanode the replicate reached) takes SCM 1's replicate into its
+/// replication supervisor; leadership moves to SCM 2 if `moves`, whose node reports
+/// predate the copy; up to eight keys are granted, the copy lands (the target has not
+/// heard the new term, so the command is not fenced), the keys are written.
+fn copy_lands_after_the_grants(
+    behavior: ReplicationTargetBehavior,
+    seed: u64,
+    moves: bool,
+) -> Result<(), String> {
+    let cluster = under_replicated_container(behavior, seed).map_err(|v| v.to_string())?;
+    let target = took_the_replicate(&cluster);
+    if moves {
+        cluster.transfer_leadership(1).unwrap();
+    }
+    cluster.tick_scms().unwrap();
+    let granted: Vec<_> = (0..8).filter_map(|_| cluster.open_key(1).ok()).collect();
+    assert!(target.supervisor_step(), "the copy runs");
+    for key in &granted {
+        cluster.write_blocks(key).unwrap();
+    }
+    no_datanode_granted_past_its_room(&cluster).map_err(|v| v.to_string())
+}
+
+/// Each datanode heartbeats SCM 1 and hands what it got to its executors: the one that
+/// got the replicate is the target.
+fn took_the_replicate(cluster: &MiniOzoneCluster) -> &hadoop_ref::datanode::daemon::Datanode {
+    (0..cluster.datanode_count())
+        .map(|i| cluster.datanode(i).unwrap())
+        .find(|dn| {
+            dn.heartbeat_to(ScmId(1)).unwrap();
+            dn.process_command() && dn.executor_backlog() > 0
+        })
+        .expect("SCM 1's replication manager sent a replicate")
+}
+
+fn caught_on_some_seed(behavior: ReplicationTargetBehavior, moves: bool) -> String {
+    SEEDS
+        .filter_map(|seed| copy_lands_after_the_grants(behavior, seed, moves).err())
+        .next()
+        .unwrap_or_else(|| panic!("{} granted past no target's room", behavior.name()))
+}
+
+#[test]
+fn a_replication_target_keeps_its_room_while_the_copy_is_made() {
+    for seed in SEEDS {
+        copy_lands_after_the_grants(ReplicationTargetBehavior::Hardened, seed, false).unwrap();
+    }
+}
+
+#[test]
+fn a_replication_target_is_granted_past_its_room_without_its_pending_allocation() {
+    let error = caught_on_some_seed(ReplicationTargetBehavior::LegacyUnaccounted, false);
+    assert!(error.contains("room for"), "{error}");
+}
+
+#[test]
+fn a_new_leader_keeps_room_for_the_copy_the_old_one_sent() {
+    for seed in SEEDS {
+        copy_lands_after_the_grants(ReplicationTargetBehavior::Hardened, seed, true).unwrap();
+    }
+}
+
+#[test]
+fn a_new_leader_grants_the_targets_room_again_without_the_switch() {
+    let behavior = ReplicationTargetBehavior::HardenedWithoutTargetRebuild;
+    let error = caught_on_some_seed(behavior, true);
+    assert!(error.contains("room for"), "{error}");
+    // The same cluster without a leader change keeps the old leader's record.
+    for seed in SEEDS {
+        copy_lands_after_the_grants(behavior, seed, false).unwrap();
+    }
+}
