@@ -2,7 +2,7 @@
 //! leader change (`ScmHardening::rebuild_reserves_replication_targets`), stepped: the
 //! target takes the old leader's replicate, the keys are granted, then the copy lands.
 
-use hadoop_ref::hdds::ids::ScmId;
+use hadoop_ref::hdds::ids::{ContainerId, ScmId};
 use hadoop_ref::scenarios::cluster::invariants::no_datanode_granted_past_its_room;
 use hadoop_ref::scenarios::cluster::{ReplicationTargetBehavior, under_replicated_container};
 use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
@@ -81,5 +81,39 @@ fn a_new_leader_grants_the_targets_room_again_without_the_switch() {
     // The same cluster without a leader change keeps the old leader's record.
     for seed in SEEDS {
         copy_lands_after_the_grants(behavior, seed, false).unwrap();
+    }
+}
+
+/// Regression (postmortem: the first cut of the switch kept the copy's slot on every
+/// candidate, and the new leader's replication manager then found no candidate with room
+/// for the copy, the slot kept for it included, once grants filled the rest: the
+/// container stayed under-replicated until the slot aged out; the manager now counts a
+/// slot kept for that container as room for its copy).
+#[test]
+fn the_slot_kept_for_a_copy_lets_the_new_leader_send_it() {
+    for seed in SEEDS {
+        let cluster = under_replicated_container(ReplicationTargetBehavior::Hardened, seed)
+            .map_err(|v| v.to_string())
+            .unwrap();
+        cluster.transfer_leadership(1).unwrap();
+        // Every datanode hears the new term first: SCM 1's replicate is fenced.
+        for dn in 0..cluster.datanode_count() {
+            cluster
+                .datanode(dn)
+                .unwrap()
+                .heartbeat_to(ScmId(2))
+                .unwrap();
+        }
+        // Before the new leader's replication manager runs, twenty asks (a refused one
+        // skipped) fill every datanode's room.
+        let granted: Vec<_> = (0..20).filter_map(|_| cluster.open_key(1).ok()).collect();
+        for key in &granted {
+            cluster.write_blocks(key).unwrap();
+        }
+        cluster.run_until_quiescent(30).unwrap();
+        let leader = cluster.leader().unwrap();
+        // The set-up's container is the first one granted.
+        let copied = leader.replicas(ContainerId(1));
+        assert_eq!(copied.len(), 2, "seed {seed}: the copy was made");
     }
 }

@@ -37,6 +37,13 @@
 //!   datanodes whose node reports had not reached the new leader. The hardened rebuild
 //!   reserves on every pipeline datanode without a reported replica, whatever the state
 //!   (`ScmHardening::rebuild_reserves_unreported_replicas`).
+//! - `tests/cluster/replication_target.rs`, `the_slot_kept_for_a_copy_lets_the_new_leader_send_it`.
+//!   Postmortem: the first cut of `ScmHardening::rebuild_reserves_replication_targets`
+//!   kept the copy's slot on every candidate, and once grants filled the rest the new
+//!   leader's replication manager found no candidate with room, the slot kept for that
+//!   very copy counted against it; the shuttle case's liveness check saw the container
+//!   stay under-replicated. The manager now counts a slot kept for the container as room
+//!   for its copy.
 //! - `tests/cluster/lifecycle.rs`, `a_settled_cluster_has_let_the_replication_manager_close_every_replica`.
 //!   Postmortem: once containers closed from their replicas' reports, the random cluster
 //!   lost a kept key's block with every fix in place: the settle stopped in the tick where
