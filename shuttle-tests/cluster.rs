@@ -3,7 +3,8 @@
 //! leader's force delete reaching a replica under repair, stepped and through the whole
 //! cluster; keys granted across a leader
 //! change, judged by the datanodes' own reports; a replicate's target keeping its room
-//! while the copy is made, and across a leader change (HDDS-14924); deletions across a transfer, a restart
+//! while the copy is made, and across a leader change (HDDS-14924); a re-elected leader
+//! sending a copy again (HDDS-8473); deletions across a transfer, a restart
 //! and reconciliation; HDDS-16811's trigger on a QUASI_CLOSED container; an
 //! over-replicated container's excess deleted by two leaders across a failover
 //! (HDDS-16449); a restored block in a DELETING container (HDDS-14416); and the random
@@ -61,6 +62,10 @@ shuttle_tests! {
     replication_target_keeps_its_room_across_a_leader_change_pct: "replica_copied_while_leadership_moves" / "Hardened", PCT3;
     replication_target_forgotten_by_the_new_leader_random: "replica_copied_while_leadership_moves" / "HardenedWithoutTargetRebuild", RANDOM;
     replication_target_forgotten_by_the_new_leader_pct: "replica_copied_while_leadership_moves" / "HardenedWithoutTargetRebuild", PCT3;
+    reelected_leader_sends_the_copy_again_random: "replica_copied_across_a_reelection" / "Hardened", RANDOM;
+    reelected_leader_sends_the_copy_again_pct: "replica_copied_across_a_reelection" / "Hardened", PCT3;
+    reelected_leader_waits_for_a_dead_op_random: "replica_copied_across_a_reelection" / "LegacyPendingOpsKept", RANDOM;
+    reelected_leader_waits_for_a_dead_op_pct: "replica_copied_across_a_reelection" / "LegacyPendingOpsKept", PCT3;
     granted_slots_survive_leadership_moves_random: "keys_written_while_leadership_moves" / "SeedPatch", RANDOM;
     granted_slots_survive_leadership_moves_pct: "keys_written_while_leadership_moves" / "SeedPatch", PCT3;
     granted_slots_survive_leadership_moves_when_hardened_random: "keys_written_while_leadership_moves" / "Hardened", RANDOM;

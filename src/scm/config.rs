@@ -189,6 +189,27 @@ pub struct ScmConfig {
     pub deleting_replica_rule: DeletingReplicaRule,
     /// Whether a replicate's target keeps a pending allocation (HDDS-14924).
     pub replication_space_accounting: ReplicationSpaceAccounting,
+    /// What the replication manager does with its pending ops when it starts a new
+    /// serving term (HDDS-8473).
+    pub pending_ops_on_new_term: PendingOpsOnNewTerm,
+}
+
+/// What the replication manager does with `ContainerReplicaPendingOps` when it goes to
+/// RUNNING for a new serving term (`ReplicationManager.notifyStatusChanged`).
+///
+/// **The race (HDDS-8473).** Pending ops live in the SCM's memory and survive a lost and
+/// regained leadership: the ops of the earlier term still count as in flight, though the
+/// datanodes drop those commands as stale once they heard a newer term (HDDS-3988). The
+/// manager then counts a copy that will never come and sends none until the op's
+/// deadline passes (twelve minutes by default). **The fix** clears the pending ops when
+/// the manager goes to RUNNING.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PendingOpsOnNewTerm {
+    /// Ozone since HDDS-8473: `ContainerReplicaPendingOps.clear`.
+    #[default]
+    Clear,
+    /// Ozone before HDDS-8473: the ops of an earlier term stay until their deadline.
+    LegacyKeep,
 }
 
 /// Whether the replication manager accounts for the space a copy will take on its target
@@ -338,6 +359,7 @@ impl ScmConfig {
             excess_replica_order: ExcessReplicaOrder::Sorted,
             deleting_replica_rule: DeletingReplicaRule::ForceDeleteClosedOrQuasiClosed,
             replication_space_accounting: ReplicationSpaceAccounting::PendingAllocationOnTarget,
+            pending_ops_on_new_term: PendingOpsOnNewTerm::Clear,
         }
     }
 

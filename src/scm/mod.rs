@@ -41,8 +41,8 @@ pub mod pipeline_choice;
 pub mod replica_count;
 
 pub use config::{
-    DeletingReplicaRule, ExcessReplicaOrder, ReplicationManagerConfig, ReplicationSpaceAccounting,
-    ScmBehavior, ScmConfig, ScmHardening,
+    DeletingReplicaRule, ExcessReplicaOrder, PendingOpsOnNewTerm, ReplicationManagerConfig,
+    ReplicationSpaceAccounting, ScmBehavior, ScmConfig, ScmHardening,
 };
 pub use container_info::{ContainerInfo, LifeCycleState, Pipeline};
 pub use container_manager::StorageContainerManager;

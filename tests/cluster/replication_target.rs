@@ -3,7 +3,9 @@
 //! target takes the old leader's replicate, the keys are granted, then the copy lands.
 
 use hadoop_ref::hdds::ids::{ContainerId, ScmId};
-use hadoop_ref::scenarios::cluster::invariants::no_datanode_granted_past_its_room;
+use hadoop_ref::scenarios::cluster::invariants::{
+    container_keeps_its_replication_factor, no_datanode_granted_past_its_room,
+};
 use hadoop_ref::scenarios::cluster::{ReplicationTargetBehavior, under_replicated_container};
 use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
 
@@ -116,4 +118,33 @@ fn the_slot_kept_for_a_copy_lets_the_new_leader_send_it() {
         let copied = leader.replicas(ContainerId(1));
         assert_eq!(copied.len(), 2, "seed {seed}: the copy was made");
     }
+}
+
+/// HDDS-8473, stepped: SCM 1's replicate is dropped by its target, which heard SCM 2's
+/// term first; SCM 1 leads again before SCM 2's replication manager ran. Returns the
+/// factor check after the cluster settled (30 ticks, inside the op's deadline).
+fn reelected_with_a_dropped_replicate(behavior: ReplicationTargetBehavior) -> Result<(), String> {
+    let cluster = under_replicated_container(behavior, 0).map_err(|v| v.to_string())?;
+    cluster.transfer_leadership(1).unwrap();
+    for dn in 0..cluster.datanode_count() {
+        let datanode = cluster.datanode(dn).unwrap();
+        datanode.heartbeat_to(ScmId(2)).unwrap();
+        datanode.heartbeat_to(ScmId(1)).unwrap();
+        while datanode.process_command() {}
+    }
+    cluster.transfer_leadership(0).unwrap();
+    cluster.run_until_quiescent(30).unwrap();
+    container_keeps_its_replication_factor(&cluster, ContainerId(1), 2).map_err(|v| v.to_string())
+}
+
+#[test]
+fn a_reelected_leader_sends_again_the_copy_its_earlier_term_sent() {
+    reelected_with_a_dropped_replicate(ReplicationTargetBehavior::Hardened).unwrap();
+}
+
+#[test]
+fn a_reelected_leader_waits_for_a_dead_op_before_hdds_8473() {
+    let error = reelected_with_a_dropped_replicate(ReplicationTargetBehavior::LegacyPendingOpsKept)
+        .unwrap_err();
+    assert!(error.contains("below its replication factor"), "{error}");
 }

@@ -13,8 +13,8 @@ use crate::scenarios::cluster::{
     keys_deleted_while_leadership_moves, keys_written_while_leadership_moves,
     over_replicated_container_across_a_leader_change,
     over_replicated_container_while_the_deposed_leader_processes, random_cluster_with_faults,
-    replica_copied_while_keys_are_granted, replica_copied_while_leadership_moves,
-    stale_force_delete_during_repair,
+    replica_copied_across_a_reelection, replica_copied_while_keys_are_granted,
+    replica_copied_while_leadership_moves, stale_force_delete_during_repair,
 };
 use crate::scm::ScmBehavior;
 
@@ -143,6 +143,15 @@ fn allocation_and_repair(cases: &mut Vec<Case>) {
         ReplicationTargetBehavior,
         |behavior, seed| replica_copied_while_leadership_moves(behavior, seed),
         [(Hardened, Holds), (HardenedWithoutTargetRebuild, Caught),]
+    );
+    // HDDS-8473: a leader that regains leadership clears the pending ops of its earlier
+    // term, whose commands the datanodes dropped as stale; kept, they hold back the copy.
+    cases!(
+        cases,
+        "replica_copied_across_a_reelection",
+        ReplicationTargetBehavior,
+        |behavior, seed| replica_copied_across_a_reelection(behavior, seed),
+        [(Hardened, Holds), (LegacyPendingOpsKept, Caught)]
     );
     // HDDS-16811's MC2 through the SCM: a lagging replica's deletion leaves no trace before
     // the patch, and a reconcile command brings the block back from a cut-off peer.

@@ -229,6 +229,11 @@ fn cluster(scenario: &str, variant: &str) -> Option<Defect> {
             "a new leader forgets the old leader's replication target and grants its room \
              again while the copy lands (closed by rebuild_reserves_replication_targets)",
         ),
+        ("replica_copied_across_a_reelection", "LegacyPendingOpsKept") => defect(
+            "HDDS-8473",
+            "a re-elected leader keeps the pending ops of its earlier term and waits for a \
+             copy its target dropped as stale: the container stays under-replicated",
+        ),
         ("keys_written_while_leadership_moves", other) => allocation(scenario, other),
         ("deletions_across_transfer_restart_and_repair", other)
         | ("key_deleted_from_a_quasi_closed_container_during_reconcile", other) => {

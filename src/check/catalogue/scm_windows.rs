@@ -222,3 +222,39 @@ fn leader_change_before_copy_report(state: &mut WindowState, event: &Seen<'_>) -
         _ => false,
     }
 }
+
+/// HDDS-8473: a replicate's target drops it as stale (it heard a newer term), and an SCM
+/// becomes leader again (in either order): the re-elected SCM's pending add of its
+/// earlier term would name a copy that will not come.
+pub const STALE_REPLICATE_AND_REELECTION: RaceWindow = RaceWindow {
+    seed: "HDDS-17268",
+    name: "replicate dropped as stale, and an SCM leading again",
+    reads: &["command dropped as stale", "became leader"],
+    fields: &["command"],
+    step: stale_replicate_and_reelection,
+};
+
+/// Stage bits: a replicate was dropped as stale (1), an SCM became leader a second time
+/// (2). Slots 1 to 3 keep the SCMs seen becoming leader.
+fn stale_replicate_and_reelection(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let before = state.stage;
+    match event.name {
+        "command dropped as stale"
+            if event
+                .field("command")
+                .is_some_and(|c| c.starts_with("ReplicateContainer")) =>
+        {
+            state.stage |= 1;
+        }
+        "became leader" => {
+            let node = event.node_key();
+            if state.slots[1..].contains(&node) {
+                state.stage |= 2;
+            } else if let Some(free) = state.slots[1..].iter_mut().find(|s| **s == 0) {
+                *free = node;
+            }
+        }
+        _ => {}
+    }
+    before != 3 && state.stage == 3
+}

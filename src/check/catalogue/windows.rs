@@ -7,7 +7,7 @@ use crate::check::catalogue::case::Case;
 pub use crate::check::catalogue::scm_windows::{
     ALLOCATION_BEFORE_COPY_REPORT, ALLOCATION_BEFORE_CREATION_REPORT, ALLOCATION_BEFORE_REBUILD,
     LEADER_CHANGE_BEFORE_COPY_REPORT, LEADER_CHANGE_BEFORE_CREATION,
-    REREGISTRATION_BEFORE_CREATION,
+    REREGISTRATION_BEFORE_CREATION, STALE_REPLICATE_AND_REELECTION,
 };
 pub use crate::check::catalogue::standby_windows::{
     CATCH_UP_WITH_QUEUED_REPORTS, DELETION_WITH_QUEUED_REPORTS, FINALIZED_BEFORE_COMPLETION,
@@ -362,6 +362,7 @@ const REBUILD: &[RaceWindow] = &[ALLOCATION_BEFORE_REBUILD];
 const SLOTS: &[RaceWindow] = &[LEADER_CHANGE_BEFORE_CREATION];
 const FAILOVERS: &[RaceWindow] = &[ALLOCATION_BEFORE_REBUILD, LEADER_CHANGE_BEFORE_CREATION];
 const COPIES: &[RaceWindow] = &[ALLOCATION_BEFORE_COPY_REPORT];
+const REELECTION: &[RaceWindow] = &[STALE_REPLICATE_AND_REELECTION];
 const COPIES_ACROSS_FAILOVERS: &[RaceWindow] = &[
     ALLOCATION_BEFORE_COPY_REPORT,
     LEADER_CHANGE_BEFORE_COPY_REPORT,
@@ -467,6 +468,7 @@ const WINDOWS: &[(&str, &[RaceWindow])] = &[
     ),
     ("keys_written_while_leadership_moves", FAILOVERS),
     ("replica_copied_while_keys_are_granted", COPIES),
+    ("replica_copied_across_a_reelection", REELECTION),
     (
         "replica_copied_while_leadership_moves",
         COPIES_ACROSS_FAILOVERS,

@@ -59,8 +59,9 @@ pub use repair::{
     deletions_across_transfer_restart_and_repair_explorable,
 };
 pub use replication_target::{
-    ReplicationTargetBehavior, replica_copied_while_keys_are_granted,
-    replica_copied_while_leadership_moves, under_replicated_container,
+    ReplicationTargetBehavior, replica_copied_across_a_reelection,
+    replica_copied_while_keys_are_granted, replica_copied_while_leadership_moves,
+    under_replicated_container,
 };
 pub use stale_delete::{
     deposed_leaders_force_delete_through_the_cluster,

@@ -16,11 +16,19 @@ use super::invariants::no_datanode_granted_past_its_room;
 use super::liveness::pending_allocations_roll_out;
 use super::setup::{run_on_threads, setup};
 
+use super::invariants::container_keeps_its_replication_factor;
+use crate::hdds::ids::ContainerId;
 use crate::scenarios::Violation;
-use crate::scm::{LifeCycleState, ReplicationSpaceAccounting, ScmBehavior, ScmHardening};
+use crate::scm::{
+    LifeCycleState, PendingOpsOnNewTerm, ReplicationSpaceAccounting, ScmBehavior, ScmHardening,
+};
 use crate::sim::mini_cluster::{ClusterError, Key, MiniOzoneCluster};
 use crate::sync::{Arc, thread};
 
+/// The container the set-up copies: the first one granted.
+const COPIED: ContainerId = ContainerId(1);
+/// Replicas each container needs (pipelines of two datanodes).
+const FACTOR: usize = 2;
 /// Blocks of the copied key: with one chunk of 8 bytes each, they fill its container.
 const BLOCKS: usize = 8;
 /// The container size: what [`BLOCKS`] blocks hold, so the copy takes a whole slot.
@@ -48,6 +56,9 @@ pub enum ReplicationTargetBehavior {
     /// [`ScmBehavior::Hardened`]'s allocation with the replication manager before
     /// HDDS-14924: a replicate records nothing on its target.
     LegacyUnaccounted,
+    /// [`ScmBehavior::Hardened`] with the replication manager before HDDS-8473: its
+    /// pending ops survive a lost and regained leadership.
+    LegacyPendingOpsKept,
 }
 
 impl ReplicationTargetBehavior {
@@ -59,6 +70,7 @@ impl ReplicationTargetBehavior {
                 "HardenedWithoutTargetRebuild"
             }
             ReplicationTargetBehavior::LegacyUnaccounted => "LegacyUnaccounted",
+            ReplicationTargetBehavior::LegacyPendingOpsKept => "LegacyPendingOpsKept",
         }
     }
 
@@ -80,6 +92,14 @@ impl ReplicationTargetBehavior {
                 ReplicationSpaceAccounting::LegacyUnaccounted
             }
             _ => ReplicationSpaceAccounting::PendingAllocationOnTarget,
+        }
+    }
+
+    /// What the replication managers do with their pending ops on a new term.
+    pub fn pending_ops(self) -> PendingOpsOnNewTerm {
+        match self {
+            ReplicationTargetBehavior::LegacyPendingOpsKept => PendingOpsOnNewTerm::LegacyKeep,
+            _ => PendingOpsOnNewTerm::Clear,
         }
     }
 }
@@ -104,6 +124,28 @@ pub fn replica_copied_while_leadership_moves(
     seed: u64,
 ) -> Result<(), Violation> {
     copied_while(behavior, seed, true)
+}
+
+/// [`under_replicated_container`]'s cluster run on its threads for `ROUNDS` (4) moves of
+/// its clock while another thread moves leadership to SCM 2 and back to SCM 1 (HDDS-8473):
+/// the target may hear SCM 2's term before it takes SCM 1's replicate, and drop it as
+/// stale. Once the threads stop, the cluster settles within `SETTLE_TICKS` (30) ticks, far
+/// inside a replicate's deadline; checks [`container_keeps_its_replication_factor`]: SCM 1,
+/// leading again, sent the copy again rather than wait for an op of its earlier term.
+pub fn replica_copied_across_a_reelection(
+    behavior: ReplicationTargetBehavior,
+    seed: u64,
+) -> Result<(), Violation> {
+    let cluster = Arc::new(under_replicated_container(behavior, seed)?);
+    let ratis = Arc::clone(&cluster);
+    let others = vec![thread::spawn(move || {
+        ratis.transfer_leadership(1).map_err(setup)?;
+        ratis.transfer_leadership(0).map_err(setup)?;
+        Ok(Vec::<()>::new())
+    })];
+    run_on_threads(&cluster, others, |_| Ok(()))?;
+    cluster.run_until_quiescent(SETTLE_TICKS).map_err(setup)?;
+    container_keeps_its_replication_factor(&cluster, COPIED, FACTOR)
 }
 
 fn copied_while(
@@ -145,12 +187,13 @@ pub fn under_replicated_container(
     let cluster = MiniOzoneCluster::builder()
         .scms(2)
         .datanodes(3)
-        .replication(2)
+        .replication(FACTOR)
         .slots_per_datanode(3)
         .container_size_bytes(CONTAINER_BYTES)
         .scm_behavior(ScmBehavior::Hardened)
         .scm_hardening(behavior.hardening())
         .replication_space_accounting(behavior.accounting())
+        .pending_ops_on_new_term(behavior.pending_ops())
         .seed(seed)
         .build()
         .map_err(setup)?;

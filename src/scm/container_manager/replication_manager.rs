@@ -22,7 +22,7 @@
 
 use std::collections::BTreeMap;
 
-use super::super::config::ReplicationSpaceAccounting;
+use super::super::config::{PendingOpsOnNewTerm, ReplicationSpaceAccounting};
 use super::super::container_info::{ContainerInfo, LifeCycleState};
 use super::super::error::ScmError;
 use super::super::pending_ops::{PendingOp, PendingOpKind};
@@ -105,8 +105,8 @@ impl StorageContainerManager {
     }
 
     /// `notifyStatusChanged` and `shouldRun`, checked at each run: the first run of a
-    /// new serving term makes it RUNNING (the time noted, the pending ops cleared, the
-    /// queue kept); it runs once the start delay is over. Upstream does the first part in
+    /// new serving term makes it RUNNING (the time noted, the pending ops cleared unless
+    /// [`PendingOpsOnNewTerm::LegacyKeep`], the queue kept); it runs once the start delay is over. Upstream does the first part in
     /// the service notification; doing it at the next run keeps the leadership
     /// notifications, which the HDDS-16891 checkers explore, free of this lock.
     pub(super) fn replication_manager_should_run(&self, rm: &mut ReplicationManagerState) -> bool {
@@ -120,7 +120,9 @@ impl StorageContainerManager {
             rm.ready_since_ms = now_ms;
             rm.last_pass_ms = None;
             rm.last_processed_ms = [None; 2];
-            rm.pending.clear();
+            if self.config.pending_ops_on_new_term == PendingOpsOnNewTerm::Clear {
+                rm.pending.clear();
+            }
             tracing::debug!(node = %self.id, term = context.term, "replication manager running");
         }
         now_ms.saturating_sub(rm.ready_since_ms)

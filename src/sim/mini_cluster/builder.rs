@@ -15,8 +15,8 @@ use crate::hdds::heartbeat::ScmEndpoint;
 use crate::hdds::ids::{DatanodeId, PipelineId, ScmId};
 use crate::scm::ha::ScmDb;
 use crate::scm::{
-    DeletingReplicaRule, ExcessReplicaOrder, Pipeline, ReplicationManagerConfig,
-    ReplicationSpaceAccounting, ScmBehavior, ScmConfig, ScmHardening,
+    DeletingReplicaRule, ExcessReplicaOrder, PendingOpsOnNewTerm, Pipeline,
+    ReplicationManagerConfig, ReplicationSpaceAccounting, ScmBehavior, ScmConfig, ScmHardening,
 };
 use crate::sim::peers::PeerNetwork;
 use crate::sim::ratis::SimulatedRatis;
@@ -40,6 +40,7 @@ pub struct MiniOzoneClusterBuilder {
     excess_replica_order: ExcessReplicaOrder,
     deleting_replica_rule: DeletingReplicaRule,
     replication_space_accounting: ReplicationSpaceAccounting,
+    pending_ops_on_new_term: PendingOpsOnNewTerm,
     container_size_bytes: u64,
     datanode: DatanodeConfig,
     slots_per_datanode: u64,
@@ -60,6 +61,7 @@ impl Default for MiniOzoneClusterBuilder {
             excess_replica_order: ExcessReplicaOrder::Sorted,
             deleting_replica_rule: DeletingReplicaRule::ForceDeleteClosedOrQuasiClosed,
             replication_space_accounting: ReplicationSpaceAccounting::PendingAllocationOnTarget,
+            pending_ops_on_new_term: PendingOpsOnNewTerm::Clear,
             container_size_bytes: CONTAINER_SIZE,
             datanode: DatanodeConfig::default(),
             slots_per_datanode: 100,
@@ -138,6 +140,13 @@ impl MiniOzoneClusterBuilder {
         self
     }
 
+    /// What the SCMs' replication managers do with their pending ops on a new term (by
+    /// default upstream's, HDDS-8473).
+    pub fn pending_ops_on_new_term(mut self, on_new_term: PendingOpsOnNewTerm) -> Self {
+        self.pending_ops_on_new_term = on_new_term;
+        self
+    }
+
     /// A container's size (`ozone.scm.container.size`; by default [`CONTAINER_SIZE`]): a
     /// slot on a volume, and what a key of that many bytes fills (a block written by the
     /// cluster holds one chunk of [`CHUNK_LEN_BYTES`] bytes).
@@ -194,6 +203,7 @@ impl MiniOzoneClusterBuilder {
             excess_replica_order: self.excess_replica_order,
             deleting_replica_rule: self.deleting_replica_rule,
             replication_space_accounting: self.replication_space_accounting,
+            pending_ops_on_new_term: self.pending_ops_on_new_term,
             ..ScmConfig::with_pipelines(self.pipelines())
         };
         let mut cluster = MiniOzoneCluster {
