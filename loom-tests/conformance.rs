@@ -4,9 +4,10 @@
 //! legacy replica (no deleted entry for a block without metadata, a commit with no lock
 //! before the writes are finished) is caught by them held to the seed's patch.
 //!
-//! **Exhaustive**, as `delete_during_repair.rs`: the same three models (a reconciliation
-//! racing a deleting pass, with the block absent or partly present, and two
-//! reconciliations of one container), two spawned threads each, loom's defaults.
+//! **Exhaustive**, as `delete_during_repair.rs`: the same four models (a reconciliation
+//! racing a deleting pass, with the block absent or partly present, two reconciliations
+//! of one container, and a scan racing a deleting pass), two spawned threads each,
+//! loom's defaults.
 
 use hadoop_ref::check::conformance::replica;
 use hadoop_ref::datanode::container::ContainerBehavior::{Hardened, Legacy, SeedPatch};
@@ -16,7 +17,7 @@ fn seed_patch_replica_passes_the_hdds_16811_loom_models() {
     let report = replica::loom_suite(SeedPatch, SeedPatch);
     println!("{}", report.table());
     report.assert_passes();
-    assert_eq!(report.cases.len(), 3, "{}", report.table());
+    assert_eq!(report.cases.len(), 4, "{}", report.table());
 }
 
 #[test]

@@ -22,6 +22,10 @@
 //! code explored is the production path; only loom's view of which accesses conflict
 //! changed.
 //!
+//! HDDS-7300: the on-demand scanner against a deleting round (two spawned threads); the
+//! scanner's second look at a block whose file is gone holds under the read lock and is
+//! caught with no lock, the code before HDDS-7300.
+//!
 //! **Not covered.** One block with two chunks, one transaction and one peer: a race that
 //! needs a second block in the same pass (or a scan) is the shuttle scenarios' job
 //! (`shuttle-tests/`), as are crashes and the other datanode threads.
@@ -29,9 +33,9 @@
 use crate::support::{assert_caught, assert_holds, explore};
 use hadoop_ref::datanode::container::{ContainerBehavior, ContainerConfig};
 use hadoop_ref::scenarios::container::{
-    SEED_KEY, concurrent_reconciliations, concurrent_reconciliations_with,
+    SEED_KEY, ScannerBehavior, concurrent_reconciliations, concurrent_reconciliations_with,
     data_checksum_follows_concurrent_tree_writes, delete_during_partial_repair,
-    delete_during_repair,
+    delete_during_repair, scan_during_block_deletion,
 };
 
 /// The seed's patch alone: the tree file re-read for every block, the chunks of a
@@ -170,6 +174,27 @@ fn hardened_cleanup_under_the_read_lock_is_caught() {
                 false,
             )
         },
+    );
+    assert_caught(&exploration, SEED_KEY);
+}
+
+/// HDDS-7300: the scanner looks a block whose file is gone up again under the read lock,
+/// after the deleting round's batch, and skips it.
+#[test]
+fn scanner_recheck_under_the_read_lock_skips_a_block_being_deleted() {
+    let exploration = explore("scan-during-block-deletion/Hardened", || {
+        scan_during_block_deletion(ScannerBehavior::Hardened)
+    });
+    assert_holds(&exploration);
+}
+
+/// Before HDDS-7300 the scanner looked again with no lock, between the round's unlink and
+/// its batch: MISSING_DATA_FILE, the replica UNHEALTHY.
+#[test]
+fn scanner_recheck_without_the_lock_is_caught() {
+    let exploration = explore(
+        "scan-during-block-deletion/LegacyRecheckWithoutLock",
+        || scan_during_block_deletion(ScannerBehavior::LegacyRecheckWithoutLock),
     );
     assert_caught(&exploration, SEED_KEY);
 }

@@ -39,8 +39,8 @@ fn patched_replicas_pass_the_hdds_16811_shuttle_suite() {
         println!("{}", report.table());
         report.assert_passes();
         assert!(report.implementation.ends_with("ReplicaNode"));
-        // Three reproductions once, four races under two schedulers each.
-        assert_eq!(report.cases.len(), 11, "{}", report.table());
+        // Three reproductions once, five races under two schedulers each.
+        assert_eq!(report.cases.len(), 13, "{}", report.table());
         assert!(
             report.cases.iter().all(|c| c.executions > 0),
             "{}",

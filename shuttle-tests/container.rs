@@ -3,7 +3,8 @@
 //! seed's patch and the hardened code must hold where the seed's race is the subject, and
 //! the legacy code be caught; each race beyond the seed must catch the seed's patch (or,
 //! for the hardened code's own cleanup, the hardened code with it switched off) and the
-//! hardened code must hold.
+//! hardened code must hold. The scanner against a deleting round (HDDS-7300): Ozone's
+//! second look under the read lock holds, the one before it is caught.
 
 use crate::support;
 
@@ -13,6 +14,11 @@ use hadoop_ref::scenarios::container::SEED_KEY;
 
 shuttle_tests! {
     cases: catalogue::container(), seed_key: SEED_KEY;
+    scan_during_deletion_seed_patch_holds_random: "scan_during_block_deletion" / "SeedPatch", RANDOM;
+    scan_during_deletion_hardened_holds_random: "scan_during_block_deletion" / "Hardened", RANDOM;
+    scan_during_deletion_hardened_holds_pct: "scan_during_block_deletion" / "Hardened", PCT3;
+    scan_during_deletion_unlocked_recheck_caught_random: "scan_during_block_deletion" / "LegacyRecheckWithoutLock", RANDOM;
+    scan_during_deletion_unlocked_recheck_caught_pct: "scan_during_block_deletion" / "LegacyRecheckWithoutLock", PCT3;
     delete_during_repair_seed_patch_holds_random: "delete_during_repair" / "SeedPatch", RANDOM;
     delete_during_repair_seed_patch_holds_pct: "delete_during_repair" / "SeedPatch", PCT3;
     delete_during_repair_hardened_holds_random: "delete_during_repair" / "Hardened", RANDOM;

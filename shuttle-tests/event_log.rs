@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use hadoop_ref::check::catalogue::{self, Case, Expectation};
 use hadoop_ref::check::monitor::offline::check_log;
 use hadoop_ref::check::monitor::{
-    Judgement, Monitor, MonitorSet, Verdict, allocation, container, replica_data, replication,
-    standby, standby_end, term_fencing,
+    Judgement, Monitor, MonitorSet, Verdict, allocation, container, replica_data, replica_health,
+    replication, standby, standby_end, term_fencing,
 };
 use hadoop_ref::check::shuttle::{
     EventLogs, InlineMonitors, Listeners, Observe, ReplayOutcome, RunSpec, property_of,
@@ -66,6 +66,7 @@ fn judged_unrouted(path: &Path) -> Vec<Judgement> {
         term_fencing::monitors(),
         container::monitors(),
         replica_data::monitors(),
+        replica_health::monitors(),
         allocation::monitors(),
         replication::monitors(),
         standby::monitors(),

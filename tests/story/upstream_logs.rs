@@ -122,6 +122,8 @@ fn every_datanode_statement_yields_the_events_it_claims() {
         &["5", "1a2b"],
         &["5", "9f9f", "1a2b"],
         &["5", "0", "1a2b"],
+        &["5", "2025-03-01T10:00:01Z"],
+        &["5", "1 error(s): MISSING_DATA_FILE"],
     ];
     let context = [
         ozone_datanode::STATEMENTS[14].template,

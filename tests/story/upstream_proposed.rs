@@ -284,6 +284,7 @@ fn dn1() -> Vec<L> {
         today(oz(27, supervisor, "DEBUG", "checksum.ContainerChecksumTreeManager", "Merkle tree for container 1 updated with container data checksum 3c4d")),
         today(oz(27, supervisor, "WARN", HANDLER, "Container 1 data checksum updated from 1a2b to 3c4d")),
         today(oz(27, supervisor, "WARN", HANDLER, "Completed reconciliation for container 1 with 1/1 peers. 1 blocks were updated. Data checksum updated from 1a2b to 3c4d")),
+        today(oz(28, "OnDemandContainerScanner", "DEBUG", "ozoneimpl.OnDemandContainerScanner", "Completed scan of container 1 at 2025-03-01T10:00:28Z")),
         L::Proposed(
             oz(27, supervisor, "INFO", "replication.ReplicationSupervisor", &format!("Successful DONE {reconcile_with_term}")),
             Some(oz(27, supervisor, "INFO", "replication.ReplicationSupervisor", &format!("Successful DONE {reconcile}"))),
@@ -591,7 +592,7 @@ fn the_page_lists_every_monitor() {
 fn a_log_with_the_proposed_statements_decides_every_monitor_of_the_three_seeds() {
     let verdicts = verdicts(true);
     let scope = in_scope();
-    assert_eq!(scope.len(), 14, "{scope:?}");
+    assert_eq!(scope.len(), 15, "{scope:?}");
     for monitor in scope {
         let verdict = &verdicts[monitor];
         // A correct run: decided means ok here.

@@ -8,12 +8,12 @@
 use crate::check::catalogue::case::{Case, Expectation};
 use crate::datanode::container::{ContainerBehavior, ContainerConfig};
 use crate::scenarios::container::{
-    ContainerClusterShape, block_deleted_during_reconciliation_is_not_committed,
+    ContainerClusterShape, ScannerBehavior, block_deleted_during_reconciliation_is_not_committed,
     concurrent_reconciliations, concurrent_reconciliations_with,
     data_checksum_follows_concurrent_tree_writes, delete_during_partial_repair,
     delete_during_repair, deleted_block_is_not_restored_by_reconciliation,
     deletes_and_repairs_keep_replicas_consistent,
-    failed_deletion_tree_write_never_orphans_a_repair,
+    failed_deletion_tree_write_never_orphans_a_repair, scan_during_block_deletion,
 };
 
 /// The variant name of the hardened code with its failed-repair cleanup under the read
@@ -28,7 +28,24 @@ pub fn container() -> Vec<Case> {
     random_cluster(&mut cases);
     concurrent_reconciliation_cases(&mut cases);
     beyond_the_seed(&mut cases);
+    scanner_and_deletion(&mut cases);
     cases
+}
+
+/// HDDS-7300: the scanner looks a block whose file is gone up again under the read lock,
+/// after the deleting task's batch; before it, with no lock.
+fn scanner_and_deletion(cases: &mut Vec<Case>) {
+    cases!(
+        cases,
+        "scan_during_block_deletion",
+        ScannerBehavior,
+        |behavior, _seed| scan_during_block_deletion(behavior),
+        [
+            (SeedPatch, Holds),
+            (Hardened, Holds),
+            (LegacyRecheckWithoutLock, Caught),
+        ]
+    );
 }
 
 /// A deletion racing the repair of a block, small enough for loom.

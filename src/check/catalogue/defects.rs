@@ -144,6 +144,11 @@ fn container(scenario: &str, variant: &str) -> Option<Defect> {
             "a repair commits a block whose file a failed deleting round unlinked (closed \
              by commit_requires_block_file)",
         ),
+        ("LegacyRecheckWithoutLock", _) => defect(
+            "HDDS-7300",
+            "the scanner looks a block whose file the deleting round unlinked up again with \
+             no lock, still finds its metadata, and marks the replica UNHEALTHY",
+        ),
         ("HardenedCleanupUnderReadLock", _) => defect(
             "beyond HDDS-16811 (cleanup_under_write_lock)",
             "a failed repair's cleanup under the read lock unlinks the block another \

@@ -210,6 +210,30 @@ fn delete_during_reconciliation(state: &mut WindowState, event: &Seen<'_>) -> bo
     })
 }
 
+/// HDDS-7300: a deleting round unlinks a block of a replica, then a scan of that replica
+/// ends (its second look at the block came after the unlink, before or after the
+/// round's metadata batch).
+pub const SCAN_AFTER_UNLINK: RaceWindow = RaceWindow {
+    seed: "HDDS-16811",
+    name: "scan ending after a block's unlink on the replica",
+    reads: &["block deleted", "container scanned"],
+    fields: &["container"],
+    step: scan_after_unlink,
+};
+
+fn scan_after_unlink(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let key = replica_key(event);
+    match event.name {
+        "block deleted" => {
+            state.stage = 1;
+            state.slots[0] = key;
+            false
+        }
+        "container scanned" => state.stage == 1 && state.slots[0] == key,
+        _ => false,
+    }
+}
+
 /// HDDS-16811: a block is deleted on a replica, then reconciliation compares that
 /// replica's tree with a peer that still has the block.
 pub const DELETE_BEFORE_COMPARE: RaceWindow = RaceWindow {
@@ -354,6 +378,7 @@ const FENCING_CLUSTER: &[RaceWindow] = &[
     DEPOSED_COMMAND_AFTER_RESTART,
 ];
 const REPAIR: &[RaceWindow] = &[DELETE_BETWEEN_PULL_AND_COMMIT, DELETE_DURING_RECONCILIATION];
+const SCAN: &[RaceWindow] = &[SCAN_AFTER_UNLINK];
 const RESTORE: &[RaceWindow] = &[DELETE_BEFORE_COMPARE];
 const CLUSTER_DELETES: &[RaceWindow] = &[DELETE_BEFORE_COMPARE, DELETE_DURING_RECONCILIATION];
 const RECONCILE: &[RaceWindow] = &[CONCURRENT_RECONCILIATIONS];
@@ -454,6 +479,7 @@ const WINDOWS: &[(&str, &[RaceWindow])] = &[
     ("rbw_report_races_completion", RBW_RACE),
     ("failovers_lose_no_replica_and_keep_counts", STANDBY),
     ("delete_during_repair", REPAIR),
+    ("scan_during_block_deletion", SCAN),
     ("delete_during_partial_repair", REPAIR),
     ("deleted_block_not_restored", RESTORE),
     ("block_deleted_during_reconciliation", REPAIR),

@@ -8,8 +8,8 @@
 //! is copied back; deleted during it, its metadata is committed without its file.
 //!
 //! **What holds an implementation to the fix.** Its replicas run the seed's reproductions
-//! (MC2, MC3 and its MISSING_CHUNK variant), a reconciliation racing a deleting pass, two
-//! reconciliations of one container at once and three replicas under random deletions,
+//! (MC2, MC3 and its MISSING_CHUNK variant), a reconciliation racing a deleting pass, a
+//! scan racing a deleting pass (HDDS-7300), two reconciliations of one container at once and three replicas under random deletions,
 //! repairs and scans, judged by the scenarios' invariants (no deleted block live, no
 //! metadata without its file, no live block lost, every deletion in the tree, replicas
 //! converge, none UNHEALTHY) under loom and shuttle, and step by step against the crate's
@@ -31,7 +31,7 @@ use crate::scenarios::container::{
     ContainerClusterShape, block_deleted_during_reconciliation_is_not_committed_on,
     concurrent_reconciliations_on, delete_during_repair_on,
     deleted_block_is_not_restored_by_reconciliation_on,
-    deletes_and_repairs_keep_replicas_consistent_on,
+    deletes_and_repairs_keep_replicas_consistent_on, scan_during_block_deletion_on,
 };
 
 #[cfg(loom)]
@@ -101,6 +101,12 @@ pub fn scenarios<F: ReplicaFactory>() -> Vec<Scenario<F>> {
         scenario(
             "concurrent_reconciliations",
             |f, _| concurrent_reconciliations_on(&f),
+            true,
+            false,
+        ),
+        scenario(
+            "scan_during_block_deletion",
+            |f, _| scan_during_block_deletion_on(&f),
             true,
             false,
         ),

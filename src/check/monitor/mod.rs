@@ -32,6 +32,7 @@
 //! | HDDS-16811+HDDS-17268+HDDS-16891 | every deleted block deleted everywhere | [`container`] |
 //! | HDDS-16811 | block metadata only with its file | [`container`] |
 //! | HDDS-16811 | no block of a live key lost | [`replica_data`] |
+//! | HDDS-16811 | no replica marked UNHEALTHY by the race (HDDS-7300 too) | [`replica_health`] |
 //! | HDDS-16811 | data checksum in memory, persisted and in the tree file agree (HDDS-16808) | [`replica_data`] |
 //! | HDDS-16891 | no datanode granted more containers than it has slots | [`allocation`] |
 //! | HDDS-16891 | no datanode granted more containers than it has room for (cluster) | [`allocation`] |
@@ -50,6 +51,7 @@ mod judgement;
 pub mod memo;
 pub mod offline;
 pub mod replica_data;
+pub mod replica_health;
 pub mod replication;
 mod route;
 pub mod standby;
@@ -124,6 +126,7 @@ impl MonitorSet {
         monitors.extend(term_fencing::monitors());
         monitors.extend(container::monitors());
         monitors.extend(replica_data::monitors());
+        monitors.extend(replica_health::monitors());
         monitors.extend(allocation::monitors());
         monitors.extend(replication::monitors());
         monitors.extend(standby::monitors());

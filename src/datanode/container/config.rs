@@ -144,6 +144,27 @@ pub struct ContainerConfig {
     /// Block ids one deleting task processes at most
     /// (`hdds.datanode.block.deleting.limit.per.interval`).
     pub block_deleting_limit_per_interval: usize,
+    /// How the scanner looks again at a block whose file it found missing (HDDS-7300).
+    pub scan_recheck: ScanRecheck,
+}
+
+/// How the container scanner (`KeyValueContainerCheck.scanData`) looks again at a block
+/// whose file it found missing, before it calls the replica UNHEALTHY.
+///
+/// **The race (HDDS-7300).** The deleting task unlinks a block's file, then removes its
+/// metadata in a batch, all under the container write lock; the scanner reads the
+/// metadata with no lock. Looked up again without the lock, the block's metadata can
+/// still be there while its file is already gone: MISSING_DATA_FILE, the replica UNHEALTHY.
+/// **The fix** (`getBlockDataFromDBWithLock`) looks it up under the read lock, which waits
+/// for the deleting task's batch: a block whose metadata is gone was deleted concurrently
+/// and is skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ScanRecheck {
+    /// Ozone since HDDS-7300: under the container read lock.
+    #[default]
+    UnderReadLock,
+    /// Ozone before HDDS-7300: the metadata read again with no lock.
+    LegacyWithoutLock,
 }
 
 impl ContainerConfig {
@@ -163,6 +184,7 @@ impl ContainerConfig {
             deletion_records_in_database: on,
             recover_on_open: on,
             block_deleting_limit_per_interval: 20_000,
+            scan_recheck: ScanRecheck::UnderReadLock,
         }
     }
 }

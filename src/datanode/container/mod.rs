@@ -90,7 +90,7 @@ pub mod scanner;
 pub mod store;
 pub mod volume;
 
-pub use config::{ContainerBehavior, ContainerConfig};
+pub use config::{ContainerBehavior, ContainerConfig, ScanRecheck};
 pub use contract::{KeyValueContainerApi, ReplicaFactory, ScanFindings, TreeEntry};
 pub use controller::ContainerController;
 pub use error::{ContainerError, PeerError};

@@ -11,6 +11,7 @@
 use std::collections::BTreeSet;
 
 use super::checksum_tree::TreeWriter;
+use super::config::ScanRecheck;
 use super::error::ContainerError;
 use super::merkle::{ChunkMerkle, ContainerMerkleTree, chunk_checksum};
 use super::replica::KeyValueContainer;
@@ -280,8 +281,9 @@ impl std::fmt::Display for ScanErrorsText<'_> {
     }
 }
 
-/// After a missing file: is the block still there, looked up under the read lock? If its
-/// metadata is gone it was deleted during the scan and its errors are discarded.
+/// After a missing file: is the block still there, looked up under the read lock (with
+/// no lock before HDDS-7300, [`ScanRecheck::LegacyWithoutLock`])? If its metadata is
+/// gone it was deleted during the scan and its errors are discarded.
 fn still_has_metadata(container: &KeyValueContainer, block: LocalId, errors: &[ScanError]) -> bool {
     if !errors
         .iter()
@@ -289,7 +291,10 @@ fn still_has_metadata(container: &KeyValueContainer, block: LocalId, errors: &[S
     {
         return true;
     }
-    let _read = container.read_lock();
+    let _read = match container.config().scan_recheck {
+        ScanRecheck::UnderReadLock => Some(container.read_lock()),
+        ScanRecheck::LegacyWithoutLock => None,
+    };
     // A database error keeps the errors: the block cannot be shown to be gone.
     container
         .store()

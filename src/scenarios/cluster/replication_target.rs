@@ -145,6 +145,10 @@ pub fn replica_copied_across_a_reelection(
     })];
     run_on_threads(&cluster, others, |_| Ok(()))?;
     cluster.run_until_quiescent(SETTLE_TICKS).map_err(setup)?;
+    tracing::debug!(
+        why = "settled: nothing in flight, well inside a replicate's deadline",
+        "cluster quiescent"
+    );
     container_keeps_its_replication_factor(&cluster, COPIED, FACTOR)
 }
 

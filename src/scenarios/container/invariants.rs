@@ -269,12 +269,15 @@ pub fn data_checksums_agree(nodes: &[ReplicaNode]) -> Result<(), Violation> {
     replicas_agree_on_the_data_checksum(nodes)
 }
 
+/// The property [`replica_healthy`] checks.
+pub const REPLICA_HEALTHY: &str = "no replica marked UNHEALTHY by the race";
+
 /// The replica was not marked UNHEALTHY.
 pub fn replica_healthy<R: KeyValueContainerApi>(node: &R) -> Result<(), Violation> {
     let state = node.state().map_err(setup)?;
     if state == ContainerState::Unhealthy {
         return Err(violation(
-            "no replica marked UNHEALTHY by the race",
+            REPLICA_HEALTHY,
             format!("{} is UNHEALTHY", node.datanode()),
         ));
     }

@@ -27,6 +27,7 @@
 //! - [`reproductions`]: the seed's MC2 and MC3 with their own assertions and under the
 //!   invariants.
 //! - [`cluster`]: three replicas under random deletions, reconciliations and scans.
+//! - [`scanner_race`]: the scanner against a deleting round (HDDS-7300).
 
 pub mod beyond_seed;
 pub mod cluster;
@@ -34,6 +35,7 @@ pub mod crash_points;
 pub mod invariants;
 pub mod repair_races;
 pub mod reproductions;
+pub mod scanner_race;
 pub mod seed;
 
 pub use beyond_seed::{
@@ -64,5 +66,8 @@ pub use reproductions::{
     deleted_block_is_not_restored_by_reconciliation,
     deleted_block_is_not_restored_by_reconciliation_on, deleted_block_restored_as_reported,
     metadata_without_file_as_reported,
+};
+pub use scanner_race::{
+    ScannerBehavior, scan_during_block_deletion, scan_during_block_deletion_on,
 };
 pub use seed::{BLOCK_X, BLOCK_Y, SEED_KEY};

@@ -25,7 +25,8 @@ use super::layout::Line;
 use super::statement::{self, Captures, number_after, trailing_number};
 
 use statements::{
-    CHECKSUM_TREE, COMMIT, DELETION, DISPATCHER, RECONCILE, REPLICA, REPLICA_SET, STATE_CONTEXT,
+    CHECKSUM_TREE, COMMIT, DELETION, DISPATCHER, RECONCILE, REPLICA, REPLICA_SET, SCANNER,
+    STATE_CONTEXT,
 };
 pub use statements::{Id, PROPOSED, SHOWS, STATEMENTS};
 
@@ -131,6 +132,17 @@ impl Parser {
                 "container created",
                 vec![("container", v.get(0).trim().to_owned())],
             )),
+            Id::ScanCompleted | Id::ScanCorruption => {
+                let unhealthy = id == Id::ScanCorruption;
+                Some(at.event(
+                    SCANNER,
+                    "container scanned",
+                    vec![
+                        ("container", v.get(0).trim().to_owned()),
+                        ("unhealthy", unhealthy.to_string()),
+                    ],
+                ))
+            }
             Id::TreeWritten => Some(at.event(
                 CHECKSUM_TREE,
                 "tree written",

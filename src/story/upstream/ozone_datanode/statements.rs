@@ -12,6 +12,7 @@ pub(super) const DELETION: &str = "datanode::container::deletion";
 pub(super) const CHECKSUM_TREE: &str = "datanode::container::checksum_tree";
 pub(super) const REPLICA: &str = "datanode::container::replica";
 pub(super) const REPLICA_SET: &str = "datanode::container::replica_set";
+pub(super) const SCANNER: &str = "datanode::container::scanner";
 
 /// The statements this format maps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +63,11 @@ pub enum Id {
     ChecksumUpdated,
     /// `KeyValueHandler`: a replica's first data checksum (the same message, at DEBUG).
     ChecksumFirst,
+    /// `OnDemandContainerScanner` (`ContainerScanHelper`): a scan found nothing wrong.
+    ScanCompleted,
+    /// `OnDemandContainerScanner` (`ContainerScanHelper`): a scan found corruption and
+    /// marked the replica UNHEALTHY.
+    ScanCorruption,
     /// Proposed (`docs/upstream-logging.md`), `StateContext`: the term initialised.
     TermInitialized,
     /// Proposed, `StateContext`: the term raised.
@@ -247,6 +253,20 @@ pub const STATEMENTS: &[Statement<Id>] = &[
         level: Level::Debug,
         template: "Container {} data checksum updated from {} to {}",
         yields: &[(REPLICA, "checksum refreshed")],
+    },
+    Statement {
+        id: Id::ScanCompleted,
+        class: "OnDemandContainerScanner",
+        level: Level::Debug,
+        template: "Completed scan of container {} at {}",
+        yields: &[(SCANNER, "container scanned")],
+    },
+    Statement {
+        id: Id::ScanCorruption,
+        class: "OnDemandContainerScanner",
+        level: Level::Error,
+        template: "Corruption detected in container [{}]. Marking it UNHEALTHY. {}",
+        yields: &[(SCANNER, "container scanned")],
     },
 ];
 
@@ -524,5 +544,12 @@ pub const SHOWS: &[Shows<Id>] = &[
         only: None,
         basis: Basis::Logged(&[Id::ChecksumUpdated, Id::ChecksumFirst]),
         how: "KeyValueHandler WARN (DEBUG for a replica's first checksum)",
+    },
+    Shows {
+        component: SCANNER,
+        event: "container scanned",
+        only: None,
+        basis: Basis::Logged(&[Id::ScanCompleted, Id::ScanCorruption]),
+        how: "OnDemandContainerScanner DEBUG (nothing found) and ERROR (marked UNHEALTHY)",
     },
 ];
