@@ -2,11 +2,17 @@
 //! threads run `HeartbeatEndpointTask.processResponse` and apply terms 2 and 3 through
 //! `StateContext.updateTermOfLeaderSCM` while the command processor takes a queued term-2
 //! command. Three spawned threads.
+//!
+//! HDDS-7619: the old leader (still believing, term 1) and the new leader (term 2) each
+//! answer with a close command, so the new leader's term comes with a queued command: the
+//! code that raises the term on `addCommand` holds without reading heartbeat terms, the
+//! code that raises it on poll only is caught. Three spawned threads.
 
 use crate::support::{assert_caught, assert_holds, explore};
 use hadoop_ref::datanode::state_context::StateContextBehavior;
 use hadoop_ref::scenarios::term_fencing::{
     SEED_KEY, concurrent_leader_heartbeats_keep_the_highest_term,
+    stale_command_queued_ahead_of_a_newer_one,
 };
 
 #[test]
@@ -56,6 +62,32 @@ fn unlocked_check_then_set_loses_higher_term() {
 fn code_before_the_patch_loses_higher_term() {
     let exploration = explore("concurrent-leader-heartbeats/Legacy", || {
         concurrent_leader_heartbeats_keep_the_highest_term(StateContextBehavior::Legacy)
+    });
+    assert_caught(&exploration, SEED_KEY);
+}
+
+/// HDDS-7619: `addCommand` raises the term to the new leader's queued command, so the
+/// deposed leader's command queued ahead of it is dropped; the code before HDDS-7621 (no
+/// heartbeat term) holds here too.
+#[test]
+fn term_raised_on_add_drops_the_command_queued_ahead() {
+    for behavior in [
+        StateContextBehavior::SeedPatch,
+        StateContextBehavior::LegacyTermFromCommandsOnly,
+    ] {
+        let exploration = explore(&format!("queued-ahead/{}", behavior.name()), move || {
+            stale_command_queued_ahead_of_a_newer_one(behavior)
+        });
+        assert_holds(&exploration);
+    }
+}
+
+/// Before HDDS-7619 the term rises only when a command is polled: the deposed leader's
+/// command queued ahead of the new leader's runs at the old term.
+#[test]
+fn code_raising_the_term_on_poll_only_runs_the_command_queued_ahead() {
+    let exploration = explore("queued-ahead/LegacyTermOnPoll", || {
+        stale_command_queued_ahead_of_a_newer_one(StateContextBehavior::LegacyTermOnPoll)
     });
     assert_caught(&exploration, SEED_KEY);
 }

@@ -18,6 +18,12 @@ use hadoop_ref::scenarios::term_fencing::SEED_KEY;
 
 shuttle_tests! {
     cases: catalogue::term_fencing(), seed_key: SEED_KEY;
+    queued_ahead_dropped_random: "stale_command_queued_ahead_of_a_newer_one" / "SeedPatch", RANDOM;
+    queued_ahead_dropped_pct: "stale_command_queued_ahead_of_a_newer_one" / "SeedPatch", PCT3;
+    queued_ahead_dropped_when_hardened_random: "stale_command_queued_ahead_of_a_newer_one" / "Hardened", RANDOM;
+    queued_ahead_runs_with_the_term_raised_on_poll_random: "stale_command_queued_ahead_of_a_newer_one" / "LegacyTermOnPoll", RANDOM;
+    queued_ahead_runs_with_the_term_raised_on_poll_pct: "stale_command_queued_ahead_of_a_newer_one" / "LegacyTermOnPoll", PCT3;
+    queued_ahead_runs_without_a_term_fence_random: "stale_command_queued_ahead_of_a_newer_one" / "LegacyNoTermFence", RANDOM;
     believing_old_leader_fenced_random: "heartbeat_term_fences_believing_old_leader" / "SeedPatch", RANDOM;
     believing_old_leader_fenced_pct: "heartbeat_term_fences_believing_old_leader" / "SeedPatch", PCT3;
     believing_old_leader_fenced_when_hardened_random: "heartbeat_term_fences_believing_old_leader" / "Hardened", RANDOM;

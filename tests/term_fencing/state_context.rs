@@ -127,6 +127,26 @@ fn context_before_hdds_7621_runs_a_stale_command_while_the_new_leader_only_heart
     }
 }
 
+/// Before HDDS-7619 a queued command does not raise the term: the deposed leader's
+/// command queued ahead of the new leader's is polled first and runs at the old term.
+/// From HDDS-7619 on (HDDS-7621 undone or not) it is dropped.
+#[test]
+fn context_before_hdds_7619_runs_a_command_queued_ahead_of_a_newer_one() {
+    for (behavior, runs) in [
+        (StateContextBehavior::LegacyTermOnPoll, true),
+        (StateContextBehavior::LegacyTermFromCommandsOnly, false),
+        (StateContextBehavior::SeedPatch, false),
+    ] {
+        let context = heartbeating(behavior);
+        context.add_command(close_command(1, 1)).unwrap();
+        assert!(context.get_next_command().is_some(), "{behavior:?}");
+        context.add_command(close_command(2, 1)).unwrap();
+        context.add_command(close_command(3, 2)).unwrap();
+        let first = context.get_next_command().expect("a command runs");
+        assert_eq!(first.command.term == 1, runs, "{behavior:?}");
+    }
+}
+
 /// Before HDDS-7621 the new leader's term still comes with its commands: queued, it
 /// raises the term (HDDS-7619) and the deposed leader's command queued before it is dropped.
 #[test]

@@ -58,7 +58,8 @@ fn behavior() -> impl Strategy<Value = StateContextBehavior> {
 /// The rules of `StateContext` written out plainly: `updateTermOfLeaderSCM` raises the term
 /// (before init it records the term for init, unless the legacy behavior discards it; the
 /// code before HDDS-7621 reads no heartbeat term, the code before HDDS-3988 fences nothing),
-/// `addCommand` raises it to a higher command's term, `getNextCommand` drops commands below
+/// `addCommand` raises it to a higher command's term (not before HDDS-7619),
+/// `getNextCommand` drops commands below
 /// it, and `initTermOfLeaderSCM` waits for a majority of endpoints in HEARTBEAT and a
 /// queued command (and, awaiting a leader's term, for a heartbeat term or the bound).
 #[derive(Debug)]
@@ -90,7 +91,7 @@ impl Model {
         if self.queue.len() >= LIMIT {
             return false;
         }
-        if self.behavior.fences_commands() {
+        if self.behavior.raises_term_on_add() {
             self.term = self.term.map(|t| t.max(term));
         }
         self.queue.push_back((id, term));

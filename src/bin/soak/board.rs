@@ -44,7 +44,11 @@ const SCHEDULES: &str = "shuttle-tests/schedules";
 
 /// The loom models that catch a catalogue case's defect: the model's label as its test
 /// prints it (`loom <label>: N iteration(s) in T, caught: …`) and the case.
-const LOOM_MODELS: [(&str, &str); 22] = [
+const LOOM_MODELS: [(&str, &str); 23] = [
+    (
+        "queued-ahead/LegacyTermOnPoll",
+        "stale_command_queued_ahead_of_a_newer_one/LegacyTermOnPoll",
+    ),
     (
         "scan-during-block-deletion/LegacyRecheckWithoutLock",
         "scan_during_block_deletion/LegacyRecheckWithoutLock",

@@ -71,6 +71,11 @@ fn term_fencing(variant: &str) -> Option<Defect> {
             "a heartbeat response's term is not read: while the new leader sends no command, \
              a deposed leader's command runs",
         ),
+        "LegacyTermOnPoll" => defect(
+            "HDDS-7619",
+            "a queued command does not raise the term: a deposed leader's command queued \
+             ahead of the new leader's runs at the old term",
+        ),
         "LegacyNoExecutorTermCheck" => defect(
             "HDDS-7620",
             "the delete-container handler and the replication supervisor do not read the \

@@ -57,6 +57,40 @@ fn term_before_init(state: &mut WindowState, event: &Seen<'_>) -> bool {
     }
 }
 
+/// HDDS-7619: a command of a lower term waits in a datanode's queue when a command of a
+/// higher term is queued behind it.
+pub const NEWER_COMMAND_QUEUED_BEHIND: RaceWindow = RaceWindow {
+    seed: "HDDS-17268",
+    name: "a newer term's command queued behind a waiting older one",
+    reads: &[
+        "command queued",
+        "command dispatched",
+        "command dropped as stale",
+    ],
+    fields: &["term"],
+    step: newer_command_queued_behind,
+};
+
+/// Slot 0: the node whose older command waits; slot 1: its term.
+fn newer_command_queued_behind(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let node = event.node_key();
+    let term = event.number("term").unwrap_or(0);
+    match event.name {
+        "command queued" if state.stage == 1 && state.slots[0] == node => term > state.slots[1],
+        "command queued" => {
+            state.stage = 1;
+            state.slots[0] = node;
+            state.slots[1] = term;
+            false
+        }
+        _ if state.slots[0] == node => {
+            *state = WindowState::default();
+            false
+        }
+        _ => false,
+    }
+}
+
 /// HDDS-17268: two heartbeat threads hold different terms at once, one between receiving
 /// its term and applying it while the other receives its own (the seed's MC5).
 pub const HEARTBEAT_TERMS_IN_FLIGHT: RaceWindow = RaceWindow {
@@ -371,6 +405,7 @@ fn leader_deposed_between_queue_and_act(state: &mut WindowState, event: &Seen<'_
 
 const TERM_FENCING: &[RaceWindow] = &[TERM_BEFORE_INIT];
 const MC5: &[RaceWindow] = &[HEARTBEAT_TERMS_IN_FLIGHT];
+const QUEUED_AHEAD: &[RaceWindow] = &[NEWER_COMMAND_QUEUED_BEHIND];
 const RESTART: &[RaceWindow] = &[DEPOSED_COMMAND_AFTER_RESTART];
 const FENCING_CLUSTER: &[RaceWindow] = &[
     TERM_BEFORE_INIT,
@@ -449,6 +484,7 @@ const WINDOWS: &[(&str, &[RaceWindow])] = &[
     ),
     ("deposed_leader_command_after_restart", RESTART),
     ("concurrent_leader_heartbeats_keep_the_highest_term", MC5),
+    ("stale_command_queued_ahead_of_a_newer_one", QUEUED_AHEAD),
     (
         "leader_transfers_never_run_a_stale_command",
         FENCING_CLUSTER,

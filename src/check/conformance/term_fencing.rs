@@ -16,7 +16,7 @@ use crate::scenarios::Violation;
 use crate::scenarios::term_fencing::{
     FencingClusterShape, OldLeader, concurrent_leader_heartbeats_keep_the_highest_term,
     deposed_leader_command_never_runs_after_restart, heartbeat_term_fences_stale_leader_command,
-    leader_transfers_never_run_a_stale_command,
+    leader_transfers_never_run_a_stale_command, stale_command_queued_ahead_of_a_newer_one,
 };
 
 #[cfg(any(loom, feature = "shuttle"))]
@@ -70,6 +70,13 @@ pub fn scenarios<F: StateContextFactory>() -> Vec<Scenario<F>> {
             name: "concurrent_leader_heartbeats_keep_the_highest_term",
             shuttle: |f, _| concurrent_leader_heartbeats_keep_the_highest_term(f),
             loom: Some(concurrent_leader_heartbeats_keep_the_highest_term),
+        },
+        Scenario {
+            name: "stale_command_queued_ahead_of_a_newer_one",
+            shuttle: |f, _| stale_command_queued_ahead_of_a_newer_one(f),
+            // Exhaustive, about half a minute a behavior: the crate's own model
+            // (`loom-tests/heartbeat_term_race.rs`) runs it, the suite does not.
+            loom: None,
         },
         Scenario {
             name: "leader_transfers_never_run_a_stale_command",

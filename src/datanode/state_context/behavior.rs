@@ -63,11 +63,17 @@ pub enum StateContextBehavior {
     /// replication supervisor run a command handed to them without reading the term again,
     /// so a command dispatched just before a new leader's term arrived runs after it.
     LegacyNoExecutorTermCheck,
+    /// The code between HDDS-3988 and HDDS-7619 (so before HDDS-7620 and HDDS-7621 too):
+    /// commands are fenced, but the term is raised only when `getNextCommand` polls a
+    /// command of a higher term, not when `addCommand` queues it, and a heartbeat
+    /// response's term is not read. A deposed leader's command queued ahead of the new
+    /// leader's runs before the new leader's raises the term.
+    LegacyTermOnPoll,
 }
 
 impl StateContextBehavior {
     /// Every behavior, the patched ones first.
-    pub const ALL: [StateContextBehavior; 8] = [
+    pub const ALL: [StateContextBehavior; 9] = [
         StateContextBehavior::SeedPatch,
         StateContextBehavior::Hardened,
         StateContextBehavior::Legacy,
@@ -76,6 +82,7 @@ impl StateContextBehavior {
         StateContextBehavior::LegacyNoTermFence,
         StateContextBehavior::LegacyTermFromCommandsOnly,
         StateContextBehavior::LegacyNoExecutorTermCheck,
+        StateContextBehavior::LegacyTermOnPoll,
     ];
 
     /// Whether this runs unpatched code (one defect or both).
@@ -114,6 +121,16 @@ impl StateContextBehavior {
             self,
             StateContextBehavior::LegacyNoTermFence
                 | StateContextBehavior::LegacyTermFromCommandsOnly
+                | StateContextBehavior::LegacyTermOnPoll
+        )
+    }
+
+    /// Whether `addCommand` raises a set term to a queued command's higher term
+    /// (HDDS-7619; nothing is fenced before HDDS-3988).
+    pub fn raises_term_on_add(self) -> bool {
+        !matches!(
+            self,
+            StateContextBehavior::LegacyNoTermFence | StateContextBehavior::LegacyTermOnPoll
         )
     }
 
@@ -124,6 +141,7 @@ impl StateContextBehavior {
             self,
             StateContextBehavior::LegacyNoTermFence
                 | StateContextBehavior::LegacyNoExecutorTermCheck
+                | StateContextBehavior::LegacyTermOnPoll
         )
     }
 
@@ -140,6 +158,7 @@ impl StateContextBehavior {
             StateContextBehavior::LegacyNoTermFence => "LegacyNoTermFence",
             StateContextBehavior::LegacyTermFromCommandsOnly => "LegacyTermFromCommandsOnly",
             StateContextBehavior::LegacyNoExecutorTermCheck => "LegacyNoExecutorTermCheck",
+            StateContextBehavior::LegacyTermOnPoll => "LegacyTermOnPoll",
         }
     }
 

@@ -235,7 +235,7 @@ impl StateContext {
     }
 
     /// Queues a command (`addCommand`); raises the term to the command's if it is set and
-    /// lower.
+    /// lower (HDDS-7619; not before it, [`StateContextBehavior::LegacyTermOnPoll`]).
     ///
     /// A full queue refuses the command with [`DatanodeError::CommandQueueFull`].
     pub fn add_command(&self, command: ScmCommand) -> Result<(), DatanodeError> {
@@ -251,7 +251,7 @@ impl StateContext {
         }
         if let Some(current) = self
             .term_locked(&inner)
-            .filter(|_| self.behavior.fences_commands())
+            .filter(|_| self.behavior.raises_term_on_add())
         {
             if current < command.term {
                 self.set_term_locked(&inner, command.term, "command queued");

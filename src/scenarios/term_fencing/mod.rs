@@ -43,6 +43,6 @@ pub use invariants::{
 pub use reproductions::{
     OldLeader, StaleLeaderRun, concurrent_leader_heartbeats_keep_the_highest_term,
     deposed_leader_command_never_runs_after_restart, heartbeat_term_fences_stale_leader_command,
-    stale_leader_command_after_restart,
+    stale_command_queued_ahead_of_a_newer_one, stale_leader_command_after_restart,
 };
 pub use setup::SCENARIO_START_MS;

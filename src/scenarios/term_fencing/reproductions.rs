@@ -84,6 +84,58 @@ pub fn concurrent_leader_heartbeats_keep_the_highest_term<F: StateContextFactory
     replicas_follow_dispatched_deletes(&datanode, &dispatches)
 }
 
+/// HDDS-7619: the term is 1; the old leader, still believing it leads at term 1, answers
+/// with a close command while the new leader answers at term 2 with one of its own, on
+/// two heartbeat threads, with the command processor running (three spawned threads).
+/// The new leader's command always comes with its term, so only `addCommand` raising the
+/// term (HDDS-7619) keeps the old leader's command queued ahead of it from running; a
+/// heartbeat's term (HDDS-7621) is not needed. Checks [`no_command_below_heard_term`].
+pub fn stale_command_queued_ahead_of_a_newer_one<F: StateContextFactory>(
+    factory: F,
+) -> Result<(), Violation> {
+    let clock = ManualClock::new(SCENARIO_START_MS).shared();
+    let scms = in_process_scms(2);
+    let (old, new) = (&scms[0], &scms[1]);
+    let dn = DatanodeId(1);
+    let containers = [ContainerId(1), ContainerId(2), ContainerId(3)];
+    let datanode =
+        FencingDatanode::new(dn, factory, &scms, &containers, clock).map_err(setup_error)?;
+    datanode.register_all().map_err(setup_error)?;
+    let close = |container| CommandKind::CloseContainer {
+        container,
+        pipeline: PipelineId(1),
+        force: false,
+    };
+
+    // Term 1 is initialised from a command of the first leader.
+    old.become_leader(1);
+    queue_command(old, dn, close(containers[0]))?;
+    datanode.heartbeat(0).map_err(setup_error)?;
+    let mut dispatches = datanode.drain();
+    // The code before HDDS-3988 sets no term: that the command ran is the set-up.
+    if dispatches.len() != 1 {
+        return Err(violation(
+            "scenario setup",
+            format!("{} first command(s) ran, expected 1", dispatches.len()),
+        ));
+    }
+
+    // The old leader, not told, queues another; the new leader, at term 2, one of its own.
+    queue_command(old, dn, close(containers[1]))?;
+    new.become_leader(2);
+    queue_command(new, dn, close(containers[2]))?;
+
+    let datanode = Arc::new(datanode);
+    let handles = vec![
+        spawn_heartbeats(&datanode, 0, 1),
+        spawn_heartbeats(&datanode, 1, 1),
+        spawn_processor(&datanode, 2),
+    ];
+    dispatches.extend(join_all(handles)?);
+    dispatches.extend(datanode.drain());
+    no_command_below_heard_term(&dispatches)
+}
+
 /// What the old leader does when leadership moves in [`stale_leader_command_after_restart`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OldLeader {
