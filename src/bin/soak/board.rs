@@ -20,6 +20,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use hadoop_ref::check::catalogue::{self, Case, Expectation, defect_of};
+
+use crate::board_summary;
 use hadoop_ref::check::plan::{PlannedRun, SchedulerKind};
 use hadoop_ref::check::shuttle::{context_switches, schedule_file};
 use hadoop_ref::scenarios::rng::SeededRng;
@@ -454,7 +456,7 @@ fn markdown(board: &[BoardRow], options: &BoardOptions) -> String {
          `ci/check-scoreboard`, which checks the catches below again (see its end).\n",
         options.seeds, options.iterations, options.time_per_run, options.seed
     );
-    summary(&mut out, board);
+    board_summary::summary(&mut out, board);
     let labels: Vec<String> = ENGINES.iter().map(|e| e.label()).collect();
     let _ = writeln!(
         out,
@@ -521,48 +523,5 @@ fn cell_text(cell: &Cell) -> String {
     match (cell.median_schedules, cell.median_seconds) {
         (Some(n), Some(s)) => format!("{}/{} · {n} · {s:.3} s{shrunk}", cell.caught, cell.seeds),
         _ => format!("0/{} · -", cell.seeds),
-    }
-}
-
-/// The board's totals: defects, cases, how many engines catch each, the best engine's
-/// median time.
-fn summary(out: &mut String, board: &[BoardRow]) {
-    let mut defects: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-    for row in board {
-        let engines = row.cells.iter().filter(|c| c.caught > 0).count();
-        let entry = defects.entry(&row.defect).or_insert((0, 0));
-        entry.0 += 1;
-        entry.1 = entry.1.max(engines);
-    }
-    let best: Vec<f64> = board
-        .iter()
-        .filter_map(|row| {
-            row.cells
-                .iter()
-                .filter_map(|c| c.median_seconds)
-                .min_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal))
-        })
-        .collect();
-    let slowest_best = best.iter().copied().fold(0.0_f64, f64::max);
-    let _ = writeln!(
-        out,
-        "{} defects over {} caught cases; {} of them caught by at least two engines; the \
-         best engine's median time to a first catch is at most {slowest_best:.2} s over \
-         every case.\n",
-        defects.len(),
-        board.len(),
-        defects
-            .values()
-            .filter(|(_, engines)| *engines >= 2)
-            .count(),
-    );
-    let _ = writeln!(out, "| defect | what goes wrong | caught cases |");
-    let _ = writeln!(out, "|---|---|---|");
-    for (key, (cases, _)) in &defects {
-        let what = board
-            .iter()
-            .find(|r| r.defect == *key)
-            .map_or("", |r| r.what.as_str());
-        let _ = writeln!(out, "| {key} | {what} | {cases} |");
     }
 }

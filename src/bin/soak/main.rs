@@ -32,6 +32,7 @@
 mod board;
 mod board_logs;
 mod board_row;
+mod board_summary;
 mod check_log;
 mod child;
 mod cli;

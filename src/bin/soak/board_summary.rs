@@ -1,0 +1,184 @@
+//! The board's summary, in three sections: the upstream defects (one row per JIRA key
+//! beyond the four seeds, the headline's count), this crate's findings beyond the seeds
+//! (its hardening switches), and the seeds' own sub-variants.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::board_row::BoardRow;
+
+/// The four seeds the project comes from: a defect naming only these is a sub-variant.
+const SEEDS: [&str; 4] = ["HDDS-16811", "HDDS-16891", "HDDS-17268", "HDFS-2742"];
+
+/// Where a defect's row goes.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Section {
+    /// An upstream defect beyond the seeds, by its JIRA key (`HDFS-17453/HDFS-17477`, a
+    /// fix in two JIRAs one variant undoes, is one key).
+    Upstream(String),
+    /// A race this crate found beyond a seed's patch (`beyond …`).
+    Finding,
+    /// A seed's defect or one of its parts.
+    Seed,
+}
+
+/// The section of `defect`: a `beyond` key is a finding; otherwise each `+`-joined part
+/// (a parenthesised note dropped) that is not a seed is an upstream key; none, a seed.
+fn sections(defect: &str) -> Vec<Section> {
+    if defect.starts_with("beyond ") {
+        return vec![Section::Finding];
+    }
+    let upstream: Vec<Section> = defect
+        .split('+')
+        .map(|part| part.split(" (").next().unwrap_or(part).trim())
+        .filter(|key| !SEEDS.contains(key))
+        .map(|key| Section::Upstream(key.to_owned()))
+        .collect();
+    if upstream.is_empty() {
+        vec![Section::Seed]
+    } else {
+        upstream
+    }
+}
+
+/// Engines that caught the case from at least one seed, loom included.
+fn engines(row: &BoardRow) -> usize {
+    let loom = row.loom.as_deref().is_some_and(|l| l.starts_with("caught"));
+    row.cells.iter().filter(|c| c.caught > 0).count() + usize::from(loom)
+}
+
+/// The best engine's median seconds to a first catch of the case.
+fn best_seconds(row: &BoardRow) -> Option<f64> {
+    row.cells
+        .iter()
+        .filter_map(|c| c.median_seconds)
+        .min_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal))
+}
+
+/// What a group of rows (one defect key, or one upstream key) adds up to.
+#[derive(Debug, Default)]
+struct Group<'a> {
+    cases: usize,
+    engines: usize,
+    best: Option<f64>,
+    what: &'a str,
+}
+
+impl<'a> Group<'a> {
+    fn add(&mut self, row: &'a BoardRow, key: &str) {
+        self.cases += 1;
+        self.engines = self.engines.max(engines(row));
+        if let Some(s) = best_seconds(row) {
+            self.best = Some(self.best.map_or(s, |b| b.min(s)));
+        }
+        // The row of the key alone describes it best; else the first row met.
+        if self.what.is_empty() || row.defect == key {
+            self.what = &row.what;
+        }
+    }
+}
+
+/// Writes the summary: the headline (upstream keys only), then the three sections.
+pub fn summary(out: &mut String, board: &[BoardRow]) {
+    let mut upstream: BTreeMap<String, Group> = BTreeMap::new();
+    let mut findings: BTreeMap<&str, Group> = BTreeMap::new();
+    let mut seeds: BTreeMap<&str, Group> = BTreeMap::new();
+    for row in board {
+        for section in sections(&row.defect) {
+            match section {
+                Section::Upstream(key) => upstream.entry(key.clone()).or_default().add(row, &key),
+                Section::Finding => findings
+                    .entry(&row.defect)
+                    .or_default()
+                    .add(row, &row.defect),
+                Section::Seed => seeds.entry(&row.defect).or_default().add(row, &row.defect),
+            }
+        }
+    }
+    headline(out, &upstream);
+    let _ = writeln!(
+        out,
+        "### Upstream defects beyond the seeds\n\nOne row per JIRA key: the code before \
+         its fix, selectable as a variant (`cargo soak list`), caught; its fixed code \
+         holds in the same cases. A key joined to a seed's (`HDDS-4589+HDDS-17268`) counts \
+         for the key: its case needs both undone.\n"
+    );
+    table(
+        out,
+        "JIRA key",
+        upstream.iter().map(|(k, g)| (k.as_str(), g)),
+    );
+    let _ = writeln!(
+        out,
+        "\n### This crate's findings beyond the seeds\n\nRaces in a seed's patch (or in \
+         upstream's code around it) found by this crate's checkers; each is closed by a \
+         switch of the `Hardened` behavior, and the row's case catches the code without \
+         it.\n"
+    );
+    table(out, "finding", findings.iter().map(|(k, g)| (*k, g)));
+    let _ = writeln!(
+        out,
+        "\n### The seeds' own defects and their parts\n\nThe four bug reports the project \
+         comes from, whole (`Legacy`) and one defect at a time.\n"
+    );
+    table(out, "defect", seeds.iter().map(|(k, g)| (*k, g)));
+}
+
+/// The headline: upstream keys only.
+fn headline(out: &mut String, upstream: &BTreeMap<String, Group>) {
+    let two_engines = upstream.values().filter(|g| g.engines >= 2).count();
+    let cases: usize = upstream.values().map(|g| g.cases).sum();
+    let mut best: Vec<f64> = upstream.values().filter_map(|g| g.best).collect();
+    let median = crate::board_row::median(&mut best).unwrap_or(0.0);
+    let slowest = best.iter().copied().fold(0.0_f64, f64::max);
+    let _ = writeln!(
+        out,
+        "{} upstream defects beyond the four seeds (one per JIRA key) over {cases} caught \
+         cases; {two_engines} of them caught by at least two engines (loom counted); the \
+         best engine's median time to a first catch is {median:.3} s at the median key and \
+         at most {slowest:.3} s over every key.\n",
+        upstream.len(),
+    );
+}
+
+/// One section's table.
+fn table<'a>(out: &mut String, head: &str, groups: impl Iterator<Item = (&'a str, &'a Group<'a>)>) {
+    let _ = writeln!(
+        out,
+        "| {head} | what goes wrong | caught cases | engines | best median |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|");
+    for (key, group) in groups {
+        let best = group.best.map_or("-".to_owned(), |s| format!("{s:.3} s"));
+        let _ = writeln!(
+            out,
+            "| {key} | {} | {} | {} | {best} |",
+            group.what, group.cases, group.engines
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Section, sections};
+
+    #[test]
+    fn a_defect_names_its_section() {
+        let upstream = |k: &str| Section::Upstream(k.to_owned());
+        assert_eq!(sections("HDDS-7619"), vec![upstream("HDDS-7619")]);
+        assert_eq!(
+            sections("HDDS-4589+HDDS-17268"),
+            vec![upstream("HDDS-4589")]
+        );
+        assert_eq!(
+            sections("HDFS-17453/HDFS-17477"),
+            vec![upstream("HDFS-17453/HDFS-17477")]
+        );
+        assert_eq!(sections("HDDS-17268 (MC4)"), vec![Section::Seed]);
+        assert_eq!(
+            sections("HDDS-16891+HDDS-17268+HDDS-16811"),
+            vec![Section::Seed]
+        );
+        assert_eq!(sections("beyond HDDS-16891 (gate)"), vec![Section::Finding]);
+    }
+}
