@@ -252,21 +252,8 @@ pub const SCAN_AFTER_UNLINK: RaceWindow = RaceWindow {
     name: "scan ending after a block's unlink on the replica",
     reads: &["block deleted", "container scanned"],
     fields: &["container"],
-    step: scan_after_unlink,
+    step: deletion_then_the_same_replica,
 };
-
-fn scan_after_unlink(state: &mut WindowState, event: &Seen<'_>) -> bool {
-    let key = replica_key(event);
-    match event.name {
-        "block deleted" => {
-            state.stage = 1;
-            state.slots[0] = key;
-            false
-        }
-        "container scanned" => state.stage == 1 && state.slots[0] == key,
-        _ => false,
-    }
-}
 
 /// HDDS-16811: a block is deleted on a replica, then reconciliation compares that
 /// replica's tree with a peer that still has the block.
@@ -275,10 +262,12 @@ pub const DELETE_BEFORE_COMPARE: RaceWindow = RaceWindow {
     name: "deletion before the repair compares trees",
     reads: &["block deleted", "trees compared"],
     fields: &["container"],
-    step: delete_before_compare,
+    step: deletion_then_the_same_replica,
 };
 
-fn delete_before_compare(state: &mut WindowState, event: &Seen<'_>) -> bool {
+/// A `block deleted` on a replica, then the window's other event (the only other one it
+/// reads) on the same replica.
+fn deletion_then_the_same_replica(state: &mut WindowState, event: &Seen<'_>) -> bool {
     let key = replica_key(event);
     match event.name {
         "block deleted" => {

@@ -22,6 +22,7 @@ use crate::hdds::ids::{ContainerId, DatanodeId, PipelineId};
 use crate::hdds::term::Term;
 use crate::scenarios::{Violation, join_all};
 use crate::sim::fencing_datanode::{FencingDatanode, Observed};
+use crate::sim::scm_endpoint::InProcessScm;
 use crate::sync::{Arc, thread};
 
 /// The seed's MC5: the term is 1; an old leader at term 2 that has not stepped down
@@ -43,16 +44,7 @@ pub fn concurrent_leader_heartbeats_keep_the_highest_term<F: StateContextFactory
         FencingDatanode::new(dn, factory, &scms, &containers, clock).map_err(setup_error)?;
     datanode.register_all().map_err(setup_error)?;
 
-    // Term 1 is initialised from a command of the first leader.
-    old.become_leader(1);
-    let close_first = CommandKind::CloseContainer {
-        container: containers[0],
-        pipeline: PipelineId(1),
-        force: false,
-    };
-    queue_command(old, dn, close_first)?;
-    datanode.heartbeat(0).map_err(setup_error)?;
-    let mut dispatches = datanode.drain();
+    let mut dispatches = first_command_ran(old, &datanode, containers[0])?;
     if datanode.context.term_of_leader() != Some(1) {
         return Err(violation(
             "scenario setup",
@@ -62,12 +54,7 @@ pub fn concurrent_leader_heartbeats_keep_the_highest_term<F: StateContextFactory
 
     // Old leader re-elected at term 2 with a command; the new leader is at term 3.
     old.become_leader(2);
-    let close_second = CommandKind::CloseContainer {
-        container: containers[1],
-        pipeline: PipelineId(1),
-        force: false,
-    };
-    queue_command(old, dn, close_second)?;
+    queue_command(old, dn, close(containers[1]))?;
     new.become_leader(3);
 
     let datanode = Arc::new(datanode);
@@ -101,24 +88,7 @@ pub fn stale_command_queued_ahead_of_a_newer_one<F: StateContextFactory>(
     let datanode =
         FencingDatanode::new(dn, factory, &scms, &containers, clock).map_err(setup_error)?;
     datanode.register_all().map_err(setup_error)?;
-    let close = |container| CommandKind::CloseContainer {
-        container,
-        pipeline: PipelineId(1),
-        force: false,
-    };
-
-    // Term 1 is initialised from a command of the first leader.
-    old.become_leader(1);
-    queue_command(old, dn, close(containers[0]))?;
-    datanode.heartbeat(0).map_err(setup_error)?;
-    let mut dispatches = datanode.drain();
-    // The code before HDDS-3988 sets no term: that the command ran is the set-up.
-    if dispatches.len() != 1 {
-        return Err(violation(
-            "scenario setup",
-            format!("{} first command(s) ran, expected 1", dispatches.len()),
-        ));
-    }
+    let mut dispatches = first_command_ran(old, &datanode, containers[0])?;
 
     // The old leader, not told, queues another; the new leader, at term 2, one of its own.
     queue_command(old, dn, close(containers[1]))?;
@@ -268,4 +238,34 @@ fn spawn_processor<C: StateContextApi>(
         }
         Ok(reports)
     })
+}
+
+/// A close of `container` on pipeline 1.
+fn close(container: ContainerId) -> CommandKind {
+    CommandKind::CloseContainer {
+        container,
+        pipeline: PipelineId(1),
+        force: false,
+    }
+}
+
+/// `old` becomes leader at term 1 and queues a close of `container`; the datanode takes
+/// it in a heartbeat and runs it, which initialises its term to 1 (the code before
+/// HDDS-3988 sets none: that the command ran is the set-up). Returns what ran.
+fn first_command_ran<C: StateContextApi>(
+    old: &InProcessScm,
+    datanode: &FencingDatanode<C>,
+    container: ContainerId,
+) -> Result<Vec<Observed>, Violation> {
+    old.become_leader(1);
+    queue_command(old, datanode.id, close(container))?;
+    datanode.heartbeat(0).map_err(setup_error)?;
+    let dispatches = datanode.drain();
+    if dispatches.len() != 1 {
+        return Err(violation(
+            "scenario setup",
+            format!("{} first command(s) ran, expected 1", dispatches.len()),
+        ));
+    }
+    Ok(dispatches)
 }
