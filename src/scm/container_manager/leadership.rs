@@ -112,9 +112,18 @@ impl StorageContainerManager {
     }
 
     /// The rebuild: drop every pending entry, then record a slot for each OPEN container
-    /// on each known datanode of its pipeline that has no replica of it (more under the
-    /// hardening: [`reserving_datanodes`](Self::reserving_datanodes)). No space check:
-    /// these containers are granted, or being copied, already. Returns the slots recorded.
+    /// on each known datanode of its pipeline that has no replica of it; under
+    /// [`ScmHardening::rebuild_reserves_unreported_replicas`] for a container in any state
+    /// but DELETING and DELETED, and under
+    /// [`ScmHardening::rebuild_reserves_replication_targets`] for an under-replicated
+    /// CLOSED or QUASI_CLOSED one on every registered datanode without a replica. No space
+    /// check: these containers are granted, or being copied, already. Returns the slots
+    /// recorded.
+    ///
+    /// [`ScmHardening::rebuild_reserves_unreported_replicas`]:
+    /// crate::scm::ScmHardening::rebuild_reserves_unreported_replicas
+    /// [`ScmHardening::rebuild_reserves_replication_targets`]:
+    /// crate::scm::ScmHardening::rebuild_reserves_replication_targets
     pub fn rebuild_pending_allocations(&self) -> usize {
         let nodes: BTreeMap<DatanodeId, Arc<DatanodeInfo>> =
             self.nodes.all().into_iter().map(|n| (n.id(), n)).collect();
