@@ -55,8 +55,22 @@ pub const LEADER_CHANGE_BEFORE_CREATION: RaceWindow = RaceWindow {
 };
 
 fn leader_change_before_creation(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    leader_change_then_allocation(state, event, "allocation granted", |e, container| {
+        e.name == "container created" && e.key("container") == container
+    })
+}
+
+/// A container's work begins (`begins`, its `container` kept in slot 0), a leader is
+/// elected (slot 1) before `ends` says the work is confirmed, then that leader
+/// allocates (`slots reserved` or `allocation refused`).
+fn leader_change_then_allocation(
+    state: &mut WindowState,
+    event: &Seen<'_>,
+    begins: &str,
+    ends: impl Fn(&Seen<'_>, u64) -> bool,
+) -> bool {
     match event.name {
-        "allocation granted" if state.stage == 0 => {
+        name if name == begins && state.stage == 0 => {
             state.stage = 1;
             state.slots[0] = event.key("container");
             false
@@ -66,16 +80,15 @@ fn leader_change_before_creation(state: &mut WindowState, event: &Seen<'_>) -> b
             state.slots[1] = event.node_key();
             false
         }
-        "container created" => {
-            if state.slots[0] == event.key("container") {
+        "slots reserved" | "allocation refused" => {
+            state.stage == 2 && state.slots[1] == event.node_key()
+        }
+        _ => {
+            if ends(event, state.slots[0]) {
                 state.stage = 0;
             }
             false
         }
-        "slots reserved" | "allocation refused" => {
-            state.stage == 2 && state.slots[1] == event.node_key()
-        }
-        _ => false,
     }
 }
 
@@ -199,28 +212,14 @@ pub const LEADER_CHANGE_BEFORE_COPY_REPORT: RaceWindow = RaceWindow {
 };
 
 fn leader_change_before_copy_report(state: &mut WindowState, event: &Seen<'_>) -> bool {
-    match event.name {
-        "under-replicated replica added" if state.stage == 0 => {
-            state.stage = 1;
-            state.slots[0] = event.key("container");
-            false
-        }
-        "became leader" if state.stage >= 1 => {
-            state.stage = 2;
-            state.slots[1] = event.node_key();
-            false
-        }
-        "container report processed" => {
-            if event.lists_key("confirmed", state.slots[0]) {
-                state.stage = 0;
-            }
-            false
-        }
-        "slots reserved" | "allocation refused" => {
-            state.stage == 2 && state.slots[1] == event.node_key()
-        }
-        _ => false,
-    }
+    leader_change_then_allocation(
+        state,
+        event,
+        "under-replicated replica added",
+        |e, container| {
+            e.name == "container report processed" && e.lists_key("confirmed", container)
+        },
+    )
 }
 
 /// HDDS-8473: a replicate's target drops it as stale (it heard a newer term), and an SCM

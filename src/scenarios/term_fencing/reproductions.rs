@@ -57,15 +57,7 @@ pub fn concurrent_leader_heartbeats_keep_the_highest_term<F: StateContextFactory
     queue_command(old, dn, close(containers[1]))?;
     new.become_leader(3);
 
-    let datanode = Arc::new(datanode);
-    let handles = vec![
-        spawn_heartbeats(&datanode, 0, 1),
-        spawn_heartbeats(&datanode, 1, 1),
-        spawn_processor(&datanode, 1),
-    ];
-    dispatches.extend(join_all(handles)?);
-    dispatches.extend(datanode.drain());
-
+    let datanode = two_leaders_race_the_processor(datanode, &mut dispatches, 1)?;
     datanode_term_covers_heard_terms(&datanode)?;
     no_command_below_heard_term(&dispatches)?;
     replicas_follow_dispatched_deletes(&datanode, &dispatches)
@@ -95,14 +87,7 @@ pub fn stale_command_queued_ahead_of_a_newer_one<F: StateContextFactory>(
     new.become_leader(2);
     queue_command(new, dn, close(containers[2]))?;
 
-    let datanode = Arc::new(datanode);
-    let handles = vec![
-        spawn_heartbeats(&datanode, 0, 1),
-        spawn_heartbeats(&datanode, 1, 1),
-        spawn_processor(&datanode, 2),
-    ];
-    dispatches.extend(join_all(handles)?);
-    dispatches.extend(datanode.drain());
+    two_leaders_race_the_processor(datanode, &mut dispatches, 2)?;
     no_command_below_heard_term(&dispatches)
 }
 
@@ -268,4 +253,23 @@ fn first_command_ran<C: StateContextApi>(
         ));
     }
     Ok(dispatches)
+}
+
+/// One heartbeat of SCM 1's endpoint and one of SCM 2's on their threads, beside the
+/// command processor for `processor_rounds` calls (three spawned threads); then the
+/// queue drained. What the processor took is added to `dispatches`.
+fn two_leaders_race_the_processor<C: StateContextApi>(
+    datanode: FencingDatanode<C>,
+    dispatches: &mut Vec<Observed>,
+    processor_rounds: usize,
+) -> Result<Arc<FencingDatanode<C>>, Violation> {
+    let datanode = Arc::new(datanode);
+    let handles = vec![
+        spawn_heartbeats(&datanode, 0, 1),
+        spawn_heartbeats(&datanode, 1, 1),
+        spawn_processor(&datanode, processor_rounds),
+    ];
+    dispatches.extend(join_all(handles)?);
+    dispatches.extend(datanode.drain());
+    Ok(datanode)
 }
