@@ -23,9 +23,10 @@ use crate::clock::ManualClock;
 use crate::hdds::container::{ContainerReplicaReport, ContainerState};
 use crate::hdds::ids::{ContainerId, DatanodeId, ScmId};
 use crate::scm::datanode_details::RegistrationChange;
-use crate::scm::ha::ScmDb;
+use crate::scm::ha::{LogEntry, ScmDb};
 use crate::scm::{
-    PendingContainerTrackerApi, Pipeline, ScmBehavior, ScmConfig, ScmError, ScmFactory,
+    LifeCycleState, PendingContainerTrackerApi, Pipeline, ScmBehavior, ScmConfig, ScmError,
+    ScmFactory,
 };
 use crate::sync::{Arc, ArcSwap};
 
@@ -249,13 +250,24 @@ impl<F: ScmFactory> ScmCluster<F> {
         let Some(pipeline) = self.pipeline_of(container) else {
             return;
         };
-        for datanode in self
-            .datanodes
-            .iter()
-            .filter(|d| pipeline.nodes.contains(&d.id()))
-        {
+        for datanode in &pipeline.nodes {
+            self.write_first_block_on(container, *datanode);
+        }
+    }
+
+    /// The first write of `container` on `datanode` alone, if it is of the container's
+    /// pipeline: it creates the container (or refuses), then reports to every SCM, node
+    /// report first.
+    pub fn write_first_block_on(&self, container: ContainerId, datanode: DatanodeId) {
+        let Some(pipeline) = self.pipeline_of(container) else {
+            return;
+        };
+        if !pipeline.nodes.contains(&datanode) {
+            return;
+        }
+        if let Some(datanode) = self.datanodes.iter().find(|d| d.id() == datanode) {
             if !datanode.create_on_first_write(container) {
-                continue;
+                return;
             }
             for scm in self.scms.iter().map(ArcSwap::load_full) {
                 // Followers apply the log continuously; one that lags by a little has
@@ -282,6 +294,19 @@ impl<F: ScmFactory> ScmCluster<F> {
             .iter()
             .find(|p| p.id == info.pipeline)
             .cloned()
+    }
+
+    /// The serving leader closes `container` (`ContainerManager.updateContainerState` to
+    /// CLOSING, through the log) and applies it; nothing without a serving leader.
+    pub fn close_container(&self, container: ContainerId) {
+        let Some(leader) = self.serving_leader() else {
+            return;
+        };
+        let (term, _) = self.ring.leadership();
+        let entry = LogEntry::UpdateContainerState(container, LifeCycleState::Closing);
+        if self.ring.log().submit(leader.id(), term, entry).is_ok() {
+            leader.catch_up();
+        }
     }
 
     /// Every SCM applies what the log committed.

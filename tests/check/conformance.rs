@@ -35,7 +35,7 @@ fn seed_patch_conforms_to_itself() {
         &DifferentialConfig::default(),
     );
     report.assert_conforms();
-    assert_eq!(report.cases, 256);
+    assert_eq!(report.cases, u64::from(DifferentialConfig::default().cases));
     assert!(report.implementation.ends_with("StateContext"));
 }
 
@@ -91,7 +91,7 @@ fn trunk_standby_conforms_to_itself() {
         &DifferentialConfig::default(),
     );
     report.assert_conforms();
-    assert_eq!(report.cases, 256);
+    assert_eq!(report.cases, u64::from(DifferentialConfig::default().cases));
 }
 
 #[test]
@@ -132,7 +132,7 @@ fn each_scm_reference_conforms_to_itself() {
     for reference in [ScmBehavior::Hardened, ScmBehavior::SeedPatch] {
         let report = allocation::differential(reference, reference, &DifferentialConfig::default());
         report.assert_conforms();
-        assert_eq!(report.cases, 256);
+        assert_eq!(report.cases, u64::from(DifferentialConfig::default().cases));
         assert!(report.implementation.ends_with("StorageContainerManager"));
     }
 }
@@ -199,7 +199,7 @@ fn each_patched_replica_conforms_to_itself() {
     for reference in ContainerBehavior::PATCHED {
         let report = replica::differential(reference, reference, &DifferentialConfig::default());
         report.assert_conforms();
-        assert_eq!(report.cases, 256);
+        assert_eq!(report.cases, u64::from(DifferentialConfig::default().cases));
         assert!(report.implementation.ends_with("ReplicaNode"));
     }
 }

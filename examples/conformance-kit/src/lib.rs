@@ -32,6 +32,7 @@
 //! [`RebuildingScm`]: scm::RebuildingScm
 //! [`ForgetfulScm`]: scm::ForgetfulScm
 
+pub mod mutants;
 pub mod scm;
 pub mod standby;
 pub mod term_fencing;

@@ -10,20 +10,25 @@ use std::collections::BTreeSet;
 use hadoop_ref::hdds::ids::ContainerId;
 use hadoop_ref::hdds::report::StorageReport;
 
+use crate::mutants::Mutant;
+
 /// Two windows of pending containers.
 #[derive(Debug, Clone)]
 pub(super) struct Bucket {
     current: BTreeSet<ContainerId>,
     previous: BTreeSet<ContainerId>,
     last_roll_ms: u64,
+    /// The one change of a mutation run (`crate::mutants`); `None`: the correct code.
+    mutant: Option<Mutant>,
 }
 
 impl Bucket {
-    pub(super) fn new(now_ms: u64) -> Self {
+    pub(super) fn new(now_ms: u64, mutant: Option<Mutant>) -> Self {
         Self {
             current: BTreeSet::new(),
             previous: BTreeSet::new(),
             last_roll_ms: now_ms,
+            mutant,
         }
     }
 
@@ -31,7 +36,10 @@ impl Bucket {
     /// to the previous one; the roll time becomes `now_ms`.
     pub(super) fn roll(&mut self, now_ms: u64, interval_ms: u64) {
         let interval_ms = interval_ms.max(1);
-        let elapsed = now_ms.saturating_sub(self.last_roll_ms);
+        let mut elapsed = now_ms.saturating_sub(self.last_roll_ms);
+        if self.mutant == Some(Mutant::RollWindowOffByOne) {
+            elapsed = elapsed.saturating_sub(1);
+        }
         if elapsed >= interval_ms.saturating_mul(2) {
             self.current.clear();
             self.previous.clear();
@@ -53,7 +61,11 @@ impl Bucket {
     ) -> bool {
         let slots: u64 = reports.iter().map(|r| r.slots(container_size)).sum();
         let pending = (self.current.len() + self.previous.len()) as u64;
-        slots > pending && self.current.insert(container)
+        let room = match self.mutant == Some(Mutant::SpaceCheckOffByOne) {
+            true => slots >= pending,
+            false => slots > pending,
+        };
+        room && self.current.insert(container)
     }
 
     pub(super) fn add(&mut self, container: ContainerId) {

@@ -18,11 +18,12 @@ use hadoop_ref::hdds::term::Term;
 use hadoop_ref::scm::ha::{LogEntry, ReplicatedLog, ScmDb, Snapshot};
 use hadoop_ref::scm::{
     ContainerInfo, DatanodeDetails, LifeCycleState, PendingContainerTrackerApi, Pipeline,
-    Registration, RegistrationChange, ScmConfig, ScmError,
+    Registration, RegistrationChange, ScmConfig, ScmError, ScmFactory,
 };
 use hadoop_ref::sync::{Arc, Mutex};
 
 use super::bucket::Bucket;
+use crate::mutants::Mutant;
 
 /// A registered datanode: what it registered with, its last storage reports, its bucket.
 #[derive(Debug)]
@@ -66,6 +67,8 @@ pub struct SlotScm<const REBUILDS: bool> {
     db: Arc<ScmDb>,
     clock: Arc<dyn Clock>,
     state: Mutex<State>,
+    /// The one change of a mutation run (`crate::mutants`); `None`: the correct code.
+    mutant: Option<Mutant>,
 }
 
 impl<const REBUILDS: bool> SlotScm<REBUILDS> {
@@ -97,7 +100,23 @@ impl<const REBUILDS: bool> SlotScm<REBUILDS> {
             db,
             clock,
             state: Mutex::new(state),
+            mutant: None,
         })
+    }
+
+    /// A factory of SCMs carrying `mutant`'s one change.
+    pub fn mutated(mutant: Mutant) -> impl ScmFactory<Scm = Self> {
+        move |id, config, log, db, clock| {
+            let scm = Self::start(id, config, log, db, clock)?;
+            Ok(Self {
+                mutant: Some(mutant),
+                ..scm
+            })
+        }
+    }
+
+    fn mutated_by(&self, mutant: Mutant) -> bool {
+        self.mutant == Some(mutant)
     }
 
     /// Applies what the log committed, a snapshot first if it was compacted past us.
@@ -119,7 +138,9 @@ impl<const REBUILDS: bool> SlotScm<REBUILDS> {
         if !REBUILDS || !state.serving() || state.rebuilt_for == state.leader {
             return;
         }
-        self.apply_log(state);
+        if !self.mutated_by(Mutant::RebuildWithoutApplyingLog) {
+            self.apply_log(state);
+        }
         let now = self.clock.now_ms();
         for node in state.nodes.values_mut() {
             node.bucket.clear();
@@ -131,14 +152,17 @@ impl<const REBUILDS: bool> SlotScm<REBUILDS> {
                     | LifeCycleState::Closing
                     | LifeCycleState::QuasiClosed
                     | LifeCycleState::Closed
-            );
+            ) && !(self.mutated_by(Mutant::RebuildSkipsClosing)
+                && info.state == LifeCycleState::Closing);
             let pipeline = self.pipelines.iter().find(|p| p.id == info.pipeline);
             let (true, Some(pipeline)) = (written_to, pipeline) else {
                 continue;
             };
             let reported = state.replicas.get(&info.id);
             for datanode in &pipeline.nodes {
-                if reported.is_some_and(|r| r.contains(datanode)) {
+                if reported.is_some_and(|r| r.contains(datanode))
+                    && !self.mutated_by(Mutant::RebuildReservesReportedReplicas)
+                {
                     continue;
                 }
                 if let Some(node) = state.nodes.get_mut(datanode) {
@@ -148,6 +172,19 @@ impl<const REBUILDS: bool> SlotScm<REBUILDS> {
             }
         }
         state.rebuilt_for = state.leader;
+    }
+
+    /// The datanode whose bucket a replica report of `datanode` clears: itself, or the
+    /// next registered one under [`Mutant::ReplicaReportClearsWrongNode`].
+    fn counted_on(&self, datanode: DatanodeId, nodes: &BTreeMap<DatanodeId, Node>) -> DatanodeId {
+        if !self.mutated_by(Mutant::ReplicaReportClearsWrongNode) {
+            return datanode;
+        }
+        let mut after = nodes.range(datanode..).map(|(id, _)| *id).skip(1);
+        after
+            .next()
+            .or_else(|| nodes.keys().next().copied())
+            .unwrap_or(datanode)
     }
 
     /// One pipeline at random.
@@ -171,6 +208,9 @@ impl<const REBUILDS: bool> SlotScm<REBUILDS> {
                 node.bucket
                     .check_space_and_add(&node.reports, self.container_size, container)
             });
+            if !recorded && self.mutated_by(Mutant::PartialReservationKept) {
+                return false;
+            }
             if !recorded {
                 for undo in &pipeline.nodes[..done] {
                     if let Some(node) = state.nodes.get_mut(undo) {
@@ -201,6 +241,10 @@ impl<const REBUILDS: bool> PendingContainerTrackerApi for SlotScm<REBUILDS> {
         self.apply_log(&mut state);
         if state.leader.is_some() {
             state.ready = true;
+            if self.mutated_by(Mutant::ReadyBeforeRebuildLockSplit) {
+                drop(state);
+                state = self.state.lock();
+            }
             self.status_changed(&mut state);
         }
     }
@@ -209,7 +253,9 @@ impl<const REBUILDS: bool> PendingContainerTrackerApi for SlotScm<REBUILDS> {
         let mut state = self.state.lock();
         state.leader = None;
         state.ready = false;
-        state.rebuilt_for = None;
+        if !self.mutated_by(Mutant::RebuiltForKeptOnStepDown) {
+            state.rebuilt_for = None;
+        }
     }
 
     fn exit_safe_mode(&self) {
@@ -266,7 +312,7 @@ impl<const REBUILDS: bool> PendingContainerTrackerApi for SlotScm<REBUILDS> {
             let node = Node {
                 details: details.clone(),
                 reports,
-                bucket: Bucket::new(now),
+                bucket: Bucket::new(now, self.mutant),
             };
             state.nodes.insert(details.id, node);
             return Registration::New;
@@ -319,7 +365,9 @@ impl<const REBUILDS: bool> PendingContainerTrackerApi for SlotScm<REBUILDS> {
             if report.state == ContainerState::Deleted {
                 held.remove(&datanode);
             } else if held.insert(datanode)
-                && let Some(node) = state.nodes.get_mut(&datanode)
+                && let Some(node) = state
+                    .nodes
+                    .get_mut(&self.counted_on(datanode, &state.nodes))
             {
                 node.bucket.roll(now, self.roll_interval_ms);
                 node.bucket.remove(report.container);

@@ -22,12 +22,13 @@ mod reports;
 mod state;
 
 use hadoop_ref::namenode::namesystem::{
-    EditOp, HaState, NamenodeConfig, NamesystemApi, NamesystemView, ReplayError,
+    EditOp, HaState, NamenodeConfig, NamesystemApi, NamesystemFactory, NamesystemView, ReplayError,
 };
 use hadoop_ref::namenode::pending_messages::ReportedState;
 use hadoop_ref::namenode::{Block, DatanodeId, GenerationStamp, ReplicaState, StorageId};
 use hadoop_ref::sync::Mutex;
 
+use crate::mutants::Mutant;
 use state::State;
 
 /// How postponed reports are kept and when they are judged again.
@@ -49,7 +50,7 @@ pub struct Standby {
 impl Standby {
     fn new(queue: Queue, ha: HaState, config: NamenodeConfig, gs: GenerationStamp) -> Self {
         Self {
-            state: Mutex::new(State::new(queue, ha, config, gs)),
+            state: Mutex::new(State::new(queue, ha, config, gs, None)),
         }
     }
 }
@@ -62,6 +63,13 @@ impl PerBlockStandby {
     /// A namesystem starting in role `ha` (the signature a conformance suite builds it with).
     pub fn start(ha: HaState, config: NamenodeConfig, gs: GenerationStamp) -> Standby {
         Standby::new(Queue::PerBlock, ha, config, gs)
+    }
+
+    /// A factory of namesystems carrying `mutant`'s one change.
+    pub fn mutated(mutant: Mutant) -> impl NamesystemFactory {
+        move |ha, config, gs| Standby {
+            state: Mutex::new(State::new(Queue::PerBlock, ha, config, gs, Some(mutant))),
+        }
     }
 }
 

@@ -15,6 +15,7 @@ use hadoop_ref::namenode::{Block, BlockId, GenerationStamp, ReplicaState, Storag
 
 use super::Queue;
 use super::state::State;
+use crate::mutants::Mutant;
 
 impl State {
     /// One edit.
@@ -117,7 +118,9 @@ impl State {
                         .collect();
                 }
                 self.gs = self.gs.max(block.gs);
-                self.drain(*id);
+                if !self.mutated_by(Mutant::StampChangeNotDrained) {
+                    self.drain(*id);
+                }
             }
         }
         if edit.len() < stored_ids.len() {
@@ -145,7 +148,9 @@ impl State {
             inode.blocks.push(block.id);
         }
         self.gs = self.gs.max(block.gs);
-        self.drain(block.id);
+        if !self.mutated_by(Mutant::AddedBlockNotDrained) {
+            self.drain(block.id);
+        }
     }
 
     /// Replayed: committed and completed at once, stored replicas credited, then drained.

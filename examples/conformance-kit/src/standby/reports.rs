@@ -19,6 +19,7 @@ use hadoop_ref::namenode::{Block, BlockId, DatanodeId, ReplicaState, StorageId};
 
 use super::Queue;
 use super::state::State;
+use crate::mutants::Mutant;
 
 impl State {
     /// A storage's full report: each replica, then (after the first) the omitted ones go.
@@ -60,7 +61,9 @@ impl State {
             self.remove_stored_location(reported.id, storage);
             return true;
         };
-        if self.queue_kind == Queue::PerBlock {
+        if self.queue_kind == Queue::PerBlock
+            && !self.mutated_by(Mutant::ProcessedReportKeepsQueuedOnes)
+        {
             // A processed report supersedes the pair's queued ones (HDFS-17477).
             if let Some(queue) = self.queue.get_mut(&reported.id) {
                 queue.retain(|r| r.storage != storage);
@@ -107,13 +110,16 @@ impl State {
     /// replica reports go back unjudged (per-block queue). DELETED entries apply at once.
     pub(super) fn process_queued(&mut self, reports: VecDeque<QueuedReport>) {
         let mut previous_processed = true;
+        let judge_behind_future = self.mutated_by(Mutant::ReportsBehindFutureOneJudged);
         for report in reports {
             match report.state {
                 ReportedState::Deleted => {
                     self.remove_stored_location(report.block.id, report.storage)
                 }
                 ReportedState::Replica(_)
-                    if !previous_processed && self.queue_kind == Queue::PerBlock =>
+                    if !previous_processed
+                        && self.queue_kind == Queue::PerBlock
+                        && !judge_behind_future =>
                 {
                     self.enqueue(report);
                 }
@@ -218,7 +224,11 @@ impl State {
                 self.corrupt.remove(&id);
             }
         }
-        if complete && self.safe_mode.on && remaining + 1 == self.config.safe_replication {
+        let was_safe = match self.mutated_by(Mutant::SafeCountOffByOne) {
+            true => remaining == self.config.safe_replication,
+            false => remaining + 1 == self.config.safe_replication,
+        };
+        if complete && self.safe_mode.on && was_safe {
             self.safe_mode.block_safe = self.safe_mode.block_safe.saturating_sub(1);
         }
     }
@@ -230,11 +240,21 @@ impl State {
         remaining: &[EditOp],
         _datanodes: &[DatanodeId],
     ) -> Result<(), ReplayError> {
+        if self.mutated_by(Mutant::QueueJudgedBeforeCatchUp) {
+            self.judge_queue_as_active();
+        }
         self.catching_up = true;
         let caught_up = remaining.iter().try_for_each(|op| self.apply(op));
         self.catching_up = false;
         caught_up?;
         self.end_of_batch();
+        self.judge_queue_as_active();
+        self.gs = self.gs.max(self.impending_gs);
+        Ok(())
+    }
+
+    /// Stops postponing and judges every queued report once, in queue order.
+    fn judge_queue_as_active(&mut self) {
         self.postpone = false;
         self.ha = HaState::Active;
         let mut queued: VecDeque<QueuedReport> = std::mem::take(&mut self.queue)
@@ -243,7 +263,5 @@ impl State {
             .collect();
         queued.extend(std::mem::take(&mut self.batch_queue));
         self.process_queued(queued);
-        self.gs = self.gs.max(self.impending_gs);
-        Ok(())
     }
 }

@@ -18,6 +18,7 @@ use hadoop_ref::namenode::pending_messages::{QueueMetrics, QueuedReport};
 use hadoop_ref::namenode::{BlockId, DatanodeId, GenerationStamp, StorageId};
 
 use super::Queue;
+use crate::mutants::Mutant;
 
 #[derive(Debug, Clone)]
 pub(super) struct State {
@@ -37,6 +38,8 @@ pub(super) struct State {
     pub(super) reported_storages: BTreeSet<StorageId>,
     pub(super) safe_mode: SafeModeCounts,
     pub(super) metrics: BlockMetrics,
+    /// The one change of a mutation run (`crate::mutants`); `None`: the correct code.
+    pub(super) mutant: Option<Mutant>,
 }
 
 impl State {
@@ -45,6 +48,7 @@ impl State {
         ha: HaState,
         config: NamenodeConfig,
         gs: GenerationStamp,
+        mutant: Option<Mutant>,
     ) -> Self {
         let standby = ha == HaState::Standby;
         Self {
@@ -66,7 +70,12 @@ impl State {
                 ..SafeModeCounts::default()
             },
             metrics: BlockMetrics::default(),
+            mutant,
         }
+    }
+
+    pub(super) fn mutated_by(&self, mutant: Mutant) -> bool {
+        self.mutant == Some(mutant)
     }
 
     /// Edits are replayed (standby, or the failover's catch-up), not applied by the active.
@@ -87,7 +96,11 @@ impl State {
     pub(super) fn count_completed_block(&mut self, present: usize) {
         if self.safe_mode.on {
             self.safe_mode.block_total += 1;
-            if present.min(self.config.min_replication) == self.config.safe_replication {
+            let counted = match self.mutated_by(Mutant::CompletionCountUnclamped) {
+                true => present,
+                false => present.min(self.config.min_replication),
+            };
+            if counted == self.config.safe_replication {
                 self.safe_mode.block_safe += 1;
             }
         }
@@ -144,6 +157,9 @@ impl State {
             .for_each(|f| f.retain(|s, _| s.datanode != datanode));
         self.corrupt.retain(|_, f| !f.is_empty());
         self.reported_storages.retain(|s| s.datanode != datanode);
+        if self.mutated_by(Mutant::DepartedDatanodeReportsKept) {
+            return 0;
+        }
         let before = self.queued().len();
         self.queue
             .values_mut()

@@ -11,7 +11,8 @@ use std::collections::VecDeque;
 use hadoop_ref::clock::Clock;
 use hadoop_ref::datanode::DatanodeError;
 use hadoop_ref::datanode::state_context::{
-    DispatchedCommand, EndpointState, EndpointStateMachine, StateContextApi, TermObservation,
+    DispatchedCommand, EndpointState, EndpointStateMachine, StateContextApi, StateContextFactory,
+    TermObservation,
 };
 use hadoop_ref::hdds::command::ScmCommand;
 use hadoop_ref::hdds::ids::{DatanodeId, ScmId};
@@ -19,6 +20,7 @@ use hadoop_ref::hdds::term::{Term, validate_term};
 use hadoop_ref::sync::{Arc, Mutex};
 
 use super::{QUEUE_LIMIT, majority_heartbeating};
+use crate::mutants::Mutant;
 
 #[derive(Debug, Default)]
 struct State {
@@ -33,6 +35,8 @@ struct State {
 pub struct LockedContext {
     endpoints: Vec<Arc<EndpointStateMachine>>,
     state: Mutex<State>,
+    /// The one change of a mutation run (`crate::mutants`); `None`: the correct code.
+    mutant: Option<Mutant>,
 }
 
 impl LockedContext {
@@ -45,7 +49,36 @@ impl LockedContext {
         Ok(Self {
             endpoints: EndpointStateMachine::for_scms(endpoints),
             state: Mutex::new(State::default()),
+            mutant: None,
         })
+    }
+
+    /// A factory of contexts carrying `mutant`'s one change.
+    pub fn mutated(mutant: Mutant) -> impl StateContextFactory<Context = Self> {
+        move |datanode: DatanodeId, endpoints: &[(ScmId, bool)], clock: Arc<dyn Clock>| {
+            let context = Self::start(datanode, endpoints, clock)?;
+            Ok(Self {
+                mutant: Some(mutant),
+                ..context
+            })
+        }
+    }
+
+    fn mutated_by(&self, mutant: Mutant) -> bool {
+        self.mutant == Some(mutant)
+    }
+
+    /// The heartbeat's term, read and written under two acquisitions of the lock (the
+    /// [`Mutant::HeartbeatTermLockSplit`] mutant).
+    fn update_term_in_two_sections(&self, term: Term) {
+        let current = self.state.lock().term;
+        let mut state = self.state.lock();
+        match current {
+            Some(current) => state.term = Some(current.max(term)),
+            None => {
+                state.seen_before_init = Some(state.seen_before_init.map_or(term, |s| s.max(term)))
+            }
+        }
     }
 }
 
@@ -56,9 +89,17 @@ impl StateContextApi for LockedContext {
 
     fn update_term_from_heartbeat(&self, term: Term) -> Result<(), DatanodeError> {
         validate_term(term)?;
+        if self.mutated_by(Mutant::HeartbeatTermLockSplit) {
+            self.update_term_in_two_sections(term);
+            return Ok(());
+        }
         let mut state = self.state.lock();
         match state.term {
+            Some(current) if self.mutated_by(Mutant::HeartbeatTermLowered) => {
+                state.term = Some(current.min(term))
+            }
             Some(current) => state.term = Some(current.max(term)),
+            None if self.mutated_by(Mutant::PreInitHeartbeatTermDropped) => {}
             None => {
                 state.seen_before_init = Some(state.seen_before_init.map_or(term, |s| s.max(term)))
             }
@@ -75,7 +116,9 @@ impl StateContextApi for LockedContext {
                 dropped: 1,
             });
         }
-        if let Some(current) = state.term {
+        if let Some(current) = state.term
+            && !self.mutated_by(Mutant::CommandTermRaisedOnPollOnly)
+        {
             state.term = Some(current.max(command.term));
         }
         state.queue.push_back(command);
@@ -84,8 +127,14 @@ impl StateContextApi for LockedContext {
 
     fn get_next_command(&self) -> Option<DispatchedCommand> {
         let mut state = self.state.lock();
-        if state.term.is_none() && majority_heartbeating(&self.endpoints) {
-            let queued = state.queue.iter().map(|c| c.term).max()?;
+        let majority =
+            self.mutated_by(Mutant::InitWithoutMajority) || majority_heartbeating(&self.endpoints);
+        if state.term.is_none() && majority {
+            let terms = state.queue.iter().map(|c| c.term);
+            let queued = match self.mutated_by(Mutant::InitTakesLowestQueuedTerm) {
+                true => terms.min()?,
+                false => terms.max()?,
+            };
             state.term = Some(
                 state
                     .seen_before_init
@@ -93,10 +142,17 @@ impl StateContextApi for LockedContext {
             );
         }
         let mut term = state.term?;
+        let written_on_dispatch = self.mutated_by(Mutant::TermWrittenOnDispatchOnly);
+        let one_behind = self.mutated_by(Mutant::CommandOneTermBehindRuns);
         while let Some(command) = state.queue.pop_front() {
             term = term.max(command.term);
-            state.term = Some(term);
-            if command.term == term {
+            if !written_on_dispatch {
+                state.term = Some(term);
+            }
+            if command.term == term || (one_behind && command.term + 1 == term) {
+                if written_on_dispatch {
+                    state.term = Some(term);
+                }
                 return Some(DispatchedCommand {
                     command,
                     term_at_dispatch: term,
@@ -118,8 +174,13 @@ impl StateContextApi for LockedContext {
     fn restart(&self) {
         let mut state = self.state.lock();
         let restarts = state.restarts + 1;
+        let queue = match self.mutated_by(Mutant::RestartKeepsQueue) {
+            true => std::mem::take(&mut state.queue),
+            false => VecDeque::new(),
+        };
         *state = State {
             restarts,
+            queue,
             ..State::default()
         };
         for endpoint in &self.endpoints {

@@ -32,7 +32,9 @@ use crate::sim::scm_cluster::ScmCluster;
 const SCMS: usize = 2;
 /// Slots of the datanodes (ids 1, 2), both on the one pipeline.
 const SLOTS: [u64; 2] = [2, 3];
-/// Longest clock tick: a few ticks age an entry out of its `TwoWindowBucket`.
+/// Longest clock tick: a few ticks age an entry out of its `TwoWindowBucket`. Half the
+/// default roll interval, and drawn as such now and then, so that ticks land exactly on a
+/// roll (`rollIfNeeded` rolls at `elapsed >= interval`).
 const MAX_TICK_MS: u64 = 150_000;
 
 /// One operation of the differential's world.
@@ -46,6 +48,8 @@ enum Op {
     CatchUp(usize),
     Allocate,
     Write(usize),
+    WriteOn(usize, usize),
+    Close(usize),
     Reregister(usize, RegistrationChange),
     Heartbeat(usize),
     Tick(u64),
@@ -63,6 +67,8 @@ impl Op {
             Op::CatchUp(_) => "SCM applies the log",
             Op::Allocate => "client allocates",
             Op::Write(_) => "first write of a granted container",
+            Op::WriteOn(..) => "first write on one datanode",
+            Op::Close(_) => "leader closes a granted container",
             Op::Reregister(..) => "datanode registers again",
             Op::Heartbeat(_) => "datanode heartbeats",
             Op::Tick(_) => "clock advances",
@@ -80,7 +86,8 @@ impl Op {
             | Op::Restart(i)
             | Op::InstallSnapshot(i)
             | Op::CatchUp(i) => scm(i),
-            Op::Write(k) => vec![("granted".into(), format!("the {}th", k + 1))],
+            Op::Write(k) | Op::Close(k) => vec![("granted".into(), format!("the {}th", k + 1))],
+            Op::WriteOn(k, i) => vec![("granted".into(), format!("the {}th", k + 1)), dn(i)],
             Op::Reregister(i, change) => vec![dn(i), ("change".into(), format!("{change:?}"))],
             Op::Heartbeat(i) => vec![dn(i)],
             Op::Tick(ms) => vec![("ms".into(), ms.to_string())],
@@ -111,9 +118,12 @@ fn op() -> impl Strategy<Value = Op> {
         1 => scm.prop_map(Op::CatchUp),
         6 => Just(Op::Allocate),
         4 => (0usize..5).prop_map(Op::Write),
+        2 => (0usize..5, dn.clone()).prop_map(|(k, d)| Op::WriteOn(k, d)),
+        1 => (0usize..5).prop_map(Op::Close),
         2 => (dn.clone(), change).prop_map(|(d, c)| Op::Reregister(d, c)),
         1 => dn.prop_map(Op::Heartbeat),
         1 => (1..=MAX_TICK_MS).prop_map(Op::Tick),
+        1 => Just(Op::Tick(MAX_TICK_MS)),
         1 => fault.prop_map(Op::Fault),
     ]
 }
@@ -192,6 +202,16 @@ impl<F: ScmFactory> Side<F> {
             }
             Op::Write(k) => match self.granted.get(k).copied() {
                 Some(container) => cluster.write_first_block(container),
+                None => return "nothing granted".into(),
+            },
+            Op::WriteOn(k, i) => match self.granted.get(k).copied() {
+                Some(container) => {
+                    cluster.write_first_block_on(container, DatanodeId(i as u64 + 1))
+                }
+                None => return "nothing granted".into(),
+            },
+            Op::Close(k) => match self.granted.get(k).copied() {
+                Some(container) => cluster.close_container(container),
                 None => return "nothing granted".into(),
             },
             Op::Reregister(i, change) => cluster.reregister(i, change),

@@ -22,7 +22,7 @@ use crate::namenode::{Block, BlockId, DatanodeId, NameNodeId, ReplicaState, Stor
 use crate::scenarios::standby::SEED_KEY;
 use crate::sync::Arc;
 
-const FILES: usize = 3;
+const FILES: usize = 2;
 const DATANODES: u64 = 3;
 const LENGTH: u64 = 4096;
 
@@ -35,6 +35,8 @@ enum Op {
     Recover(usize),
     Close(usize),
     FullReport(u64),
+    Delete(u64, usize),
+    RemoveDatanode(u64),
     Tail(usize),
     Failover,
     Restart,
@@ -49,6 +51,8 @@ impl Op {
             Op::Recover(_) => "pipeline recovery",
             Op::Close(_) => "client closes the file",
             Op::FullReport(_) => "full block report",
+            Op::Delete(..) => "datanode deletes its replica",
+            Op::RemoveDatanode(_) => "datanode declared dead",
             Op::Tail(_) => "standby replays a batch",
             Op::Failover => "failover",
             Op::Restart => "standby restarts",
@@ -60,8 +64,8 @@ impl Op {
         let dn = |d: u64| ("datanode".to_owned(), DatanodeId(d).to_string());
         match self {
             Op::Create(f) | Op::Recover(f) | Op::Close(f) => vec![file(f)],
-            Op::Write(d, f) | Op::Finalize(d, f) => vec![dn(d), file(f)],
-            Op::FullReport(d) => vec![dn(d)],
+            Op::Write(d, f) | Op::Finalize(d, f) | Op::Delete(d, f) => vec![dn(d), file(f)],
+            Op::FullReport(d) | Op::RemoveDatanode(d) => vec![dn(d)],
             Op::Tail(k) => vec![("edits".into(), k.to_string())],
             Op::Failover | Op::Restart => Vec::new(),
         }
@@ -71,14 +75,18 @@ impl Op {
 fn op() -> impl Strategy<Value = Op> {
     let file = 0..FILES;
     let dn = 1..=DATANODES;
+    // Weighted so that files get written, finalized, closed and replayed before a failover
+    // or a restart of the standby (each about once a sequence) starts it over.
     prop_oneof![
-        2 => file.clone().prop_map(Op::Create),
-        4 => (dn.clone(), file.clone()).prop_map(|(d, f)| Op::Write(d, f)),
-        4 => (dn.clone(), file.clone()).prop_map(|(d, f)| Op::Finalize(d, f)),
-        1 => file.clone().prop_map(Op::Recover),
-        2 => file.prop_map(Op::Close),
-        2 => dn.prop_map(Op::FullReport),
-        4 => (1usize..5).prop_map(Op::Tail),
+        4 => file.clone().prop_map(Op::Create),
+        8 => (dn.clone(), file.clone()).prop_map(|(d, f)| Op::Write(d, f)),
+        8 => (dn.clone(), file.clone()).prop_map(|(d, f)| Op::Finalize(d, f)),
+        2 => file.clone().prop_map(Op::Recover),
+        4 => file.clone().prop_map(Op::Close),
+        3 => dn.clone().prop_map(Op::FullReport),
+        2 => (dn.clone(), file).prop_map(|(d, f)| Op::Delete(d, f)),
+        1 => dn.prop_map(Op::RemoveDatanode),
+        8 => (1usize..5).prop_map(Op::Tail),
         1 => Just(Op::Failover),
         1 => Just(Op::Restart),
     ]
@@ -197,14 +205,24 @@ impl World {
         }
     }
 
-    /// A datanode's incremental report to the active and both sides.
+    /// A datanode's incremental report of a replica to the active and both sides.
     fn report<A: NamesystemFactory, B: NamesystemFactory>(
         &self,
         sides: (&Side<A>, &Side<B>),
         dn: u64,
         (block, state): (Block, ReplicaState),
     ) {
-        let reported = ReportedState::Replica(state);
+        self.send(sides, dn, block, ReportedState::Replica(state));
+    }
+
+    /// A datanode's incremental report to the active and both sides.
+    fn send<A: NamesystemFactory, B: NamesystemFactory>(
+        &self,
+        sides: (&Side<A>, &Side<B>),
+        dn: u64,
+        block: Block,
+        reported: ReportedState,
+    ) {
         self.active.incremental_report(storage(dn), block, reported);
         sides
             .0
@@ -313,6 +331,17 @@ impl World {
                 sides.1.namesystem.full_report(storage(dn), &entries);
                 Ok(format!("{} replica(s) reported", entries.len()))
             }
+            Op::Delete(dn, f) => match self.replicas.remove(&(dn, f)) {
+                Some((block, _)) => {
+                    self.send(sides, dn, block, ReportedState::Deleted);
+                    Ok("DELETED reported".into())
+                }
+                None => skip(),
+            },
+            Op::RemoveDatanode(dn) => {
+                self.active.remove_datanode(DatanodeId(dn));
+                Ok("the active forgets it".into())
+            }
             _ => skip(),
         }
     }
@@ -381,6 +410,10 @@ impl<F: NamesystemFactory> Side<F> {
                     Err(error) => format!("failover failed: {error}"),
                 }
             }
+            Op::RemoveDatanode(dn) => {
+                let purged = self.namesystem.remove_datanode(DatanodeId(dn));
+                format!("{purged} queued report(s) purged")
+            }
             Op::Restart if !failed_over => {
                 *self = Side::start(self.factory);
                 "restarted".into()
@@ -407,7 +440,7 @@ pub fn differential<F: NamesystemFactory>(
         reference.name(),
         std::any::type_name::<F>().to_owned(),
     );
-    let ops = prop::collection::vec(op(), 1..50);
+    let ops = prop::collection::vec(op(), 1..80);
     explore(who, config, ops, |ops: &Vec<Op>| {
         run(factory, reference, ops)
     })
