@@ -8,7 +8,7 @@ use crate::support;
 
 use crate::support::{PCT3, RANDOM};
 use hadoop_ref::check::catalogue;
-use hadoop_ref::scenarios::standby::{LEAK_SEED_KEY, SEED_KEY};
+use hadoop_ref::scenarios::standby::{DEPARTED_SEED_KEY, LEAK_SEED_KEY, SEED_KEY};
 
 shuttle_tests! {
     cases: catalogue::standby(), seed_key: SEED_KEY;
@@ -23,6 +23,8 @@ shuttle_tests! {
     no_purge_marks_current_replica_corrupt_at_failover: "superseded_queued_report_is_purged" / "LegacyNoStaleEntryPurge", RANDOM;
     trunk_records_replica_reported_between_genstamp_and_block_edits: "replica_reported_between_genstamp_and_block_edits_is_recorded" / "Trunk", RANDOM;
     no_impending_genstamp_drops_replica_reported_between_edits: "replica_reported_between_genstamp_and_block_edits_is_recorded" / "LegacyNoImpendingGenstamp", RANDOM;
+    trunk_judges_queued_reports_at_their_block_edit: "queued_reports_judged_at_their_block_edit" / "Trunk", RANDOM;
+    early_drain_leaves_a_restamped_block_report_queued: "queued_reports_judged_at_their_block_edit" / "LegacyEarlyDrain", RANDOM;
     rbw_race_trunk_holds_random: "rbw_report_races_completion" / "Trunk", RANDOM;
     rbw_race_trunk_holds_pct: "rbw_report_races_completion" / "Trunk", PCT3;
     rbw_race_whole_message_queue_caught_random: "rbw_report_races_completion" / "LegacyWholeMessageQueue", RANDOM;
@@ -49,6 +51,12 @@ shuttle_tests! {
     trunk_queue_empties_after_deletes_pct: "deleted_blocks_leave_no_queued_reports" / "Trunk", PCT3;
     kept_removed_block_messages_leak_random: "deleted_blocks_leave_no_queued_reports" / "LegacyKeepRemovedBlockMessages", RANDOM;
     kept_removed_block_messages_leak_pct: "deleted_blocks_leave_no_queued_reports" / "LegacyKeepRemovedBlockMessages", PCT3;
+}
+
+shuttle_tests! {
+    cases: catalogue::standby(), seed_key: DEPARTED_SEED_KEY;
+    trunk_drops_a_departed_datanodes_queued_reports: "departed_datanode_leaves_no_queued_report" / "Trunk", RANDOM;
+    kept_departed_datanode_messages_outlive_it: "departed_datanode_leaves_no_queued_report" / "LegacyKeepDepartedDatanodeMessages", RANDOM;
 }
 
 #[test]

@@ -192,6 +192,11 @@ fn standby(variant: &str) -> Option<Defect> {
             "HDFS-17905",
             "a deleted block's queued reports are never drained: the standby's queue leaks",
         ),
+        "LegacyKeepDepartedDatanodeMessages" => defect(
+            "HDFS-6289",
+            "a removed datanode's queued reports stay: failover judges reports of a \
+             datanode it no longer knows",
+        ),
         _ => None,
     }
 }

@@ -4,8 +4,9 @@ use crate::check::catalogue::case::Case;
 use crate::namenode::namesystem::NamesystemBehavior;
 use crate::scenarios::standby::{
     AppendClusterShape, StandbyClusterShape, appends_leave_no_stale_location,
-    deleted_blocks_leave_no_queued_reports, failover_judges_queued_reports_after_catch_up,
-    failovers_lose_no_replica_and_keep_counts, rbw_report_before_close_loses_no_replica,
+    deleted_blocks_leave_no_queued_reports, departed_datanode_leaves_no_queued_report,
+    failover_judges_queued_reports_after_catch_up, failovers_lose_no_replica_and_keep_counts,
+    queued_reports_judged_at_their_block_edit, rbw_report_before_close_loses_no_replica,
     rbw_report_races_completion, replica_reported_between_genstamp_and_block_edits_is_recorded,
     replica_reported_between_split_batches_is_recorded,
     safe_mode_credits_replicas_reported_before_close, superseded_queued_report_is_purged,
@@ -64,6 +65,20 @@ fn scripted_reproductions(cases: &mut Vec<Case>) {
         NamesystemBehavior,
         |behavior, _seed| replica_reported_between_genstamp_and_block_edits_is_recorded(behavior),
         [(Trunk, Holds), (LegacyNoImpendingGenstamp, Caught)]
+    );
+    cases!(
+        cases,
+        "queued_reports_judged_at_their_block_edit",
+        NamesystemBehavior,
+        |behavior, _seed| queued_reports_judged_at_their_block_edit(behavior),
+        [(Trunk, Holds), (LegacyEarlyDrain, Caught)]
+    );
+    cases!(
+        cases,
+        "departed_datanode_leaves_no_queued_report",
+        NamesystemBehavior,
+        |behavior, _seed| departed_datanode_leaves_no_queued_report(behavior),
+        [(Trunk, Holds), (LegacyKeepDepartedDatanodeMessages, Caught)]
     );
     for case in &mut cases[first..] {
         case.sequential = true;

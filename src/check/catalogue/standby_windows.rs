@@ -1,5 +1,5 @@
 //! The named race windows of the standby's cases (HDFS-2742 and its follow-ups
-//! HDFS-14941, HDFS-3605, HDFS-17905): predicates over the NameNode's protocol events
+//! HDFS-14941, HDFS-3605, HDFS-17905, HDFS-6289): predicates over the NameNode's protocol events
 //! (`docs/event-log.md`), declared per scenario in `windows`.
 
 use crate::check::exploration::{RaceWindow, Seen, WindowState};
@@ -208,5 +208,66 @@ fn deletion_with_queued_reports(state: &mut WindowState, event: &Seen<'_>) -> bo
             false
         }
         _ => state.stage == 1 && state.slots[0] == node && event.field("op") == Some("OP_DELETE"),
+    }
+}
+
+/// HDFS-6289: a NameNode removes a datanode (dead, or gone after decommissioning) while a
+/// report of that datanode waits in its queue.
+pub const REMOVAL_WITH_QUEUED_REPORTS: RaceWindow = RaceWindow {
+    seed: "HDFS-2742",
+    name: "a datanode removed while its reports wait queued",
+    reads: &["report queued", "queued reports drained", "datanode removed"],
+    fields: &["datanode"],
+    step: removal_with_queued_reports,
+};
+
+fn removal_with_queued_reports(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let node = event.node_key();
+    // slots: 0 the NameNode of the last report queued, 1 that report's datanode.
+    match event.name {
+        "report queued" => {
+            state.stage = 1;
+            state.slots[0] = node;
+            state.slots[1] = event.key("datanode");
+            false
+        }
+        "queued reports drained" => {
+            if state.slots[0] == node {
+                state.stage = 0;
+            }
+            false
+        }
+        _ => {
+            state.stage == 1 && state.slots[0] == node && state.slots[1] == event.key("datanode")
+        }
+    }
+}
+
+/// HDFS-2742: a datanode's report of a block is queued ahead of the edit that adds the
+/// block or moves it to the report's stamp, and replay then reaches that edit (which must
+/// judge it).
+pub const REPORT_QUEUED_AHEAD_OF_ITS_BLOCK_EDIT: RaceWindow = RaceWindow {
+    seed: "HDFS-2742",
+    name: "a report queued ahead of the edit that adds or re-stamps its block",
+    reads: &["report queued", "edit applied"],
+    fields: &["block", "gs", "op"],
+    step: report_queued_ahead_of_its_block_edit,
+};
+
+fn report_queued_ahead_of_its_block_edit(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let key = namenode_block_key(event);
+    let gs = event.number("gs").unwrap_or(0);
+    // slots: 0 the block of the last report queued, 1 its stamp.
+    match event.name {
+        "report queued" => {
+            state.stage = 1;
+            state.slots[0] = key;
+            state.slots[1] = gs;
+            false
+        }
+        _ => {
+            let block_edit = matches!(event.field("op"), Some("OP_ADD_BLOCK" | "OP_UPDATE_BLOCKS"));
+            state.stage == 1 && block_edit && state.slots[0] == key && state.slots[1] == gs
+        }
     }
 }

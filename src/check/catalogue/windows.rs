@@ -11,7 +11,8 @@ pub use crate::check::catalogue::scm_windows::{
 };
 pub use crate::check::catalogue::standby_windows::{
     CATCH_UP_WITH_QUEUED_REPORTS, DELETION_WITH_QUEUED_REPORTS, FINALIZED_BEFORE_COMPLETION,
-    RBW_AFTER_COMPLETION, REPORT_BETWEEN_GENSTAMP_AND_BLOCK_EDITS, SUPERSEDED_QUEUED_REPORT,
+    RBW_AFTER_COMPLETION, REMOVAL_WITH_QUEUED_REPORTS, REPORT_BETWEEN_GENSTAMP_AND_BLOCK_EDITS,
+    REPORT_QUEUED_AHEAD_OF_ITS_BLOCK_EDIT, SUPERSEDED_QUEUED_REPORT,
 };
 use crate::check::exploration::{RaceWindow, Seen, WindowState};
 
@@ -432,6 +433,8 @@ const TREE_WRITES: &[RaceWindow] = &[DELETING_ROUND_DURING_RECONCILIATION];
 const GENSTAMP: &[RaceWindow] = &[REPORT_BETWEEN_GENSTAMP_AND_BLOCK_EDITS];
 const CATCH_UP: &[RaceWindow] = &[CATCH_UP_WITH_QUEUED_REPORTS];
 const LEAK: &[RaceWindow] = &[DELETION_WITH_QUEUED_REPORTS];
+const DEPARTED: &[RaceWindow] = &[REMOVAL_WITH_QUEUED_REPORTS];
+const BLOCK_EDIT_DRAIN: &[RaceWindow] = &[REPORT_QUEUED_AHEAD_OF_ITS_BLOCK_EDIT];
 const APPENDS: &[RaceWindow] = &[RBW_AFTER_COMPLETION, SUPERSEDED_QUEUED_REPORT];
 
 /// Each scenario's race windows.
@@ -496,6 +499,11 @@ const WINDOWS: &[(&str, &[RaceWindow])] = &[
     ("random_failovers_never_over_grant", FAILOVERS),
     ("space_check_sees_created_container", SPACE_CHECK),
     ("superseded_queued_report_is_purged", PURGE),
+    ("departed_datanode_leaves_no_queued_report", DEPARTED),
+    (
+        "queued_reports_judged_at_their_block_edit",
+        BLOCK_EDIT_DRAIN,
+    ),
     ("rbw_report_before_close_loses_no_replica", STANDBY),
     (
         "safe_mode_credits_replicas_reported_before_close",

@@ -23,7 +23,8 @@ use crate::namenode::namesystem::{
 };
 use crate::scenarios::Violation;
 use crate::scenarios::standby::{
-    failover_judges_queued_reports_after_catch_up, rbw_report_before_close_loses_no_replica,
+    departed_datanode_leaves_no_queued_report, failover_judges_queued_reports_after_catch_up,
+    queued_reports_judged_at_their_block_edit, rbw_report_before_close_loses_no_replica,
     rbw_report_races_completion, replica_reported_between_genstamp_and_block_edits_is_recorded,
     replica_reported_between_split_batches_is_recorded,
     safe_mode_credits_replicas_reported_before_close, superseded_queued_report_is_purged,
@@ -114,6 +115,18 @@ pub fn scenarios<F: NamesystemFactory>() -> Vec<Scenario<F>> {
         scenario(
             "replica_reported_between_genstamp_and_block_edits_is_recorded",
             replica_reported_between_genstamp_and_block_edits_is_recorded::<F>,
+            false,
+            true,
+        ),
+        scenario(
+            "queued_reports_judged_at_their_block_edit",
+            queued_reports_judged_at_their_block_edit::<F>,
+            false,
+            true,
+        ),
+        scenario(
+            "departed_datanode_leaves_no_queued_report",
+            departed_datanode_leaves_no_queued_report::<F>,
             false,
             true,
         ),

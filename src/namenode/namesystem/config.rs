@@ -54,11 +54,17 @@ pub enum NamesystemBehavior {
     /// queued reports. No edit will change that block again, so nothing drains them: on a
     /// standby they wait for a failover, on an observer for ever (a leak).
     LegacyKeepRemovedBlockMessages,
+    /// Trunk before HDFS-6289: a datanode the NameNode removes (dead, or decommissioned
+    /// and gone; `DatanodeManager.removeDatanode`) leaves its reports in the standby's
+    /// queue. Upstream, failover then processes a report of a datanode it no longer knows
+    /// and the transition to active fails; here the drain records the departed datanode
+    /// as a location no report will ever take back.
+    LegacyKeepDepartedDatanodeMessages,
 }
 
 impl NamesystemBehavior {
     /// Every behavior, trunk's first.
-    pub const ALL: [NamesystemBehavior; 7] = [
+    pub const ALL: [NamesystemBehavior; 8] = [
         NamesystemBehavior::Trunk,
         NamesystemBehavior::LegacyWholeMessageQueue,
         NamesystemBehavior::LegacyEarlyDrain,
@@ -66,6 +72,7 @@ impl NamesystemBehavior {
         NamesystemBehavior::LegacyNoStaleEntryPurge,
         NamesystemBehavior::LegacyNoImpendingGenstamp,
         NamesystemBehavior::LegacyKeepRemovedBlockMessages,
+        NamesystemBehavior::LegacyKeepDepartedDatanodeMessages,
     ];
 
     /// A short stable name, used in reports and schedule files.
@@ -78,6 +85,9 @@ impl NamesystemBehavior {
             NamesystemBehavior::LegacyNoStaleEntryPurge => "LegacyNoStaleEntryPurge",
             NamesystemBehavior::LegacyNoImpendingGenstamp => "LegacyNoImpendingGenstamp",
             NamesystemBehavior::LegacyKeepRemovedBlockMessages => "LegacyKeepRemovedBlockMessages",
+            NamesystemBehavior::LegacyKeepDepartedDatanodeMessages => {
+                "LegacyKeepDepartedDatanodeMessages"
+            }
         }
     }
 
@@ -107,6 +117,11 @@ impl NamesystemBehavior {
     /// Whether removing a block drops its queued reports (HDFS-17905).
     pub fn purges_removed_block_messages(self) -> bool {
         self != NamesystemBehavior::LegacyKeepRemovedBlockMessages
+    }
+
+    /// Whether removing a datanode drops its queued reports (HDFS-6289).
+    pub fn purges_departed_datanode_messages(self) -> bool {
+        self != NamesystemBehavior::LegacyKeepDepartedDatanodeMessages
     }
 
     /// The decision tables of this code, with `rbw_rule` for an equal-GS RBW of a

@@ -489,7 +489,10 @@ impl State {
         self.pending_deletion.retain(|s, _| s.datanode != datanode);
         self.reported_storages.retain(|s| s.datanode != datanode);
         self.stale.remove(&datanode);
-        let purged = self.queue.remove_all_for_datanode(datanode);
+        let purged = match self.config.behavior.purges_departed_datanode_messages() {
+            true => self.queue.remove_all_for_datanode(datanode),
+            false => 0,
+        };
         tracing::debug!(node = self.node(), datanode = %datanode, purged, "datanode removed");
         purged
     }

@@ -28,7 +28,9 @@
 //! [`deleted_blocks_leave_no_queued_reports`].
 
 mod append;
+mod block_drain;
 mod cluster;
+mod departed;
 mod edits;
 mod genstamp;
 mod invariants;
@@ -42,7 +44,14 @@ pub use append::{
     AppendClusterShape, FailoverPoint, append_leaving_a_datanode_out,
     appends_leave_no_stale_location,
 };
+pub use block_drain::{
+    JUDGED_AT_BLOCK_EDIT, judged_at_block_edit, queued_reports_judged_at_their_block_edit,
+};
 pub use cluster::{StandbyClusterShape, failovers_lose_no_replica_and_keep_counts};
+pub use departed::{
+    DEPARTED_SEED_KEY, NO_DEPARTED_DATANODE_REPORT, departed_datanode_leaves_no_queued_report,
+    no_report_of_a_departed_datanode,
+};
 pub use edits::BLOCK_LENGTH;
 pub use genstamp::{
     replica_reported_between_genstamp_and_block_edits_is_recorded,
