@@ -7,12 +7,17 @@
 //! answer with a close command, so the new leader's term comes with a queued command: the
 //! code that raises the term on `addCommand` holds without reading heartbeat terms, the
 //! code that raises it on poll only is caught. Three spawned threads.
+//!
+//! A restarted datanode with one SCM of three reachable: that SCM's heartbeats race the
+//! command processor, which must take nothing until a majority heartbeats
+//! (`initTermOfLeaderSCM`); the code before HDDS-3988 has no term to wait for. Two
+//! spawned threads.
 
 use crate::support::{assert_caught, assert_holds, explore};
 use hadoop_ref::datanode::state_context::StateContextBehavior;
 use hadoop_ref::scenarios::term_fencing::{
     SEED_KEY, concurrent_leader_heartbeats_keep_the_highest_term,
-    stale_command_queued_ahead_of_a_newer_one,
+    restarted_datanode_waits_for_a_majority, stale_command_queued_ahead_of_a_newer_one,
 };
 
 #[test]
@@ -88,6 +93,31 @@ fn term_raised_on_add_drops_the_command_queued_ahead() {
 fn code_raising_the_term_on_poll_only_runs_the_command_queued_ahead() {
     let exploration = explore("queued-ahead/LegacyTermOnPoll", || {
         stale_command_queued_ahead_of_a_newer_one(StateContextBehavior::LegacyTermOnPoll)
+    });
+    assert_caught(&exploration, SEED_KEY);
+}
+
+/// `initTermOfLeaderSCM` waits for a majority of endpoints in HEARTBEAT: the one reachable
+/// SCM's command stays queued, in every interleaving.
+#[test]
+fn init_waits_for_a_majority_of_heartbeating_scms() {
+    for behavior in [
+        StateContextBehavior::SeedPatch,
+        StateContextBehavior::Hardened,
+    ] {
+        let exploration = explore(
+            &format!("minority-after-restart/{}", behavior.name()),
+            move || restarted_datanode_waits_for_a_majority(behavior, 1),
+        );
+        assert_holds(&exploration);
+    }
+}
+
+/// Before HDDS-3988 there is no term: the processor runs the lone SCM's command at once.
+#[test]
+fn code_without_a_term_fence_runs_a_minoritys_command() {
+    let exploration = explore("minority-after-restart/LegacyNoTermFence", || {
+        restarted_datanode_waits_for_a_majority(StateContextBehavior::LegacyNoTermFence, 1)
     });
     assert_caught(&exploration, SEED_KEY);
 }

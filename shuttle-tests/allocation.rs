@@ -16,6 +16,14 @@ shuttle_tests! {
     seed_patch_new_leader_after_transfer_refuses_second_container: "transfer_keeps_unwritten_slots" / "SeedPatch", RANDOM;
     legacy_new_leader_after_transfer_grants_second_container: "transfer_keeps_unwritten_slots" / "LegacyNoRebuild", RANDOM;
     sequential_ungated_rebuild_after_transfer_refuses_second_container: "transfer_keeps_unwritten_slots" / "LegacyRebuildWithoutGate", RANDOM;
+    hardened_rebuild_keeps_a_closed_unreported_containers_slot: "unreported_closing_container_keeps_its_slot" / "Hardened", RANDOM;
+    seed_rebuild_grants_a_closed_unreported_containers_slot: "unreported_closing_container_keeps_its_slot" / "SeedPatch", RANDOM;
+    no_rebuild_grants_a_closed_unreported_containers_slot: "unreported_closing_container_keeps_its_slot" / "LegacyNoRebuild", RANDOM;
+    ungated_rebuild_grants_a_closed_unreported_containers_slot: "unreported_closing_container_keeps_its_slot" / "LegacyRebuildWithoutGate", RANDOM;
+    hardened_pending_slots_are_the_unwritten_grants: "pending_slots_are_the_unwritten_grants" / "Hardened", RANDOM;
+    seed_patch_pending_slots_are_the_unwritten_grants: "pending_slots_are_the_unwritten_grants" / "SeedPatch", RANDOM;
+    ungated_pending_slots_are_the_unwritten_grants: "pending_slots_are_the_unwritten_grants" / "LegacyRebuildWithoutGate", RANDOM;
+    no_rebuild_forgets_the_unwritten_grants: "pending_slots_are_the_unwritten_grants" / "LegacyNoRebuild", RANDOM;
     restarted_single_scm_refuses_second_container: "single_scm_restart_keeps_unwritten_slots" / "Hardened", RANDOM;
     seed_patch_restarted_single_scm_refuses_second_container: "single_scm_restart_keeps_unwritten_slots" / "SeedPatch", RANDOM;
     legacy_restarted_single_scm_grants_second_container: "single_scm_restart_keeps_unwritten_slots" / "LegacyNoRebuild", RANDOM;

@@ -21,7 +21,7 @@ fn hardened_scm_passes_the_hdds_16891_shuttle_suite() {
     let report = allocation::shuttle_suite(ScmBehavior::Hardened, ScmBehavior::Hardened, &CONFIG);
     report.assert_passes();
     assert!(report.implementation.ends_with("StorageContainerManager"));
-    assert_eq!(report.cases.len(), 16, "{}", report.table());
+    assert_eq!(report.cases.len(), 18, "{}", report.table());
 }
 
 #[test]

@@ -21,10 +21,12 @@ use hadoop_ref::check::shuttle::{
     replay_file_with, run_case,
 };
 use hadoop_ref::scenarios::container::invariants::DATA_CHECKSUM_FOLLOWS_TREE;
-use hadoop_ref::scenarios::standby::{JUDGED_AT_BLOCK_EDIT, NO_DEPARTED_DATANODE_REPORT};
+use hadoop_ref::scenarios::standby::{
+    JUDGED_AT_BLOCK_EDIT, JUDGED_IN_ARRIVAL_ORDER, NO_DEPARTED_DATANODE_REPORT,
+};
 use hadoop_ref::scenarios::term_fencing::{
-    NO_COMMAND_BELOW_TAKEN_TERM, NO_COMMAND_OF_DEPOSED_LEADER,
-    NO_HANDED_OVER_COMMAND_BELOW_TAKEN_TERM, TERM_COVERS_HEARD_TERMS,
+    NO_COMMAND_ACROSS_RESTART, NO_COMMAND_BEFORE_MAJORITY, NO_COMMAND_BELOW_TAKEN_TERM,
+    NO_COMMAND_OF_DEPOSED_LEADER, NO_HANDED_OVER_COMMAND_BELOW_TAKEN_TERM, TERM_COVERS_HEARD_TERMS,
 };
 use hadoop_ref::story::tla::write_term_fencing_trace;
 use hadoop_ref::story::{EventLogReader, EventLogWriter};
@@ -38,9 +40,12 @@ const NOT_YET_MONITORED: [&str; 2] = ["no live key lost", "no data-loss chain"];
 
 /// Properties judged by their scenario alone (`docs/event-log.md` says why): no monitor
 /// can decide them from the events, and none is expected to catch their schedules.
-const SCENARIO_ONLY: [&str; 3] = [
+const SCENARIO_ONLY: [&str; 6] = [
     NO_HANDED_OVER_COMMAND_BELOW_TAKEN_TERM,
+    NO_COMMAND_BEFORE_MAJORITY,
+    NO_COMMAND_ACROSS_RESTART,
     JUDGED_AT_BLOCK_EDIT,
+    JUDGED_IN_ARRIVAL_ORDER,
     NO_DEPARTED_DATANODE_REPORT,
 ];
 

@@ -25,6 +25,7 @@ shuttle_tests! {
     no_impending_genstamp_drops_replica_reported_between_edits: "replica_reported_between_genstamp_and_block_edits_is_recorded" / "LegacyNoImpendingGenstamp", RANDOM;
     trunk_judges_queued_reports_at_their_block_edit: "queued_reports_judged_at_their_block_edit" / "Trunk", RANDOM;
     early_drain_leaves_a_restamped_block_report_queued: "queued_reports_judged_at_their_block_edit" / "LegacyEarlyDrain", RANDOM;
+    whole_message_queue_judges_a_report_behind_a_future_one: "queued_reports_judged_at_their_block_edit" / "LegacyWholeMessageQueue", RANDOM;
     rbw_race_trunk_holds_random: "rbw_report_races_completion" / "Trunk", RANDOM;
     rbw_race_trunk_holds_pct: "rbw_report_races_completion" / "Trunk", PCT3;
     rbw_race_whole_message_queue_caught_random: "rbw_report_races_completion" / "LegacyWholeMessageQueue", RANDOM;

@@ -24,6 +24,10 @@ shuttle_tests! {
     queued_ahead_runs_with_the_term_raised_on_poll_random: "stale_command_queued_ahead_of_a_newer_one" / "LegacyTermOnPoll", RANDOM;
     queued_ahead_runs_with_the_term_raised_on_poll_pct: "stale_command_queued_ahead_of_a_newer_one" / "LegacyTermOnPoll", PCT3;
     queued_ahead_runs_without_a_term_fence_random: "stale_command_queued_ahead_of_a_newer_one" / "LegacyNoTermFence", RANDOM;
+    minority_waits_random: "restarted_datanode_waits_for_a_majority" / "SeedPatch", RANDOM;
+    minority_waits_pct: "restarted_datanode_waits_for_a_majority" / "SeedPatch", PCT3;
+    minority_waits_when_hardened_random: "restarted_datanode_waits_for_a_majority" / "Hardened", RANDOM;
+    minority_decides_without_a_term_fence_random: "restarted_datanode_waits_for_a_majority" / "LegacyNoTermFence", RANDOM;
     believing_old_leader_fenced_random: "heartbeat_term_fences_believing_old_leader" / "SeedPatch", RANDOM;
     believing_old_leader_fenced_pct: "heartbeat_term_fences_believing_old_leader" / "SeedPatch", PCT3;
     believing_old_leader_fenced_when_hardened_random: "heartbeat_term_fences_believing_old_leader" / "Hardened", RANDOM;

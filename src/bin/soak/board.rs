@@ -46,7 +46,11 @@ const SCHEDULES: &str = "shuttle-tests/schedules";
 
 /// The loom models that catch a catalogue case's defect: the model's label as its test
 /// prints it (`loom <label>: N iteration(s) in T, caught: …`) and the case.
-const LOOM_MODELS: [(&str, &str); 23] = [
+const LOOM_MODELS: [(&str, &str); 24] = [
+    (
+        "minority-after-restart/LegacyNoTermFence",
+        "restarted_datanode_waits_for_a_majority/LegacyNoTermFence",
+    ),
     (
         "queued-ahead/LegacyTermOnPoll",
         "stale_command_queued_ahead_of_a_newer_one/LegacyTermOnPoll",

@@ -1,16 +1,17 @@
 //! The catalogue of the SCM pending container allocations (HDDS-16891): the seed's MC8
 //! after a transfer and restarts, re-registrations with changed details, the races around
-//! the rebuild and the space check, and the random cluster. Every scenario lists every
+//! the rebuild and the space check, what the pending slots hold, and the random cluster. Every scenario lists every
 //! `ScmBehavior`: `Hardened` holds everywhere; `SeedPatch` is caught by each race this crate
-//! found beyond the seed (report order, re-election, re-registration).
+//! found beyond the seed (report order, re-election, re-registration, a closed container
+//! not yet reported).
 
 use crate::check::catalogue::case::Case;
 use crate::scenarios::allocation::{
     AllocationClusterShape, ScmFailover, allocation_waits_for_the_rebuild,
-    failover_keeps_slots_of_unwritten_containers, random_failovers_never_over_grant,
-    rebuild_sees_allocation_committed_across_reelection,
+    failover_keeps_slots_of_unwritten_containers, pending_slots_are_the_unwritten_grants,
+    random_failovers_never_over_grant, rebuild_sees_allocation_committed_across_reelection,
     reregistration_during_allocation_keeps_the_slot, reregistration_keeps_unwritten_slots,
-    space_check_sees_created_container,
+    space_check_sees_created_container, unreported_closing_container_keeps_its_slot,
 };
 use crate::scm::{RegistrationChange, ScmBehavior};
 
@@ -19,6 +20,7 @@ pub fn allocation() -> Vec<Case> {
     let mut cases = Vec::new();
     failover_reproductions(&mut cases);
     reregistrations(&mut cases);
+    slot_accounting(&mut cases);
     rebuild_races(&mut cases);
     space_check_races(&mut cases);
     random_cluster(&mut cases);
@@ -68,6 +70,40 @@ fn failover_reproductions(cases: &mut Vec<Case>) {
             behavior,
             ScmFailover::RestartAllScms
         ),
+        [
+            (Hardened, Holds),
+            (SeedPatch, Holds),
+            (LegacyNoRebuild, Caught),
+            (LegacyRebuildWithoutGate, Holds)
+        ]
+    );
+    mark_sequential(&mut cases[first..]);
+}
+
+/// What the serving leader's pending slots hold: a container a former leader closed
+/// before its replicas' reports (the hardened rebuild reserves it, the seed's skips a
+/// non-OPEN container), and, on a second schedule, a partial reservation undone, reported
+/// replicas not reserved again by the rebuild, and a grant never written dropped two roll
+/// intervals later. Sequential.
+fn slot_accounting(cases: &mut Vec<Case>) {
+    let first = cases.len();
+    cases!(
+        cases,
+        "unreported_closing_container_keeps_its_slot",
+        ScmBehavior,
+        |behavior, _seed| unreported_closing_container_keeps_its_slot(behavior),
+        [
+            (Hardened, Holds),
+            (SeedPatch, Caught),
+            (LegacyNoRebuild, Caught),
+            (LegacyRebuildWithoutGate, Caught)
+        ]
+    );
+    cases!(
+        cases,
+        "pending_slots_are_the_unwritten_grants",
+        ScmBehavior,
+        |behavior, _seed| pending_slots_are_the_unwritten_grants(behavior),
         [
             (Hardened, Holds),
             (SeedPatch, Holds),

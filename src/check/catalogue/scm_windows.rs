@@ -60,6 +60,29 @@ fn leader_change_before_creation(state: &mut WindowState, event: &Seen<'_>) -> b
     })
 }
 
+/// HDDS-16891: a container is granted, leadership moves before any SCM processed a
+/// container report, then the new leader allocates (the granted container, written or
+/// not, has no footprint but the rebuild's).
+pub const LEADER_CHANGE_BEFORE_REPORT: RaceWindow = RaceWindow {
+    seed: "HDDS-16891",
+    name: "leader change between a grant and any container report, then an allocation",
+    reads: &[
+        "allocation granted",
+        "became leader",
+        "container report processed",
+        "slots reserved",
+        "allocation refused",
+    ],
+    fields: &["container"],
+    step: leader_change_before_report,
+};
+
+fn leader_change_before_report(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    leader_change_then_allocation(state, event, "allocation granted", |e, _| {
+        e.name == "container report processed"
+    })
+}
+
 /// A container's work begins (`begins`, its `container` kept in slot 0), a leader is
 /// elected (slot 1) before `ends` says the work is confirmed, then that leader
 /// allocates (`slots reserved` or `allocation refused`).

@@ -71,7 +71,11 @@ fn scripted_reproductions(cases: &mut Vec<Case>) {
         "queued_reports_judged_at_their_block_edit",
         NamesystemBehavior,
         |behavior, _seed| queued_reports_judged_at_their_block_edit(behavior),
-        [(Trunk, Holds), (LegacyEarlyDrain, Caught)]
+        [
+            (Trunk, Holds),
+            (LegacyEarlyDrain, Caught),
+            (LegacyWholeMessageQueue, Caught)
+        ]
     );
     cases!(
         cases,

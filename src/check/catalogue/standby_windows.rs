@@ -216,7 +216,11 @@ fn deletion_with_queued_reports(state: &mut WindowState, event: &Seen<'_>) -> bo
 pub const REMOVAL_WITH_QUEUED_REPORTS: RaceWindow = RaceWindow {
     seed: "HDFS-2742",
     name: "a datanode removed while its reports wait queued",
-    reads: &["report queued", "queued reports drained", "datanode removed"],
+    reads: &[
+        "report queued",
+        "queued reports drained",
+        "datanode removed",
+    ],
     fields: &["datanode"],
     step: removal_with_queued_reports,
 };
@@ -237,9 +241,7 @@ fn removal_with_queued_reports(state: &mut WindowState, event: &Seen<'_>) -> boo
             }
             false
         }
-        _ => {
-            state.stage == 1 && state.slots[0] == node && state.slots[1] == event.key("datanode")
-        }
+        _ => state.stage == 1 && state.slots[0] == node && state.slots[1] == event.key("datanode"),
     }
 }
 

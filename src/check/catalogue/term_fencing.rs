@@ -7,7 +7,8 @@ use crate::datanode::state_context::StateContextBehavior;
 use crate::scenarios::term_fencing::{
     FencingClusterShape, OldLeader, concurrent_leader_heartbeats_keep_the_highest_term,
     deposed_leader_command_never_runs_after_restart, heartbeat_term_fences_stale_leader_command,
-    leader_transfers_never_run_a_stale_command, stale_command_queued_ahead_of_a_newer_one,
+    leader_transfers_never_run_a_stale_command, restarted_datanode_waits_for_a_majority,
+    stale_command_queued_ahead_of_a_newer_one,
 };
 
 /// Heartbeat rounds per thread in the stale-leader scenarios (the seed's MC4) under shuttle.
@@ -21,6 +22,7 @@ pub fn term_fencing() -> Vec<Case> {
     deposed_leader_command_after_restart(&mut cases);
     concurrent_leader_heartbeats(&mut cases);
     command_queued_ahead_of_a_newer_one(&mut cases);
+    restart_with_a_minority_reachable(&mut cases);
     fencing_cluster(&mut cases);
     cases
 }
@@ -110,6 +112,23 @@ fn concurrent_leader_heartbeats(cases: &mut Vec<Case>) {
 /// monitor takes the term it ignores when the response arrives, the scenario once the
 /// response's commands are queued, and a command dispatched in between is below the
 /// first and not the second.
+/// A restart with one SCM of three reachable: `initTermOfLeaderSCM` waits for a majority
+/// of endpoints in HEARTBEAT (all but the code before HDDS-3988, which has no term to
+/// wait for), and the restart emptied the queue.
+fn restart_with_a_minority_reachable(cases: &mut Vec<Case>) {
+    cases!(
+        cases,
+        "restarted_datanode_waits_for_a_majority",
+        StateContextBehavior,
+        |behavior, _seed| restarted_datanode_waits_for_a_majority(behavior, STALE_LEADER_ROUNDS),
+        [
+            (SeedPatch, Holds),
+            (Hardened, Holds),
+            (LegacyNoTermFence, Caught),
+        ]
+    );
+}
+
 fn command_queued_ahead_of_a_newer_one(cases: &mut Vec<Case>) {
     cases!(
         cases,

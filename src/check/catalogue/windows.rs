@@ -6,7 +6,7 @@
 use crate::check::catalogue::case::Case;
 pub use crate::check::catalogue::scm_windows::{
     ALLOCATION_BEFORE_COPY_REPORT, ALLOCATION_BEFORE_CREATION_REPORT, ALLOCATION_BEFORE_REBUILD,
-    LEADER_CHANGE_BEFORE_COPY_REPORT, LEADER_CHANGE_BEFORE_CREATION,
+    LEADER_CHANGE_BEFORE_COPY_REPORT, LEADER_CHANGE_BEFORE_CREATION, LEADER_CHANGE_BEFORE_REPORT,
     REREGISTRATION_BEFORE_CREATION, STALE_REPLICATE_AND_REELECTION,
 };
 pub use crate::check::catalogue::standby_windows::{
@@ -170,6 +170,39 @@ fn deposed_command_after_restart(state: &mut WindowState, event: &Seen<'_>) -> b
             false
         }
         _ => false,
+    }
+}
+
+/// HDDS-3988: a restarted datanode queues a command before its term is initialised (the
+/// command must wait until a majority of its SCMs heartbeat).
+pub const COMMAND_BEFORE_INIT_AFTER_RESTART: RaceWindow = RaceWindow {
+    seed: "HDDS-17268",
+    name: "restart, then a command queued before the term's init",
+    reads: &[
+        "restarted: term and queue lost",
+        "command queued",
+        "term initialised",
+    ],
+    fields: &[],
+    step: command_before_init_after_restart,
+};
+
+fn command_before_init_after_restart(state: &mut WindowState, event: &Seen<'_>) -> bool {
+    let node = event.node_key();
+    // slots: 0 the restarted node.
+    match event.name {
+        "restarted: term and queue lost" => {
+            state.stage = 1;
+            state.slots[0] = node;
+            false
+        }
+        "command queued" => state.stage == 1 && state.slots[0] == node,
+        _ => {
+            if state.slots[0] == node {
+                state.stage = 0;
+            }
+            false
+        }
     }
 }
 
@@ -410,6 +443,7 @@ const RECONCILE: &[RaceWindow] = &[CONCURRENT_RECONCILIATIONS];
 const REREGISTRATION: &[RaceWindow] = &[REREGISTRATION_BEFORE_CREATION];
 const REBUILD: &[RaceWindow] = &[ALLOCATION_BEFORE_REBUILD];
 const SLOTS: &[RaceWindow] = &[LEADER_CHANGE_BEFORE_CREATION];
+const UNREPORTED: &[RaceWindow] = &[LEADER_CHANGE_BEFORE_REPORT];
 const FAILOVERS: &[RaceWindow] = &[ALLOCATION_BEFORE_REBUILD, LEADER_CHANGE_BEFORE_CREATION];
 const COPIES: &[RaceWindow] = &[ALLOCATION_BEFORE_COPY_REPORT];
 const REELECTION: &[RaceWindow] = &[STALE_REPLICATE_AND_REELECTION];
@@ -433,6 +467,7 @@ const TREE_WRITES: &[RaceWindow] = &[DELETING_ROUND_DURING_RECONCILIATION];
 const GENSTAMP: &[RaceWindow] = &[REPORT_BETWEEN_GENSTAMP_AND_BLOCK_EDITS];
 const CATCH_UP: &[RaceWindow] = &[CATCH_UP_WITH_QUEUED_REPORTS];
 const LEAK: &[RaceWindow] = &[DELETION_WITH_QUEUED_REPORTS];
+const RESTART_WITH_A_MINORITY: &[RaceWindow] = &[COMMAND_BEFORE_INIT_AFTER_RESTART];
 const DEPARTED: &[RaceWindow] = &[REMOVAL_WITH_QUEUED_REPORTS];
 const BLOCK_EDIT_DRAIN: &[RaceWindow] = &[REPORT_QUEUED_AHEAD_OF_ITS_BLOCK_EDIT];
 const APPENDS: &[RaceWindow] = &[RBW_AFTER_COMPLETION, SUPERSEDED_QUEUED_REPORT];
@@ -478,6 +513,10 @@ const WINDOWS: &[(&str, &[RaceWindow])] = &[
     ("concurrent_leader_heartbeats_keep_the_highest_term", MC5),
     ("stale_command_queued_ahead_of_a_newer_one", QUEUED_AHEAD),
     (
+        "restarted_datanode_waits_for_a_majority",
+        RESTART_WITH_A_MINORITY,
+    ),
+    (
         "leader_transfers_never_run_a_stale_command",
         FENCING_CLUSTER,
     ),
@@ -487,6 +526,8 @@ const WINDOWS: &[(&str, &[RaceWindow])] = &[
     ("address_change_keeps_unwritten_slots", REREGISTRATION),
     ("version_change_keeps_unwritten_slots", REREGISTRATION),
     ("port_change_keeps_unwritten_slots", REREGISTRATION),
+    ("unreported_closing_container_keeps_its_slot", UNREPORTED),
+    ("pending_slots_are_the_unwritten_grants", SLOTS),
     ("allocation_waits_for_the_rebuild", REBUILD),
     (
         "rebuild_sees_allocation_committed_across_reelection",

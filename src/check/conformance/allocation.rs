@@ -19,10 +19,10 @@ use crate::check::catalogue;
 use crate::scenarios::Violation;
 use crate::scenarios::allocation::{
     AllocationClusterShape, ScmFailover, allocation_waits_for_the_rebuild,
-    failover_keeps_slots_of_unwritten_containers, random_failovers_never_over_grant,
-    rebuild_sees_allocation_committed_across_reelection,
+    failover_keeps_slots_of_unwritten_containers, pending_slots_are_the_unwritten_grants,
+    random_failovers_never_over_grant, rebuild_sees_allocation_committed_across_reelection,
     reregistration_during_allocation_keeps_the_slot, reregistration_keeps_unwritten_slots,
-    space_check_sees_created_container,
+    space_check_sees_created_container, unreported_closing_container_keeps_its_slot,
 };
 use crate::scm::{RegistrationChange, ScmBehavior, ScmFactory};
 
@@ -59,8 +59,8 @@ pub fn scenarios<F: ScmFactory>() -> Vec<Scenario<F>> {
     scenarios
 }
 
-/// MC8 after a transfer and restarts, and re-registrations with changed details: one
-/// thread each.
+/// MC8 after a transfer and restarts, re-registrations with changed details, and what the
+/// pending slots hold: one thread each.
 fn sequential<F: ScmFactory>() -> Vec<Scenario<F>> {
     use RegistrationChange::{Address, Ports, Version};
     use ScmFailover::{RestartAllScms, RestartSingleScm, Transfer};
@@ -88,6 +88,12 @@ fn sequential<F: ScmFactory>() -> Vec<Scenario<F>> {
         }),
         scenario("port_change_keeps_unwritten_slots", |f, _| {
             reregistration_keeps_unwritten_slots(f, Ports)
+        }),
+        scenario("unreported_closing_container_keeps_its_slot", |f, _| {
+            unreported_closing_container_keeps_its_slot(f)
+        }),
+        scenario("pending_slots_are_the_unwritten_grants", |f, _| {
+            pending_slots_are_the_unwritten_grants(f)
         }),
     ]
 }

@@ -16,7 +16,8 @@ use crate::scenarios::Violation;
 use crate::scenarios::term_fencing::{
     FencingClusterShape, OldLeader, concurrent_leader_heartbeats_keep_the_highest_term,
     deposed_leader_command_never_runs_after_restart, heartbeat_term_fences_stale_leader_command,
-    leader_transfers_never_run_a_stale_command, stale_command_queued_ahead_of_a_newer_one,
+    leader_transfers_never_run_a_stale_command, restarted_datanode_waits_for_a_majority,
+    stale_command_queued_ahead_of_a_newer_one,
 };
 
 #[cfg(any(loom, feature = "shuttle"))]
@@ -77,6 +78,11 @@ pub fn scenarios<F: StateContextFactory>() -> Vec<Scenario<F>> {
             // Exhaustive, about half a minute a behavior: the crate's own model
             // (`loom-tests/heartbeat_term_race.rs`) runs it, the suite does not.
             loom: None,
+        },
+        Scenario {
+            name: "restarted_datanode_waits_for_a_majority",
+            shuttle: |f, _| restarted_datanode_waits_for_a_majority(f, STALE_LEADER_ROUNDS),
+            loom: Some(|f| restarted_datanode_waits_for_a_majority(f, 1)),
         },
         Scenario {
             name: "leader_transfers_never_run_a_stale_command",

@@ -31,6 +31,8 @@
 //! - [`races`]: the races around the fix, two spawned threads each, for loom.
 //! - [`registration`]: a datanode that registers again with changed details (beyond the
 //!   seed), sequential and racing an allocation.
+//! - [`accounting`]: what the pending slots hold (a closed unreported container, a
+//!   partial reservation, reported replicas, a grant never written), one thread.
 //! - [`cluster`]: the random cluster, for shuttle and the soak tool.
 //! - [`seed`]: the seed key and what the scenarios' clusters share.
 //!
@@ -38,6 +40,7 @@
 //! `datanode reports`, `re-registration`, `writer`, `controller`): a failure's story
 //! names each step's thread.
 
+pub mod accounting;
 pub mod cluster;
 pub mod failover;
 pub mod invariants;
@@ -45,6 +48,10 @@ pub mod races;
 pub mod registration;
 pub mod seed;
 
+pub use accounting::{
+    RESERVES_ONLY_UNWRITTEN, UNWRITTEN_GRANT_AGES_OUT, leader_reserves_only_unwritten_grants,
+    pending_slots_are_the_unwritten_grants, unreported_closing_container_keeps_its_slot,
+};
 pub use cluster::{
     AllocationClusterShape, random_failovers_never_over_grant,
     random_failovers_never_over_grant_with,

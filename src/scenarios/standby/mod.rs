@@ -45,7 +45,8 @@ pub use append::{
     appends_leave_no_stale_location,
 };
 pub use block_drain::{
-    JUDGED_AT_BLOCK_EDIT, judged_at_block_edit, queued_reports_judged_at_their_block_edit,
+    JUDGED_AT_BLOCK_EDIT, JUDGED_IN_ARRIVAL_ORDER, judged_at_block_edit, judged_in_arrival_order,
+    queued_reports_judged_at_their_block_edit,
 };
 pub use cluster::{StandbyClusterShape, failovers_lose_no_replica_and_keep_counts};
 pub use departed::{

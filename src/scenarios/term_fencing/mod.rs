@@ -20,6 +20,9 @@
 //! - the seed's reproductions, MC5 ([`concurrent_leader_heartbeats_keep_the_highest_term`])
 //!   and MC4 ([`heartbeat_term_fences_stale_leader_command`],
 //!   [`deposed_leader_command_never_runs_after_restart`]), small enough for loom;
+//! - a restart with one SCM of three reachable
+//!   ([`restarted_datanode_waits_for_a_majority`]): init waits for a majority, and the
+//!   queue starts empty;
 //! - a random cluster with leader transfers and restarts
 //!   ([`leader_transfers_never_run_a_stale_command`]), for shuttle and the soak tool.
 //!
@@ -30,6 +33,7 @@
 mod cluster;
 mod invariants;
 mod reproductions;
+mod restart;
 mod setup;
 
 pub use cluster::{FencingClusterShape, leader_transfers_never_run_a_stale_command};
@@ -44,5 +48,9 @@ pub use reproductions::{
     OldLeader, StaleLeaderRun, concurrent_leader_heartbeats_keep_the_highest_term,
     deposed_leader_command_never_runs_after_restart, heartbeat_term_fences_stale_leader_command,
     stale_command_queued_ahead_of_a_newer_one, stale_leader_command_after_restart,
+};
+pub use restart::{
+    NO_COMMAND_ACROSS_RESTART, NO_COMMAND_BEFORE_MAJORITY, no_command_before_a_majority_heartbeats,
+    no_command_queued_before_the_restart_runs, restarted_datanode_waits_for_a_majority,
 };
 pub use setup::SCENARIO_START_MS;

@@ -193,7 +193,7 @@ pub fn deposed_leader_command_never_runs_after_restart<F: StateContextFactory>(
 }
 
 /// A thread running `rounds` cycles of the endpoint thread of SCM number `task`.
-fn spawn_heartbeats<C: StateContextApi>(
+pub(super) fn spawn_heartbeats<C: StateContextApi>(
     datanode: &Arc<FencingDatanode<C>>,
     task: usize,
     rounds: usize,
@@ -208,7 +208,7 @@ fn spawn_heartbeats<C: StateContextApi>(
 }
 
 /// A thread running `rounds` calls of the command processor, returning what it took.
-fn spawn_processor<C: StateContextApi>(
+pub(super) fn spawn_processor<C: StateContextApi>(
     datanode: &Arc<FencingDatanode<C>>,
     rounds: usize,
 ) -> thread::JoinHandle<Result<Vec<Observed>, Violation>> {
@@ -226,7 +226,7 @@ fn spawn_processor<C: StateContextApi>(
 }
 
 /// A close of `container` on pipeline 1.
-fn close(container: ContainerId) -> CommandKind {
+pub(super) fn close(container: ContainerId) -> CommandKind {
     CommandKind::CloseContainer {
         container,
         pipeline: PipelineId(1),
