@@ -56,8 +56,7 @@ fn hold_column(
 /// The first caught case of a suite report, by name.
 #[cfg(any(loom, feature = "shuttle"))]
 fn first_caught(report: hadoop_ref::check::conformance::SuiteReport) -> Option<String> {
-    let first = report.caught().first().map(|c| c.scenario.to_string());
-    first
+    report.caught().first().map(|c| c.scenario.to_string())
 }
 
 #[cfg(loom)] // RUSTFLAGS="--cfg loom" cargo test --release

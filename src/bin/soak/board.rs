@@ -424,9 +424,21 @@ fn check(committed: &[BoardRow], now: &[BoardRow], whole: bool) -> ExitCode {
     ExitCode::FAILURE
 }
 
-/// Prints the board and writes it where `options` say.
+/// Prints the board and writes it where `options` say. The sections other tools keep on
+/// the board (between `<!-- … begin -->` and `<!-- … end -->` lines: the explorer's, the
+/// conformance kit's mutation table) are carried over from the board being replaced.
 fn write(board: &[BoardRow], options: &BoardOptions) -> ExitCode {
-    let markdown = markdown(board, options);
+    let mut markdown = markdown(board, options);
+    if let Some(previous) = options
+        .markdown
+        .as_ref()
+        .and_then(|p| fs::read_to_string(p).ok())
+    {
+        for section in kept_sections(&previous) {
+            markdown.push('\n');
+            markdown.push_str(&section);
+        }
+    }
     print!("{markdown}");
     let outputs: [(Option<&PathBuf>, String); 2] = [
         (options.markdown.as_ref(), markdown.clone()),
@@ -444,6 +456,27 @@ fn write(board: &[BoardRow], options: &BoardOptions) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// The marked sections of `board`, each whole with its marker lines, in order.
+fn kept_sections(board: &str) -> Vec<String> {
+    let marker = |line: &str, end: &str| line.starts_with("<!-- ") && line.ends_with(end);
+    let mut sections = Vec::new();
+    let mut open: Option<String> = None;
+    for line in board.lines() {
+        match open.as_mut() {
+            None if marker(line, "begin -->") => open = Some(format!("{line}\n")),
+            None => {}
+            Some(section) => {
+                section.push_str(line);
+                section.push('\n');
+                if marker(line, "end -->") {
+                    sections.extend(open.take());
+                }
+            }
+        }
+    }
+    sections
 }
 
 /// The board as Markdown: a summary, then a row per caught case.
