@@ -562,3 +562,20 @@ fn cell_text(cell: &Cell) -> String {
         _ => format!("0/{} · -", cell.seeds),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::kept_sections;
+
+    #[test]
+    fn a_regenerated_board_keeps_the_other_tools_sections() {
+        let board = "# Scoreboard\n| row |\n\n<!-- soak explore: begin -->\n## Explored\n\
+                     <!-- soak explore: end -->\n\n<!-- mutation-score:begin -->\n| m |\n\
+                     <!-- mutation-score:end -->\n";
+        let kept = kept_sections(board);
+        assert_eq!(kept.len(), 2);
+        assert!(kept[0].starts_with("<!-- soak explore: begin -->\n## Explored"));
+        assert!(kept[1].ends_with("| m |\n<!-- mutation-score:end -->\n"));
+        assert!(kept_sections("# Scoreboard\n<!-- unclosed: begin -->\n").is_empty());
+    }
+}
