@@ -22,7 +22,7 @@ use hadoop_ref::check::shuttle::{
 };
 use hadoop_ref::scenarios::container::invariants::DATA_CHECKSUM_FOLLOWS_TREE;
 use hadoop_ref::scenarios::standby::{
-    JUDGED_AT_BLOCK_EDIT, JUDGED_IN_ARRIVAL_ORDER, NO_DEPARTED_DATANODE_REPORT,
+    JUDGED_AT_BLOCK_EDIT, JUDGED_IN_ARRIVAL_ORDER, NO_DEPARTED_DATANODE_REPORT, QUEUE_PER_PAIR_FIFO,
 };
 use hadoop_ref::scenarios::term_fencing::{
     NO_COMMAND_ACROSS_RESTART, NO_COMMAND_BEFORE_MAJORITY, NO_COMMAND_BELOW_TAKEN_TERM,
@@ -40,13 +40,14 @@ const NOT_YET_MONITORED: [&str; 2] = ["no live key lost", "no data-loss chain"];
 
 /// Properties judged by their scenario alone (`docs/event-log.md` says why): no monitor
 /// can decide them from the events, and none is expected to catch their schedules.
-const SCENARIO_ONLY: [&str; 6] = [
+const SCENARIO_ONLY: [&str; 7] = [
     NO_HANDED_OVER_COMMAND_BELOW_TAKEN_TERM,
     NO_COMMAND_BEFORE_MAJORITY,
     NO_COMMAND_ACROSS_RESTART,
     JUDGED_AT_BLOCK_EDIT,
     JUDGED_IN_ARRIVAL_ORDER,
     NO_DEPARTED_DATANODE_REPORT,
+    QUEUE_PER_PAIR_FIFO,
 ];
 
 /// Schedules of each fixed case whose logs are checked.

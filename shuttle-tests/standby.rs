@@ -26,6 +26,8 @@ shuttle_tests! {
     trunk_judges_queued_reports_at_their_block_edit: "queued_reports_judged_at_their_block_edit" / "Trunk", RANDOM;
     early_drain_leaves_a_restamped_block_report_queued: "queued_reports_judged_at_their_block_edit" / "LegacyEarlyDrain", RANDOM;
     whole_message_queue_judges_a_report_behind_a_future_one: "queued_reports_judged_at_their_block_edit" / "LegacyWholeMessageQueue", RANDOM;
+    trunk_queues_what_the_datanode_reported: "stale_replica_queued_as_reported" / "Trunk", RANDOM;
+    stored_block_queued_lets_a_stale_replica_pass: "stale_replica_queued_as_reported" / "LegacyQueueStoredBlock", RANDOM;
     rbw_race_trunk_holds_random: "rbw_report_races_completion" / "Trunk", RANDOM;
     rbw_race_trunk_holds_pct: "rbw_report_races_completion" / "Trunk", PCT3;
     rbw_race_whole_message_queue_caught_random: "rbw_report_races_completion" / "LegacyWholeMessageQueue", RANDOM;

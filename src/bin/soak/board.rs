@@ -408,10 +408,17 @@ fn check(committed: &[BoardRow], now: &[BoardRow], whole: bool) -> ExitCode {
         .filter(|row| whole && !now.iter().any(|r| r.case == row.case))
         .map(|row| row.case.as_str())
         .collect();
-    if lost.is_empty() && missing.is_empty() {
+    let goal = board_summary::upstream_goal(committed);
+    if let Err(short) = &goal {
+        for miss in short {
+            println!("soak board: the upstream section falls short: {miss}");
+        }
+    }
+    if lost.is_empty() && missing.is_empty() && goal.is_ok() {
         println!(
             "soak board: every engine the committed board says always catches its case still \
-             does ({held} case/engine pairs)"
+             does ({held} case/engine pairs); {} upstream keys, each caught by two engines",
+            goal.unwrap_or_default()
         );
         return ExitCode::SUCCESS;
     }

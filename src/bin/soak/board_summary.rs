@@ -78,6 +78,54 @@ impl<'a> Group<'a> {
     }
 }
 
+/// Upstream keys beyond the seeds the board must hold (issue 37's goal, checked by CI).
+pub const UPSTREAM_KEYS_GOAL: usize = 15;
+
+/// The slowest the best engine may be to a first catch of an upstream key, in seconds.
+const BEST_MEDIAN_GOAL_S: f64 = 10.0;
+
+/// Engines that catch the case from every seed they ran, loom included: the cells CI
+/// checks again (`soak board --check`, `ci/loom`).
+fn engines_always(row: &BoardRow) -> usize {
+    let loom = row.loom.as_deref().is_some_and(|l| l.starts_with("caught"));
+    let always = |c: &&crate::board_row::Cell| c.seeds > 0 && c.caught == c.seeds;
+    row.cells.iter().filter(always).count() + usize::from(loom)
+}
+
+/// The upstream section against its goal: at least [`UPSTREAM_KEYS_GOAL`] keys, each
+/// caught by two engines from every seed (loom counted) with the best engine's median at
+/// most ten seconds. Returns the number of keys, or what falls short.
+pub fn upstream_goal(board: &[BoardRow]) -> Result<usize, Vec<String>> {
+    let mut keys: BTreeMap<String, (usize, Option<f64>)> = BTreeMap::new();
+    for row in board {
+        for section in sections(&row.defect) {
+            if let Section::Upstream(key) = section {
+                let entry = keys.entry(key).or_default();
+                entry.0 = entry.0.max(engines_always(row));
+                if let Some(s) = best_seconds(row) {
+                    entry.1 = Some(entry.1.map_or(s, |b: f64| b.min(s)));
+                }
+            }
+        }
+    }
+    let mut short: Vec<String> = keys
+        .iter()
+        .filter(|(_, (engines, best))| *engines < 2 || best.is_none_or(|s| s > BEST_MEDIAN_GOAL_S))
+        .map(|(key, (engines, best))| format!("{key}: {engines} engine(s), best {best:?} s"))
+        .collect();
+    if keys.len() < UPSTREAM_KEYS_GOAL {
+        short.push(format!(
+            "{} upstream keys, fewer than {UPSTREAM_KEYS_GOAL}",
+            keys.len()
+        ));
+    }
+    if short.is_empty() {
+        Ok(keys.len())
+    } else {
+        Err(short)
+    }
+}
+
 /// Writes the summary: the headline (upstream keys only), then the three sections.
 pub fn summary(out: &mut String, board: &[BoardRow]) {
     let mut upstream: BTreeMap<String, Group> = BTreeMap::new();
@@ -160,7 +208,45 @@ fn table<'a>(out: &mut String, head: &str, groups: impl Iterator<Item = (&'a str
 
 #[cfg(test)]
 mod tests {
-    use super::{Section, sections};
+    use super::{Section, UPSTREAM_KEYS_GOAL, sections, upstream_goal};
+    use crate::board_row::{BoardRow, Cell};
+
+    fn row(defect: &str, caught: &[(usize, usize)]) -> BoardRow {
+        let cell = |&(seeds, caught): &(usize, usize)| Cell {
+            engine: "random".into(),
+            seeds,
+            caught,
+            median_schedules: Some(1),
+            median_seconds: Some(0.5),
+            shrunk: None,
+            at: None,
+        };
+        BoardRow {
+            defect: defect.into(),
+            what: String::new(),
+            case: format!("{defect}/Legacy"),
+            shrunk_switches: None,
+            loom: None,
+            cells: caught.iter().map(cell).collect(),
+        }
+    }
+
+    #[test]
+    fn the_upstream_goal_counts_keys_caught_by_two_engines_from_every_seed() {
+        let keys: Vec<String> = (0..UPSTREAM_KEYS_GOAL)
+            .map(|k| format!("HDDS-{}", 100 + k))
+            .collect();
+        let mut board: Vec<BoardRow> = keys.iter().map(|k| row(k, &[(5, 5), (5, 5)])).collect();
+        board.push(row("HDDS-17268 (MC4)", &[(5, 5)]));
+        assert_eq!(upstream_goal(&board), Ok(UPSTREAM_KEYS_GOAL));
+        // A key caught from some seeds only by its second engine falls short.
+        board[0] = row(&keys[0], &[(5, 5), (5, 3)]);
+        let short = upstream_goal(&board).unwrap_err();
+        assert_eq!(short.len(), 1, "{short:?}");
+        assert!(short[0].starts_with("HDDS-100: 1 engine(s)"), "{short:?}");
+        board.remove(0);
+        assert!(upstream_goal(&board).unwrap_err()[0].contains("fewer than"));
+    }
 
     #[test]
     fn a_defect_names_its_section() {

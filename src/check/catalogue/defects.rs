@@ -202,6 +202,11 @@ fn standby(variant: &str) -> Option<Defect> {
             "HDFS-17905",
             "a deleted block's queued reports are never drained: the standby's queue leaks",
         ),
+        "LegacyQueueStoredBlock" => defect(
+            "HDFS-15422",
+            "a stale report postponed on the standby is queued with the stored block's stamp: \
+             failover takes the stale replica for a current one",
+        ),
         "LegacyKeepDepartedDatanodeMessages" => defect(
             "HDFS-6289",
             "a removed datanode's queued reports stay: failover judges reports of a \

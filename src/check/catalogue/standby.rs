@@ -9,7 +9,8 @@ use crate::scenarios::standby::{
     queued_reports_judged_at_their_block_edit, rbw_report_before_close_loses_no_replica,
     rbw_report_races_completion, replica_reported_between_genstamp_and_block_edits_is_recorded,
     replica_reported_between_split_batches_is_recorded,
-    safe_mode_credits_replicas_reported_before_close, superseded_queued_report_is_purged,
+    safe_mode_credits_replicas_reported_before_close, stale_replica_queued_as_reported,
+    superseded_queued_report_is_purged,
 };
 
 /// The HA standby scenarios (HDFS-2742).
@@ -83,6 +84,13 @@ fn scripted_reproductions(cases: &mut Vec<Case>) {
         NamesystemBehavior,
         |behavior, _seed| departed_datanode_leaves_no_queued_report(behavior),
         [(Trunk, Holds), (LegacyKeepDepartedDatanodeMessages, Caught)]
+    );
+    cases!(
+        cases,
+        "stale_replica_queued_as_reported",
+        NamesystemBehavior,
+        |behavior, _seed| stale_replica_queued_as_reported(behavior),
+        [(Trunk, Holds), (LegacyQueueStoredBlock, Caught)]
     );
     for case in &mut cases[first..] {
         case.sequential = true;

@@ -1,5 +1,5 @@
 //! The named race windows of the standby's cases (HDFS-2742 and its follow-ups
-//! HDFS-14941, HDFS-3605, HDFS-17905, HDFS-6289): predicates over the NameNode's protocol events
+//! HDFS-14941, HDFS-3605, HDFS-17905, HDFS-6289, HDFS-15422): predicates over the NameNode's protocol events
 //! (`docs/event-log.md`), declared per scenario in `windows`.
 
 use crate::check::exploration::{RaceWindow, Seen, WindowState};
@@ -272,4 +272,18 @@ fn report_queued_ahead_of_its_block_edit(state: &mut WindowState, event: &Seen<'
             state.stage == 1 && block_edit && state.slots[0] == key && state.slots[1] == gs
         }
     }
+}
+
+/// HDFS-15422: a NameNode postpones a report whose stamp is older than the stored
+/// block's (queued as corrupt-looking, not as future): what it queues must be the report.
+pub const STALE_REPORT_QUEUED: RaceWindow = RaceWindow {
+    seed: "HDFS-2742",
+    name: "a report older than its stored block queued while postponing",
+    reads: &["report queued"],
+    fields: &["why"],
+    step: stale_report_queued,
+};
+
+fn stale_report_queued(_state: &mut WindowState, event: &Seen<'_>) -> bool {
+    event.field("why") == Some("genstamp mismatch")
 }

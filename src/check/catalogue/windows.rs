@@ -12,7 +12,7 @@ pub use crate::check::catalogue::scm_windows::{
 pub use crate::check::catalogue::standby_windows::{
     CATCH_UP_WITH_QUEUED_REPORTS, DELETION_WITH_QUEUED_REPORTS, FINALIZED_BEFORE_COMPLETION,
     RBW_AFTER_COMPLETION, REMOVAL_WITH_QUEUED_REPORTS, REPORT_BETWEEN_GENSTAMP_AND_BLOCK_EDITS,
-    REPORT_QUEUED_AHEAD_OF_ITS_BLOCK_EDIT, SUPERSEDED_QUEUED_REPORT,
+    REPORT_QUEUED_AHEAD_OF_ITS_BLOCK_EDIT, STALE_REPORT_QUEUED, SUPERSEDED_QUEUED_REPORT,
 };
 use crate::check::exploration::{RaceWindow, Seen, WindowState};
 
@@ -469,6 +469,7 @@ const CATCH_UP: &[RaceWindow] = &[CATCH_UP_WITH_QUEUED_REPORTS];
 const LEAK: &[RaceWindow] = &[DELETION_WITH_QUEUED_REPORTS];
 const RESTART_WITH_A_MINORITY: &[RaceWindow] = &[COMMAND_BEFORE_INIT_AFTER_RESTART];
 const DEPARTED: &[RaceWindow] = &[REMOVAL_WITH_QUEUED_REPORTS];
+const STALE_QUEUED: &[RaceWindow] = &[STALE_REPORT_QUEUED];
 const BLOCK_EDIT_DRAIN: &[RaceWindow] = &[REPORT_QUEUED_AHEAD_OF_ITS_BLOCK_EDIT];
 const APPENDS: &[RaceWindow] = &[RBW_AFTER_COMPLETION, SUPERSEDED_QUEUED_REPORT];
 
@@ -541,6 +542,7 @@ const WINDOWS: &[(&str, &[RaceWindow])] = &[
     ("space_check_sees_created_container", SPACE_CHECK),
     ("superseded_queued_report_is_purged", PURGE),
     ("departed_datanode_leaves_no_queued_report", DEPARTED),
+    ("stale_replica_queued_as_reported", STALE_QUEUED),
     (
         "queued_reports_judged_at_their_block_edit",
         BLOCK_EDIT_DRAIN,

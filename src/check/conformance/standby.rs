@@ -27,7 +27,8 @@ use crate::scenarios::standby::{
     queued_reports_judged_at_their_block_edit, rbw_report_before_close_loses_no_replica,
     rbw_report_races_completion, replica_reported_between_genstamp_and_block_edits_is_recorded,
     replica_reported_between_split_batches_is_recorded,
-    safe_mode_credits_replicas_reported_before_close, superseded_queued_report_is_purged,
+    safe_mode_credits_replicas_reported_before_close, stale_replica_queued_as_reported,
+    superseded_queued_report_is_purged,
 };
 use crate::sync::Arc;
 
@@ -127,6 +128,12 @@ pub fn scenarios<F: NamesystemFactory>() -> Vec<Scenario<F>> {
         scenario(
             "departed_datanode_leaves_no_queued_report",
             departed_datanode_leaves_no_queued_report::<F>,
+            false,
+            true,
+        ),
+        scenario(
+            "stale_replica_queued_as_reported",
+            stale_replica_queued_as_reported::<F>,
             false,
             true,
         ),

@@ -60,11 +60,17 @@ pub enum NamesystemBehavior {
     /// and the transition to active fails; here the drain records the departed datanode
     /// as a location no report will ever take back.
     LegacyKeepDepartedDatanodeMessages,
+    /// Trunk before HDFS-15422: a report that looks corrupt while the standby postpones is
+    /// queued with the stored block's stamp and length in place of the reported ones
+    /// (`queueReportedBlock(storageInfo, storedBlock, …)`, the code's own TODO pointing at
+    /// HDFS-6289). Judged later, the entry is not what the datanode said: a stale replica
+    /// can pass for a current one.
+    LegacyQueueStoredBlock,
 }
 
 impl NamesystemBehavior {
     /// Every behavior, trunk's first.
-    pub const ALL: [NamesystemBehavior; 8] = [
+    pub const ALL: [NamesystemBehavior; 9] = [
         NamesystemBehavior::Trunk,
         NamesystemBehavior::LegacyWholeMessageQueue,
         NamesystemBehavior::LegacyEarlyDrain,
@@ -73,6 +79,7 @@ impl NamesystemBehavior {
         NamesystemBehavior::LegacyNoImpendingGenstamp,
         NamesystemBehavior::LegacyKeepRemovedBlockMessages,
         NamesystemBehavior::LegacyKeepDepartedDatanodeMessages,
+        NamesystemBehavior::LegacyQueueStoredBlock,
     ];
 
     /// A short stable name, used in reports and schedule files.
@@ -88,6 +95,7 @@ impl NamesystemBehavior {
             NamesystemBehavior::LegacyKeepDepartedDatanodeMessages => {
                 "LegacyKeepDepartedDatanodeMessages"
             }
+            NamesystemBehavior::LegacyQueueStoredBlock => "LegacyQueueStoredBlock",
         }
     }
 
@@ -122,6 +130,12 @@ impl NamesystemBehavior {
     /// Whether removing a datanode drops its queued reports (HDFS-6289).
     pub fn purges_departed_datanode_messages(self) -> bool {
         self != NamesystemBehavior::LegacyKeepDepartedDatanodeMessages
+    }
+
+    /// Whether a report queued as corrupt-looking keeps the reported stamp and length
+    /// (HDFS-15422), not the stored block's.
+    pub fn queues_reported_block(self) -> bool {
+        self != NamesystemBehavior::LegacyQueueStoredBlock
     }
 
     /// The decision tables of this code, with `rbw_rule` for an equal-GS RBW of a

@@ -196,7 +196,15 @@ impl State {
                     stored_state = %view.state,
                     "report queued"
                 );
-                self.enqueue(storage, reported, state);
+                let queued = match self.config.behavior.queues_reported_block() {
+                    true => reported,
+                    false => Block {
+                        gs: view.gs,
+                        length: view.length,
+                        ..reported
+                    },
+                };
+                self.enqueue(storage, queued, state);
             }
             ReplicaVerdict::Corrupt(reason) => self.mark_corrupt(report, reason, view),
             ReplicaVerdict::Ignored => self.trace_processed(report, Some("ignored")),

@@ -27,6 +27,9 @@ pub const STANDBY_IS_PASSIVE: &str = "standby is passive";
 pub const NO_FALSE_CORRUPTION: &str = "no false corruption";
 /// The property [`safe_mode_matches_recount`] checks.
 pub const SAFE_MODE_RECOUNT: &str = "safe-mode recount";
+/// The half of [`queue_is_sound`] that compares each queued entry with what its datanode
+/// sent (HDFS-15422: the entry is the report, never the stored block).
+pub const QUEUE_PER_PAIR_FIFO: &str = "per-(block, datanode) FIFO";
 /// The property [`location_completeness`] checks.
 pub const LOCATION_COMPLETENESS: &str = "location completeness";
 
@@ -95,7 +98,7 @@ pub fn queue_is_sound(
         for entry in &queued {
             if !rest.any(|sent| sent == entry) {
                 return Err(violation(
-                    "per-(block, datanode) FIFO",
+                    QUEUE_PER_PAIR_FIFO,
                     format!(
                         "{nn}: queued {queued:?} for {pair:?} is not in the send order {history:?}"
                     ),

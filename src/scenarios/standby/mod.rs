@@ -35,6 +35,7 @@ mod edits;
 mod genstamp;
 mod invariants;
 mod leak;
+mod queued_as_reported;
 mod rbw_race;
 mod reporter;
 mod scripted;
@@ -59,15 +60,17 @@ pub use genstamp::{
     replica_reported_between_split_batches_is_recorded,
 };
 pub use invariants::{
-    LOCATION_COMPLETENESS, NO_FALSE_CORRUPTION, SAFE_MODE_RECOUNT, STANDBY_IS_PASSIVE,
-    check_namenode, check_pair_namenodes, check_pair_quiescent, check_quiescent,
-    generation_stamp_never_reused, location_completeness, no_block_lost, no_false_corruption,
-    no_stale_location, queue_is_sound, safe_mode_matches_recount, standby_is_passive,
+    LOCATION_COMPLETENESS, NO_FALSE_CORRUPTION, QUEUE_PER_PAIR_FIFO, SAFE_MODE_RECOUNT,
+    STANDBY_IS_PASSIVE, check_namenode, check_pair_namenodes, check_pair_quiescent,
+    check_quiescent, generation_stamp_never_reused, location_completeness, no_block_lost,
+    no_false_corruption, no_stale_location, queue_is_sound, safe_mode_matches_recount,
+    standby_is_passive,
 };
 pub use leak::{
     LEAK_SEED_KEY, STANDBY_QUEUE_EMPTIES, deleted_blocks_leave_no_queued_reports,
     standby_queue_empties,
 };
+pub use queued_as_reported::stale_replica_queued_as_reported;
 pub use rbw_race::rbw_report_races_completion;
 pub use scripted::{
     DN1_KEPT_AS_EXCESS_SEED, failover_judges_queued_reports_after_catch_up,
