@@ -22,6 +22,10 @@
 //! models, the shuttle cases and the differential property test of the seed against each
 //! implementation. The correct ones pass; the defective ones are caught by all three.
 //!
+//! [`mutants`] measures the suites themselves: one-change mutants of the three correct
+//! implementations (each carries an `Option<Mutant>`, `None` but in a mutation run), and
+//! the verdict each suite must give (`tests/mutants.rs`).
+//!
 //! Every lock and atomic comes from `hadoop_ref::sync`, never `std::sync`: loom and shuttle
 //! see only the facade's primitives.
 //!

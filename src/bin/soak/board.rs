@@ -290,12 +290,13 @@ fn plan_board(
     runs
 }
 
-/// Whether the committed board says `engine` caught `case` from every seed it ran.
+/// Whether the committed board says `engine` caught `case` from every seed it ran, soon
+/// enough for one fresh seed to be sure ([`board_row::checkable`]).
 fn always_caught(rows: &[BoardRow], case: &str, engine: &str) -> bool {
     rows.iter()
         .filter(|row| row.case == case)
         .flat_map(|row| &row.cells)
-        .any(|cell| cell.engine == engine && cell.seeds > 0 && cell.caught == cell.seeds)
+        .any(|cell| cell.engine == engine && crate::board_row::checkable(cell))
 }
 
 /// Runs them through the soak's pool of child processes, without shrinking.

@@ -84,12 +84,12 @@ pub const UPSTREAM_KEYS_GOAL: usize = 15;
 /// The slowest the best engine may be to a first catch of an upstream key, in seconds.
 const BEST_MEDIAN_GOAL_S: f64 = 10.0;
 
-/// Engines that catch the case from every seed they ran, loom included: the cells CI
-/// checks again (`soak board --check`, `ci/loom`).
+/// Engines that catch the case from every seed they ran, soon enough for CI to check it
+/// again (`board_row::checkable`, `ci/loom`), loom included.
 fn engines_always(row: &BoardRow) -> usize {
     let loom = row.loom.as_deref().is_some_and(|l| l.starts_with("caught"));
-    let always = |c: &&crate::board_row::Cell| c.seeds > 0 && c.caught == c.seeds;
-    row.cells.iter().filter(always).count() + usize::from(loom)
+    let checked = row.cells.iter().filter(|c| crate::board_row::checkable(c));
+    checked.count() + usize::from(loom)
 }
 
 /// The upstream section against its goal: at least [`UPSTREAM_KEYS_GOAL`] keys, each
