@@ -291,12 +291,12 @@ fn plan_board(
 }
 
 /// Whether the committed board says `engine` caught `case` from every seed it ran, soon
-/// enough for one fresh seed to be sure ([`board_row::checkable`]).
+/// enough for one fresh seed to be sure ([`board_logs::checkable`]).
 fn always_caught(rows: &[BoardRow], case: &str, engine: &str) -> bool {
     rows.iter()
         .filter(|row| row.case == case)
         .flat_map(|row| &row.cells)
-        .any(|cell| cell.engine == engine && crate::board_row::checkable(cell))
+        .any(|cell| cell.engine == engine && crate::board_logs::checkable(cell))
 }
 
 /// Runs them through the soak's pool of child processes, without shrinking.

@@ -111,6 +111,25 @@ pub fn reliable(cell: &Cell) -> bool {
         && (cell.engine != "threaded" || cell.median_seconds.is_some_and(|s| s <= RELIABLE_SECONDS))
 }
 
+/// A shuttle cell's median schedules to a first catch above which one fresh seed may
+/// miss it within the board's bound (20 000): a tenth of it. `--check` leaves such cells
+/// out (on real threads the bound is a median of 0.2 s).
+pub const CHECKED_MEDIAN_SCHEDULES: u64 = 2_000;
+
+/// Whether CI checks `cell` again: a production engine's by its own rule
+/// ([`reliable`]); a shuttle engine's when caught from every seed within a median of
+/// [`CHECKED_MEDIAN_SCHEDULES`].
+pub fn checkable(cell: &Cell) -> bool {
+    if ENGINES.contains(&cell.engine.as_str()) {
+        return reliable(cell);
+    }
+    cell.seeds > 0
+        && cell.caught == cell.seeds
+        && cell
+            .median_schedules
+            .is_some_and(|n| n <= CHECKED_MEDIAN_SCHEDULES)
+}
+
 /// The cases the committed board's `engine` cells say CI checks.
 pub fn checked_cases<'a>(committed: &'a [BoardRow], engine: &str) -> Vec<&'a str> {
     committed

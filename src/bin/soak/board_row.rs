@@ -43,25 +43,6 @@ pub struct BoardRow {
     pub cells: Vec<Cell>,
 }
 
-/// A shuttle cell's median schedules to a first catch above which one fresh seed may
-/// miss it within the board's bound (20 000): a tenth of it. `--check` leaves such cells
-/// out (on real threads the bound is a median of 0.2 s).
-pub const CHECKED_MEDIAN_SCHEDULES: u64 = 2_000;
-
-/// Whether CI checks `cell` again: a production engine's by its own rule
-/// ([`board_logs::reliable`](crate::board_logs::reliable)); a shuttle engine's when caught
-/// from every seed within a median of [`CHECKED_MEDIAN_SCHEDULES`].
-pub fn checkable(cell: &Cell) -> bool {
-    if crate::board_logs::ENGINES.contains(&cell.engine.as_str()) {
-        return crate::board_logs::reliable(cell);
-    }
-    cell.seeds > 0
-        && cell.caught == cell.seeds
-        && cell
-            .median_schedules
-            .is_some_and(|n| n <= CHECKED_MEDIAN_SCHEDULES)
-}
-
 /// The median of `values` (the lower one of an even count), `None` for none.
 pub fn median<T: Copy + PartialOrd>(values: &mut [T]) -> Option<T> {
     values.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));

@@ -141,10 +141,10 @@ pub const UPSTREAM_KEYS_GOAL: usize = 15;
 const BEST_MEDIAN_GOAL_S: f64 = 10.0;
 
 /// Engines that catch the case from every seed they ran, soon enough for CI to check it
-/// again (`board_row::checkable`, `ci/loom`), loom included.
+/// again (`board_logs::checkable`, `ci/loom`), loom included.
 fn engines_always(row: &BoardRow) -> usize {
     let loom = row.loom.as_deref().is_some_and(|l| l.starts_with("caught"));
-    let checked = row.cells.iter().filter(|c| crate::board_row::checkable(c));
+    let checked = row.cells.iter().filter(|c| crate::board_logs::checkable(c));
     checked.count() + usize::from(loom)
 }
 
