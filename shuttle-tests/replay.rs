@@ -21,11 +21,12 @@ use hadoop_ref::check::shuttle::{
 use hadoop_ref::scenarios::{allocation, cluster, container, standby, term_fencing};
 
 /// The seed keys a violation of a catalogue scenario names.
-const SEED_KEYS: [&str; 6] = [
+const SEED_KEYS: [&str; 7] = [
     term_fencing::SEED_KEY,
     allocation::SEED_KEY,
     standby::SEED_KEY,
     standby::LEAK_SEED_KEY,
+    standby::DEPARTED_SEED_KEY,
     container::SEED_KEY,
     cluster::SEED_KEY,
 ];

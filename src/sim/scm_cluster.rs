@@ -250,8 +250,12 @@ impl<F: ScmFactory> ScmCluster<F> {
         let Some(pipeline) = self.pipeline_of(container) else {
             return;
         };
-        for datanode in &pipeline.nodes {
-            self.write_first_block_on(container, *datanode);
+        for datanode in self
+            .datanodes
+            .iter()
+            .filter(|d| pipeline.nodes.contains(&d.id()))
+        {
+            self.create_and_report(datanode, container);
         }
     }
 
@@ -262,24 +266,28 @@ impl<F: ScmFactory> ScmCluster<F> {
         let Some(pipeline) = self.pipeline_of(container) else {
             return;
         };
-        if !pipeline.nodes.contains(&datanode) {
+        let on_pipeline =
+            |d: &&SlotDatanode| d.id() == datanode && pipeline.nodes.contains(&d.id());
+        if let Some(datanode) = self.datanodes.iter().find(on_pipeline) {
+            self.create_and_report(datanode, container);
+        }
+    }
+
+    /// `datanode` creates `container` (or refuses); created, it reports to every SCM.
+    fn create_and_report(&self, datanode: &SlotDatanode, container: ContainerId) {
+        if !datanode.create_on_first_write(container) {
             return;
         }
-        if let Some(datanode) = self.datanodes.iter().find(|d| d.id() == datanode) {
-            if !datanode.create_on_first_write(container) {
-                return;
-            }
-            for scm in self.scms.iter().map(ArcSwap::load_full) {
-                // Followers apply the log continuously; one that lags by a little has
-                // applied the add-container by the time the report is processed.
-                scm.catch_up();
-                // An SCM that restarted meanwhile may not know the datanode or container
-                // yet; the datanode reports again on its next heartbeat.
-                let _ = scm.process_node_report(datanode.id(), vec![datanode.storage_report()]);
-                let report =
-                    ContainerReplicaReport::new(container, ContainerState::Open, datanode.id());
-                let _ = scm.process_container_report(datanode.id(), &[report]);
-            }
+        for scm in self.scms.iter().map(ArcSwap::load_full) {
+            // Followers apply the log continuously; one that lags by a little has
+            // applied the add-container by the time the report is processed.
+            scm.catch_up();
+            // An SCM that restarted meanwhile may not know the datanode or container
+            // yet; the datanode reports again on its next heartbeat.
+            let _ = scm.process_node_report(datanode.id(), vec![datanode.storage_report()]);
+            let report =
+                ContainerReplicaReport::new(container, ContainerState::Open, datanode.id());
+            let _ = scm.process_container_report(datanode.id(), &[report]);
         }
     }
 
