@@ -22,7 +22,7 @@ use crate::sim::scm_cluster::ScmCluster;
 pub const RESERVES_ONLY_UNWRITTEN: &str =
     "serving leader reserves only granted containers its datanodes have not reported";
 
-/// The property [`unwritten_grant_ages_out`] checks.
+/// The property [`pending_slots_are_the_unwritten_grants`] checks last.
 pub const UNWRITTEN_GRANT_AGES_OUT: &str =
     "a pending slot is dropped two roll intervals after the bucket's last roll";
 
