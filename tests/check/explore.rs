@@ -209,3 +209,31 @@ fn counterexample_file_round_trips() {
     assert!(CounterexampleFile::is_one(&path));
     assert_eq!(CounterexampleFile::read(&path).unwrap(), file);
 }
+
+/// HDDS-16891: the new leader's division is leader-ready (the RPC layer's leader check
+/// open) before its state machine's `notifyLeaderReady` has the services rebuild the
+/// pending allocations. A grant in between, with the old leader's second container not
+/// yet reported, over-grants without the gate; the seed's gate refuses it (`NotReady`).
+/// The explorer's shortest counterexample: the client's first grant, its write and the
+/// second grant, the transfer to division-ready, the third grant, both writes, then the
+/// notification.
+#[test]
+fn a_grant_between_division_ready_and_the_rebuild_needs_the_gate() {
+    let scenario = "keys_written_while_leadership_moves";
+    let client = Action::Driver { script: 0 };
+    let ratis = Action::Driver { script: 1 };
+    let path = [client, client, client, ratis, client, client, client, ratis];
+    let caught = replay_path(&case(scenario, "LegacyRebuildWithoutGate"), &path)
+        .expect_err("the grant before the rebuild over-grants");
+    assert_eq!(
+        caught.property,
+        "no datanode granted more containers than it has room for"
+    );
+    for fixed in ["SeedPatch", "Hardened"] {
+        assert_eq!(
+            replay_path(&case(scenario, fixed), &path),
+            Ok(()),
+            "{fixed}"
+        );
+    }
+}

@@ -63,6 +63,8 @@ pub fn explore(options: &ExploreOptions) -> ExitCode {
             report.executions,
             report.seconds
         );
+        let levels: Vec<String> = report.levels.iter().map(|(s, _)| s.to_string()).collect();
+        println!("    states by depth: {}", levels.join(" "));
         for (window, depth) in &report.windows {
             let reached = depth.map_or("not reached".to_owned(), |d| format!("at depth {d}"));
             println!("    {window}: {reached}");
@@ -216,6 +218,7 @@ fn row_json(case: &ExploreCase, report: &Report) -> serde_json::Value {
         "depth": report.depth,
         "exhausted": report.exhausted,
         "states": report.states,
+        "levels": report.levels.iter().map(|(s, t)| serde_json::json!({"states": s, "seconds": t})).collect::<Vec<_>>(),
         "transitions": report.transitions,
         "executions": report.executions,
         "judged": report.judged,

@@ -55,9 +55,6 @@ pub fn explorable() -> Vec<ExploreCase> {
 /// The caught cases whose shortest counterexample lies deeper than a search of a few
 /// seconds goes (measured with `soak explore --time 60` on two cores; shuttle catches
 /// each of them):
-/// - the rebuild without its gate races an allocation inside the new leader's election,
-///   one driver step here (the election and the rebuild it runs are one call): no
-///   sequence of these steps reaches it (held to depth 12);
 /// - the lagging replica's deletion before the patch needs its delete transaction taken,
 ///   stored and run, the reconcile commands sent, the restart and the transfer, then the
 ///   reconcile taken and stepped through the copy of the block: caught at depth 9, after
@@ -65,11 +62,7 @@ pub fn explorable() -> Vec<ExploreCase> {
 /// - the random cluster's patches alone need a grant, a close and an election in one
 ///   order among its client's and faults' steps (held to depth 9); its legacy code is
 ///   caught at depth 10, after 43 s.
-const DEEPER_THAN_A_SHORT_SEARCH: [(&str, &str); 4] = [
-    (
-        "keys_written_while_leadership_moves",
-        "LegacyRebuildWithoutGate",
-    ),
+const DEEPER_THAN_A_SHORT_SEARCH: [(&str, &str); 3] = [
     ("deletions_across_transfer_restart_and_repair", "Legacy"),
     ("random_cluster_with_faults", "SeedPatch"),
     ("random_cluster_with_faults", "Legacy"),

@@ -119,6 +119,9 @@ pub struct Report {
     pub exhausted: bool,
     /// Distinct states (paths, without hashing).
     pub states: usize,
+    /// Each completed depth's distinct states so far (from depth 0, the set-up's one) and
+    /// the seconds the search had taken: how the state space grows with the depth.
+    pub levels: Vec<(usize, f64)>,
     /// Actions run from an expanded state.
     pub transitions: u64,
     /// Re-executions from the set-up.
@@ -139,6 +142,7 @@ impl Report {
             depth: 0,
             exhausted: false,
             states: 0,
+            levels: Vec::new(),
             transitions: 0,
             executions: 0,
             judged: 0,

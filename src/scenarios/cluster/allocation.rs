@@ -50,7 +50,9 @@ pub fn keys_written_while_leadership_moves(
 /// [`keys_written_while_leadership_moves`] to explore: the client's script grants the
 /// first key and writes it, grants the other two, then writes them (each request
 /// refused for want of a leader or of room is skipped); the move of leadership to SCM 2
-/// is another script.
+/// is another, in two steps: Ratis elects SCM 2 and marks its division leader-ready (the
+/// RPC layer's leader check opens), then its state machine's `notifyLeaderReady` has the
+/// services run the rebuild. A grant between the two is HDDS-16891's window.
 pub fn keys_written_while_leadership_moves_explorable(
     behavior: ScmBehavior,
 ) -> Result<Explorable, Violation> {
@@ -71,9 +73,19 @@ pub fn keys_written_while_leadership_moves_explorable(
         })
     };
     let client = vec![grant(0), write(0), grant(1), grant(2), write(1), write(2)];
-    let ratis = vec![DriverStep::new("transfer leadership to scm2", |cluster| {
-        cluster.transfer_leadership(1).map_err(setup)
-    })];
+    let ratis = vec![
+        DriverStep::new(
+            "transfer leadership to scm2, its division ready",
+            |cluster| {
+                cluster
+                    .transfer_leadership_to_division_ready(1)
+                    .map_err(setup)
+            },
+        ),
+        DriverStep::new("scm2's state machine notified leader-ready", |cluster| {
+            cluster.notify_leader_ready(1).map_err(setup)
+        }),
+    ];
     Ok(Explorable::new(cluster, vec![client, ratis], judge))
 }
 

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::super::config::ScmBehavior;
 use super::super::container_info::{ContainerInfo, LifeCycleState};
 use super::super::node::DatanodeInfo;
-use super::{Listed, StorageContainerManager};
+use super::{Listed, ScmContext, StorageContainerManager};
 use crate::hdds::ids::{ContainerId, DatanodeId};
 use crate::hdds::term::Term;
 use crate::sync::Arc;
@@ -28,18 +28,35 @@ impl StorageContainerManager {
         tracing::debug!(node = %self.id, term, "became leader");
     }
 
-    /// Ratis made this SCM leader-ready (`notifyLeaderReady`): it has applied the log, the
-    /// RPC layer's leader check opens, then the services are notified.
+    /// Ratis made this SCM leader-ready (`SCMStateMachine.notifyLeaderReady`): it has
+    /// applied the log, the RPC layer's leader check opens
+    /// ([`mark_division_leader_ready`](Self::mark_division_leader_ready)), then the
+    /// services are notified.
     pub fn notify_leader_ready(&self) {
-        self.catch_up();
-        let context = self.context();
-        if !context.is_leader {
+        let Some(context) = self.mark_division_leader_ready() else {
             return;
-        }
-        self.ratis_leader_ready.store(true, Ordering::Release);
+        };
         self.context.write(|context| context.leader_ready = true);
         tracing::debug!(node = %self.id, term = context.term, "leader ready");
         self.notify_status_changed();
+    }
+
+    /// Ratis marks this SCM's division leader-ready, its log applied: the RPC layer's
+    /// leader check (`StorageContainerManager.checkLeader`, which reads the division's
+    /// `isLeaderReady`) opens. The state machine's `notifyLeaderReady`, which notifies the
+    /// services, follows ([`notify_leader_ready`](Self::notify_leader_ready) runs both, as
+    /// Ratis's threads do one after the other); between the two, a client's allocation
+    /// passes the leader check before the rebuild of the pending allocations has run
+    /// (HDDS-16891's window, which the gate closes). Returns the context it opened the
+    /// check in; `None`, with the check left as it was, for an SCM that does not lead.
+    pub fn mark_division_leader_ready(&self) -> Option<ScmContext> {
+        self.catch_up();
+        let context = self.context();
+        if !context.is_leader {
+            return None;
+        }
+        self.ratis_leader_ready.store(true, Ordering::Release);
+        Some(context)
     }
 
     /// Ratis told this SCM it lost leadership (`notifyNotLeader`).

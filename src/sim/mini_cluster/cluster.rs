@@ -131,12 +131,52 @@ impl MiniOzoneCluster {
     /// Ratis moves leadership to the SCM at `index`: the old leader steps down, the new
     /// one leads at a new term and becomes leader-ready.
     pub fn transfer_leadership(&self, index: usize) -> Result<(), ClusterError> {
+        self.step_down_for(index)?;
+        self.elect(index)
+    }
+
+    /// [`transfer_leadership`](Self::transfer_leadership) up to the new leader's
+    /// division marked leader-ready, its RPC layer's leader check open: the state
+    /// machine's `notifyLeaderReady`, which notifies its services (the rebuild of the
+    /// pending allocations, HDDS-16891), is [`notify_leader_ready`](Self::notify_leader_ready)'s.
+    /// The two halves of one transfer, as an explorer steps them.
+    ///
+    /// ```
+    /// # hadoop_ref::sync::run_driver_example(|| {
+    /// use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
+    ///
+    /// let cluster = MiniOzoneCluster::builder().scms(2).build()?;
+    /// cluster.transfer_leadership_to_division_ready(1)?;
+    /// assert!(!cluster.scm(1)?.context().leader_ready, "services not notified yet");
+    /// cluster.notify_leader_ready(1)?;
+    /// assert!(cluster.scm(1)?.context().leader_ready);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # });
+    /// ```
+    pub fn transfer_leadership_to_division_ready(&self, index: usize) -> Result<(), ClusterError> {
+        self.step_down_for(index)?;
+        let next = self.scm(index)?;
+        let term = self.scms.ring.elect(next.id());
+        next.notify_leader_changed(term);
+        next.mark_division_leader_ready();
+        Ok(())
+    }
+
+    /// The SCM at `index` runs the state machine's `notifyLeaderReady`: the services hear
+    /// it leads (nothing changes for an SCM that does not lead).
+    pub fn notify_leader_ready(&self, index: usize) -> Result<(), ClusterError> {
+        self.scm(index)?.notify_leader_ready();
+        Ok(())
+    }
+
+    /// The leader steps down (`notifyNotLeader`) unless it is the SCM at `index`.
+    fn step_down_for(&self, index: usize) -> Result<(), ClusterError> {
         if let Ok(old) = self.leader()
             && old.id() != self.scm_id(index)?
         {
             old.notify_not_leader();
         }
-        self.elect(index)
+        Ok(())
     }
 
     /// Ratis moves leadership to the SCM at `index` while the old leader has not heard
