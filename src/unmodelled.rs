@@ -1,7 +1,7 @@
 //! Harness bookkeeping that must stay *outside* a checker's model, built on `std` and
 //! identical in every build: an execution counter, a stopwatch, shared harness state, a
 //! quiet panic for expected catches, a ghost variable, a process-wide exclusive section, a
-//! fresh OS thread, a pause and the core count for the soak tool, and a counting
+//! fresh OS thread (or one started to wait for later), a pause and the core count for the soak tool, and a counting
 //! allocator.
 //!
 //! A loom or shuttle run re-executes its closure many times; a count of those executions,
@@ -72,6 +72,29 @@ where
     F: FnOnce() -> T + Send + 'static,
 {
     std::thread::spawn(f).join()
+}
+
+/// An OS thread started by [`start_os_thread`], to wait for.
+#[derive(Debug)]
+pub struct OsThread(std::thread::JoinHandle<()>);
+
+/// Starts `f` on a new OS thread, outside any model: a tool's worker, which runs its own
+/// checker execution where one is needed.
+pub fn start_os_thread(f: impl FnOnce() + Send + 'static) -> OsThread {
+    OsThread(std::thread::spawn(f))
+}
+
+impl OsThread {
+    /// Waits for the thread to end; `Err` with its panic's message if it panicked.
+    pub fn join(self) -> Result<(), String> {
+        self.0.join().map_err(|payload| {
+            payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_else(|| "panic without a message".to_owned())
+        })
+    }
 }
 
 /// Blocks the calling OS thread for `duration`: a tool's polling pause, outside any model.

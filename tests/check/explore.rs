@@ -5,12 +5,15 @@
 
 use std::hash::{DefaultHasher, Hasher};
 
-use hadoop_ref::check::catalogue;
+use hadoop_ref::check::catalogue::{self, Expectation};
 use hadoop_ref::check::explore::{
     Action, CounterexampleFile, ExploreCase, Options, Verdict, explore, replay_path,
 };
-use hadoop_ref::scenarios::cluster::explorable::Explorable;
+use hadoop_ref::clock::Clock;
+use hadoop_ref::scenarios::Violation;
+use hadoop_ref::scenarios::cluster::explorable::{DriverStep, Explorable};
 use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
+use hadoop_ref::unmodelled::Shared;
 
 fn case(scenario: &str, variant: &str) -> ExploreCase {
     catalogue::explorable()
@@ -235,5 +238,145 @@ fn a_grant_between_division_ready_and_the_rebuild_needs_the_gate() {
             Ok(()),
             "{fixed}"
         );
+    }
+}
+
+/// Two workers expanding each depth side by side see the states one worker sees, depth
+/// by depth, and catch a legacy variant at the same depth.
+#[test]
+fn two_workers_reach_the_states_one_reaches() {
+    let scenario = "over_replicated_container_while_the_deposed_leader_processes";
+    let with = |variant: &str, workers: usize| {
+        let options = Options {
+            workers,
+            ..options(7)
+        };
+        explore(&case(scenario, variant), &options, &[])
+    };
+    let (one, two) = (with("SeedPatch", 1), with("SeedPatch", 2));
+    assert_eq!(one.verdict, Verdict::Held);
+    assert_eq!(two.verdict, Verdict::Held);
+    let states = |report: &hadoop_ref::check::explore::Report| -> Vec<usize> {
+        report.levels.iter().map(|(states, _)| *states).collect()
+    };
+    assert_eq!(states(&one), states(&two));
+    let caught_at = |report: hadoop_ref::check::explore::Report| match report.verdict {
+        Verdict::Caught { path, .. } => path.len(),
+        other => panic!("legacy not caught: {other:?}"),
+    };
+    assert_eq!(caught_at(with("Legacy", 1)), caught_at(with("Legacy", 2)));
+}
+
+/// Regression (the audit's first finding): a reconciliation's fingerprint left out what
+/// its comparison read of a peer. Datanode 3 compared its tree with datanode 1's before
+/// or after datanode 1's block deleting service ran, and both states had one fingerprint,
+/// so the search expanded one of them for both, though the end of the round adopts the
+/// peer's deletions as read. The fingerprint now holds the round's trees.
+#[test]
+fn a_reconciliation_fingerprint_holds_what_it_read_of_its_peer() {
+    let emptied = case(
+        "emptied_container_deleted_despite_a_restored_block",
+        "SeedPatch",
+    );
+    let parse =
+        |text: &str| -> Vec<Action> { text.split(", ").map(|a| a.parse().unwrap()).collect() };
+    let read_after_deletion = parse(
+        "driver 1, heartbeat dn1 scm1, process dn1, delete-blocks dn1, driver 2, \
+         heartbeat dn3 scm1, process dn3, supervise dn3, supervise dn3",
+    );
+    let read_before_deletion = parse(
+        "driver 1, heartbeat dn1 scm1, process dn1, driver 2, heartbeat dn3 scm1, \
+         process dn3, supervise dn3, supervise dn3, delete-blocks dn1",
+    );
+    let ended = |path: &[Action]| {
+        let mut path = path.to_vec();
+        path.push(Action::Supervise { dn: 2 });
+        fingerprint(&run(&emptied, &path).cluster)
+    };
+    assert_ne!(ended(&read_after_deletion), ended(&read_before_deletion));
+    assert_ne!(
+        fingerprint(&run(&emptied, &read_after_deletion).cluster),
+        fingerprint(&run(&emptied, &read_before_deletion).cluster)
+    );
+}
+
+/// A case whose driver keeps a flag outside the cluster: script 1 notes whether the
+/// clock has moved, script 2 moves it, script 3 moves it again if the flag is up. Both
+/// orders of the first two reach one fingerprint with two futures.
+fn case_with_a_flag_outside_the_cluster() -> Result<Explorable, Violation> {
+    let setup = |e: hadoop_ref::sim::mini_cluster::ClusterError| Violation {
+        seed: "test",
+        property: "set-up",
+        detail: e.to_string(),
+    };
+    let cluster = MiniOzoneCluster::builder().scms(1).build().map_err(setup)?;
+    let flag = Shared::new(false);
+    let start_ms = cluster.clock().now_ms();
+    let (noted, read) = (flag.clone(), flag);
+    let scripts = vec![
+        vec![DriverStep::new("note an unmoved clock", move |cluster| {
+            let unmoved = cluster.clock().now_ms() == start_ms;
+            noted.with(|flag| *flag = unmoved);
+            Ok(())
+        })],
+        vec![DriverStep::new("move the clock", |cluster| {
+            cluster.clock().advance_ms(1_000);
+            Ok(())
+        })],
+        vec![DriverStep::new("move it again if noted", move |cluster| {
+            if read.with(|flag| *flag) {
+                cluster.clock().advance_ms(1_000);
+            }
+            Ok(())
+        })],
+    ];
+    Ok(Explorable::new(cluster, scripts, |_| Ok(())))
+}
+
+/// The audit catches a fingerprint that leaves out state which decides the future,
+/// naming both paths; without it, the search holds.
+#[test]
+fn the_audit_catches_a_fingerprint_that_leaves_out_state() {
+    let flagged = ExploreCase::new(
+        "flag_outside_the_cluster",
+        "Test",
+        Expectation::Holds,
+        case_with_a_flag_outside_the_cluster,
+    );
+    let unaudited = explore(&flagged, &options(3), &[]);
+    assert_eq!(unaudited.verdict, Verdict::Held);
+    let audited = Options {
+        audit_fingerprints: true,
+        ..options(3)
+    };
+    let report = explore(&flagged, &audited, &[]);
+    let Verdict::Error(error) = &report.verdict else {
+        panic!("the audit let it pass: {report:?}");
+    };
+    assert!(
+        error.contains("a state's fingerprint decides its future"),
+        "{error}"
+    );
+    assert!(error.contains("[driver 1, driver 2]"), "{error}");
+    assert!(error.contains("[driver 2, driver 1]"), "{error}");
+}
+
+/// The catalogue's fixed cases pass the audit where their fingerprints collide first.
+#[test]
+fn fixed_cases_pass_the_fingerprint_audit() {
+    for (scenario, variant, depth) in [
+        (
+            "over_replicated_container_across_a_leader_change",
+            "SeedPatch",
+            5,
+        ),
+        ("keys_written_while_leadership_moves", "SeedPatch", 3),
+    ] {
+        let audited = Options {
+            audit_fingerprints: true,
+            ..options(depth)
+        };
+        let report = explore(&case(scenario, variant), &audited, &[]);
+        assert_eq!(report.verdict, Verdict::Held, "{scenario}: {report:?}");
     }
 }

@@ -186,6 +186,13 @@ pub struct ExploreOptions {
     /// Without state hashing: every path expanded (and no partial-order reduction).
     #[arg(long)]
     pub no_hashing: bool,
+    /// Workers expanding a depth's states side by side (default: one per core).
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// Audit the fingerprints: two paths reaching one fingerprint must have one future
+    /// (the same actions enabled, each leading to one fingerprint); an error otherwise.
+    #[arg(long)]
+    pub audit_fingerprints: bool,
     /// Where counterexamples are written (`SCENARIO.VARIANT.explore.actions`).
     #[arg(long, default_value = "soak-failures")]
     pub out: PathBuf,

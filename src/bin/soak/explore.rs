@@ -34,6 +34,11 @@ pub fn explore(options: &ExploreOptions) -> ExitCode {
         max_executions: u64::MAX,
         hashing: !options.no_hashing,
         partial_order: !options.no_por && !options.no_hashing,
+        workers: options
+            .workers
+            .unwrap_or_else(hadoop_ref::unmodelled::available_cores)
+            .max(1),
+        audit_fingerprints: options.audit_fingerprints,
     };
     println!(
         "{:<62} {:<22} {:<6} {:>5} {:>4} {:>9} {:>10} {:>7}  verdict",
@@ -86,7 +91,7 @@ pub fn explore(options: &ExploreOptions) -> ExitCode {
         }
     }
     if let Some(path) = &options.board
-        && let Err(error) = write_board(path, &board, options)
+        && let Err(error) = write_board(path, &board, options, search.workers)
     {
         eprintln!("soak: cannot write {}: {error}", path.display());
         return ExitCode::from(2);
@@ -138,13 +143,14 @@ fn write_board(
     path: &std::path::Path,
     rows: &[String],
     options: &ExploreOptions,
+    workers: usize,
 ) -> std::io::Result<()> {
     let board = std::fs::read_to_string(path).unwrap_or_default();
     let mut section = format!(
         "{BOARD_BEGIN}\n## Exhaustive exploration of the cluster cases\n\nEvery interleaving of \
          each cluster case's protocol steps up to the depth shown, breadth first, each distinct \
          state once, with partial-order reduction (`cargo soak explore --depth {} --time {} \
-         --board docs/scoreboard.md`; `check::explore`). The depth is the last one whose every \
+         --board docs/scoreboard.md`, {workers} worker(s); `check::explore`). The depth is the last one whose every \
          state was expanded within the time (\"all states\": no state was left to expand); a \
          catch is at the length of the shortest counterexample.\n\n| scenario | variant | \
          expect | exhaustive | race windows reached (shortest judged path) |\n|---|---|---|---|---|\n",

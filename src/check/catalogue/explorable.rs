@@ -58,10 +58,10 @@ pub fn explorable() -> Vec<ExploreCase> {
 /// - the lagging replica's deletion before the patch needs its delete transaction taken,
 ///   stored and run, the reconcile commands sent, the restart and the transfer, then the
 ///   reconcile taken and stepped through the copy of the block: caught at depth 9, after
-///   21 s on an idle machine (held to depth 8 on a loaded one);
+///   7.6 s of two workers (21 s of one);
 /// - the random cluster's patches alone need a grant, a close and an election in one
-///   order among its client's and faults' steps (held to depth 9); its legacy code is
-///   caught at depth 10, after 43 s.
+///   order among its client's and faults' steps (held to depth 11 in 206 s); its legacy
+///   code is caught at depth 10, after 23 s of two workers.
 const DEEPER_THAN_A_SHORT_SEARCH: [(&str, &str); 3] = [
     ("deletions_across_transfer_restart_and_repair", "Legacy"),
     ("random_cluster_with_faults", "SeedPatch"),

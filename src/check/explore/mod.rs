@@ -23,7 +23,9 @@
 //! reached by two orders is expanded once. Partial-order reduction by sleep sets: two
 //! actions that touch nothing in common ([`Action::independent`]) commute, and only one
 //! of their orders is tried; a state reached again with fewer actions asleep is expanded
-//! again for those. Breadth first, so the first violation found is the shortest.
+//! again for those. Breadth first, so the first violation found is the shortest. A
+//! depth's states are expanded by [`Options::workers`] workers side by side, each
+//! re-execution on a thread of its own; the next depth starts when all are done.
 //!
 //! **What it judges.** A state where every driver script has run all its steps is a state
 //! the case's run may end in: it is judged as the case judges (the cluster healed and
@@ -36,8 +38,10 @@
 
 mod action;
 mod file;
+mod replayed;
 mod search;
 mod spec;
+mod worker;
 
 pub use action::{Action, BadAction};
 pub use file::{CounterexampleFile, CounterexampleFileError};
@@ -48,14 +52,15 @@ use crate::scenarios::Violation;
 
 /// Explores `case` as `options` say, judging the race `windows` of its scenario. Runs
 /// the components as they are built: call it in the production build, or inside one
-/// shuttle execution in the shuttle build (its one task runs alone).
-pub fn explore(case: &ExploreCase, options: &Options, windows: &[RaceWindow]) -> Report {
+/// shuttle execution in the shuttle build (its one task runs alone; each further worker,
+/// [`Options::workers`], runs one shuttle execution of its own on a thread of its own).
+pub fn explore(case: &ExploreCase, options: &Options, windows: &'static [RaceWindow]) -> Report {
     search::run(case, options, windows)
 }
 
 /// Runs `case` along `path` and judges it, as a counterexample replays: the first
 /// violation, of an action or of the judgment.
 pub fn replay_path(case: &ExploreCase, path: &[Action]) -> Result<(), Violation> {
-    let replayed = search::Replayed::along(case, path)?;
+    let replayed = replayed::Replayed::along(case, path)?;
     replayed.case.judge()
 }

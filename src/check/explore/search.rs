@@ -2,16 +2,21 @@
 //! the case's set-up along its path, keyed by its fingerprint so a state reached by two
 //! orders is expanded once, with sleep sets so that of two independent actions only one
 //! order is tried.
+//!
+//! A depth's states are expanded by [`Options::workers`] workers, each on a thread of its
+//! own taking the next state of the depth (a re-execution shares nothing with another
+//! but what they hand each other here). What they share is behind one lock, held only to
+//! read or update it, never while a component runs; the next depth starts once every
+//! worker is done with this one, so the first violation found is still the shortest.
 
-use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::collections::{HashMap, VecDeque};
 
 use super::action::Action;
+use super::replayed::Replayed;
 use super::spec::{ExploreCase, Options, Report, Verdict};
 use crate::check::exploration::RaceWindow;
 use crate::scenarios::Violation;
-use crate::scenarios::cluster::explorable::Explorable;
-use crate::unmodelled::Stopwatch;
+use crate::unmodelled::{Shared, Stopwatch};
 
 /// A state to expand: the actions that reach it from the set-up, and the actions it must
 /// not try (its sleep set, sorted), since an independent order already tries them.
@@ -21,180 +26,201 @@ struct Node {
     sleep: Vec<Action>,
 }
 
-/// The case re-executed along a path: the cluster and each script's next step.
-pub(super) struct Replayed {
-    pub(super) case: Explorable,
-    positions: Vec<usize>,
+/// A state seen: the sleep set it is (or was) expanded with, and the path that first
+/// reached it when the fingerprints are audited ([`Options::audit_fingerprints`]).
+struct Seen {
+    sleep: Vec<Action>,
+    path: Option<Vec<Action>>,
 }
 
-impl Replayed {
-    /// The case as set up, every script at its first step.
-    pub(super) fn build(case: &ExploreCase) -> Result<Self, Violation> {
-        let built = case.build()?;
-        let positions = vec![0; built.scripts.len()];
-        Ok(Self {
-            case: built,
-            positions,
-        })
-    }
-
-    /// The case set up and run along `path`.
-    pub(super) fn along(case: &ExploreCase, path: &[Action]) -> Result<Self, Violation> {
-        let mut replayed = Self::build(case)?;
-        for &action in path {
-            replayed.apply(action)?;
-        }
-        Ok(replayed)
-    }
-
-    /// Runs `action` (a driver's at its script's next step).
-    pub(super) fn apply(&mut self, action: Action) -> Result<(), Violation> {
-        let position = match action {
-            Action::Driver { script } => self.positions[script],
-            _ => 0,
-        };
-        action.apply(&self.case, position)?;
-        if let Action::Driver { script } = action {
-            self.positions[script] += 1;
-        }
-        Ok(())
-    }
-
-    /// The actions enabled now: the cluster's, then each script with a step left.
-    fn enabled(&self) -> Result<Vec<Action>, Violation> {
-        let mut enabled = Action::enabled(&self.case.cluster).map_err(setup)?;
-        enabled.extend(
-            (0..self.positions.len())
-                .filter(|&s| self.positions[s] < self.case.scripts[s].len())
-                .map(|script| Action::Driver { script }),
-        );
-        Ok(enabled)
-    }
-
-    /// Whether every script ran all its steps: a state the case's run may end in.
-    fn scripts_done(&self) -> bool {
-        self.positions
-            .iter()
-            .zip(&self.case.scripts)
-            .all(|(at, script)| *at == script.len())
-    }
-
-    /// The state's fingerprint: the cluster's digest and the scripts' positions.
-    fn fingerprint(&self) -> Result<u64, Violation> {
-        let mut hasher = DefaultHasher::new();
-        self.case.cluster.digest(&mut hasher).map_err(setup)?;
-        self.positions.hash(&mut hasher);
-        Ok(hasher.finish())
-    }
+/// Whether the child state is expanded, with which sleep set, and the path that reached
+/// its fingerprint first when that path must be audited against the child's.
+struct Admission {
+    sleep: Option<Vec<Action>>,
+    audit: Option<Vec<Action>>,
 }
 
-fn setup(error: crate::sim::mini_cluster::ClusterError) -> Violation {
-    Violation {
-        seed: crate::scenarios::cluster::SEED_KEY,
-        property: "scenario setup",
-        detail: error.to_string(),
-    }
-}
-
-/// The search's bookkeeping.
-struct Search<'a> {
-    case: &'a ExploreCase,
-    options: &'a Options,
-    windows: &'a [RaceWindow],
-    clock: Stopwatch,
-    /// Each state seen, with the sleep set it is (or was) expanded with.
-    visited: HashMap<u64, Vec<Action>>,
+/// What the workers share.
+struct Progress {
+    /// Each state seen, with the sleep set it is (or was) expanded with and the path
+    /// that first reached it (kept when the fingerprints are audited).
+    visited: HashMap<u64, Seen>,
+    /// The depth's states left to expand.
+    frontier: VecDeque<Node>,
+    /// The next depth's states.
+    next: Vec<Node>,
     report: Report,
+    /// The search's end, once a worker found it: a violation, or a case that cannot run.
+    ended: Option<Verdict>,
+}
+
+/// One search, as each of its workers holds it.
+#[derive(Clone)]
+struct Search {
+    case: ExploreCase,
+    options: Options,
+    windows: &'static [RaceWindow],
+    clock: Stopwatch,
+    progress: Shared<Progress>,
 }
 
 /// Runs the search (see [`super::explore`]).
-pub(super) fn run(case: &ExploreCase, options: &Options, windows: &[RaceWindow]) -> Report {
-    let mut search = Search {
-        case,
-        options,
+pub(super) fn run(case: &ExploreCase, options: &Options, windows: &'static [RaceWindow]) -> Report {
+    let search = Search {
+        case: *case,
+        options: options.clone(),
         windows,
         clock: Stopwatch::start(),
-        visited: HashMap::new(),
-        report: Report::new(windows),
+        progress: Shared::new(Progress {
+            visited: HashMap::new(),
+            frontier: VecDeque::new(),
+            next: Vec::new(),
+            report: Report::new(windows),
+            ended: None,
+        }),
     };
-    search.report.verdict = match search.breadth_first() {
-        Ok(verdict) => verdict,
-        Err(violation) => Verdict::Error(violation.to_string()),
-    };
-    search.report.seconds = search.clock.elapsed().as_secs_f64();
-    search.report.states = search.visited.len().max(search.report.states);
-    search.report
+    let verdict = search.breadth_first().unwrap_or_else(error);
+    let seconds = search.clock.elapsed().as_secs_f64();
+    search.progress.with(|progress| {
+        let mut report = std::mem::replace(&mut progress.report, Report::new(&[]));
+        report.verdict = verdict;
+        report.seconds = seconds;
+        report.states = progress.visited.len().max(report.states);
+        report
+    })
 }
 
-impl Search<'_> {
-    fn breadth_first(&mut self) -> Result<Verdict, Violation> {
-        let root = Replayed::build(self.case)?;
-        self.report.executions += 1;
-        if self.options.hashing {
-            self.visited.insert(root.fingerprint()?, Vec::new());
-        }
-        let mut frontier = vec![Node {
-            path: Vec::new(),
-            sleep: Vec::new(),
-        }];
+/// A case that could not be run.
+fn error(violation: Violation) -> Verdict {
+    Verdict::Error(violation.to_string())
+}
+
+impl Search {
+    fn breadth_first(&self) -> Result<Verdict, Violation> {
+        let root = Replayed::build(&self.case)?;
+        let fingerprint = root.fingerprint()?;
+        let (hashing, audited) = (self.options.hashing, self.options.audit_fingerprints);
+        self.progress.with(|progress| {
+            progress.report.executions += 1;
+            if hashing {
+                let seen = Seen {
+                    sleep: Vec::new(),
+                    path: audited.then(Vec::new),
+                };
+                progress.visited.insert(fingerprint, seen);
+            }
+            progress.next.push(Node {
+                path: Vec::new(),
+                sleep: Vec::new(),
+            });
+        });
         self.complete_level();
         // Bounded by the depth asked for; each level by the states it holds.
         for depth in 0..self.options.depth {
-            if frontier.is_empty() {
-                self.report.exhausted = true;
+            let more = self.progress.with(|progress| {
+                progress.frontier = std::mem::take(&mut progress.next).into();
+                !progress.frontier.is_empty()
+            });
+            if !more {
+                self.progress.with(|p| p.report.exhausted = true);
                 return Ok(Verdict::Held);
             }
-            let mut next = Vec::new();
-            for node in &frontier {
-                if self.out_of_time() {
-                    return Ok(Verdict::Held);
-                }
-                if let Some(caught) = self.expand(node, &mut next)? {
-                    return Ok(caught);
-                }
+            self.run_workers();
+            let (ended, unfinished) = self
+                .progress
+                .with(|p| (p.ended.take(), !p.frontier.is_empty()));
+            if let Some(ended) = ended {
+                return Ok(ended);
             }
-            self.report.depth = depth + 1;
+            if unfinished {
+                return Ok(Verdict::Held);
+            }
+            self.progress.with(|p| p.report.depth = depth + 1);
             self.complete_level();
-            frontier = next;
         }
-        self.report.exhausted = frontier.is_empty();
+        self.progress
+            .with(|p| p.report.exhausted = p.next.is_empty());
         Ok(Verdict::Held)
     }
 
-    /// Notes the states seen and the time taken when a depth is complete.
-    fn complete_level(&mut self) {
-        let states = if self.options.hashing {
-            self.visited.len()
-        } else {
-            // Without hashing, every path is a state (the set-up's one included).
-            self.report.states + 1
-        };
-        let seconds = self.clock.elapsed().as_secs_f64();
-        self.report.levels.push((states, seconds));
+    /// Expands the depth's states on the workers: this thread is one, the others run on
+    /// threads of their own (`super::worker`); returns when every one is done.
+    fn run_workers(&self) {
+        let others: Vec<_> = (1..self.options.workers.max(1))
+            .map(|_| {
+                let worker = self.clone();
+                super::worker::start(Box::new(move || worker.work()))
+            })
+            .collect();
+        self.work();
+        for other in others {
+            if let Err(panic) = other.join() {
+                let ended = Verdict::Error(format!("a worker of the search panicked: {panic}"));
+                self.progress.with(|p| p.ended = Some(ended));
+            }
+        }
     }
 
-    fn out_of_time(&self) -> bool {
-        self.options
+    /// A worker: expands the depth's next state until none is left, the time is up or
+    /// the search ended.
+    fn work(&self) {
+        while let Some(node) = self.take_node() {
+            let ended = match self.expand(&node) {
+                Ok(None) => continue,
+                Ok(Some(caught)) => caught,
+                Err(violation) => error(violation),
+            };
+            self.progress.with(|p| {
+                p.ended.get_or_insert(ended);
+            });
+        }
+    }
+
+    /// The depth's next state to expand, unless the search is to stop.
+    fn take_node(&self) -> Option<Node> {
+        let out_of_time = self
+            .options
             .time_limit
-            .is_some_and(|limit| self.clock.elapsed() >= limit)
-            || self.report.executions >= self.options.max_executions
+            .is_some_and(|limit| self.clock.elapsed() >= limit);
+        let max_executions = self.options.max_executions;
+        self.progress.with(|p| {
+            if out_of_time || p.ended.is_some() || p.report.executions >= max_executions {
+                return None;
+            }
+            p.frontier.pop_front()
+        })
+    }
+
+    /// Notes the states seen and the time taken when a depth is complete.
+    fn complete_level(&self) {
+        let hashing = self.options.hashing;
+        let seconds = self.clock.elapsed().as_secs_f64();
+        self.progress.with(|p| {
+            let states = if hashing {
+                p.visited.len()
+            } else {
+                // Without hashing, every path is a state (the set-up's one included).
+                p.report.states + 1
+            };
+            p.report.levels.push((states, seconds));
+        });
+    }
+
+    /// The case re-executed along `path`, counted.
+    fn replay(&self, path: &[Action]) -> Result<Replayed, Violation> {
+        self.progress.with(|p| p.report.executions += 1);
+        Replayed::along(&self.case, path)
     }
 
     /// Expands `node`: each enabled action not asleep, run on a fresh re-execution (the
     /// first on the node's own), its state kept when new and judged when the scripts are
     /// done. Returns a verdict when a judged state breaks the case's invariants.
-    fn expand(&mut self, node: &Node, next: &mut Vec<Node>) -> Result<Option<Verdict>, Violation> {
-        let mut replayed = Some(Replayed::along(self.case, &node.path)?);
-        self.report.executions += 1;
-        let leading = replayed
-            .as_ref()
-            .map(|state| Action::leading(&state.case.cluster))
-            .unwrap_or_default();
-        let enabled = replayed
-            .as_ref()
-            .map(Replayed::enabled)
-            .transpose()?
-            .unwrap_or_default();
+    fn expand(&self, node: &Node) -> Result<Option<Verdict>, Violation> {
+        let mut replayed = Some(self.replay(&node.path)?);
+        let (leading, enabled) = match &replayed {
+            Some(state) => (Action::leading(&state.case.cluster), state.enabled()?),
+            None => (Vec::new(), Vec::new()),
+        };
         let awake: Vec<Action> = enabled
             .into_iter()
             .filter(|a| node.sleep.binary_search(a).is_err())
@@ -202,19 +228,19 @@ impl Search<'_> {
         for (i, &action) in awake.iter().enumerate() {
             let mut state = match replayed.take() {
                 Some(state) => state,
-                None => {
-                    self.report.executions += 1;
-                    Replayed::along(self.case, &node.path)?
-                }
+                None => self.replay(&node.path)?,
             };
             let mut path = node.path.clone();
             path.push(action);
             if let Err(violation) = state.apply(action) {
                 return Ok(Some(Verdict::Caught { path, violation }));
             }
-            self.report.transitions += 1;
             let sleep = self.child_sleep(node, &awake[..i], action, &leading);
-            let Some(sleep) = self.admit(&state, sleep)? else {
+            let admission = self.admit(&state, &path, sleep)?;
+            if let Some(first) = admission.audit {
+                self.audit(&state, &path, &first)?;
+            }
+            let Some(sleep) = admission.sleep else {
                 continue;
             };
             if state.scripts_done()
@@ -222,7 +248,7 @@ impl Search<'_> {
             {
                 return Ok(Some(caught));
             }
-            next.push(Node { path, sleep });
+            self.progress.with(|p| p.next.push(Node { path, sleep }));
         }
         Ok(None)
     }
@@ -251,51 +277,120 @@ impl Search<'_> {
         sleep
     }
 
-    /// Whether the child state must be expanded, with which sleep set: a new state with
-    /// its own; a state seen before only if this arrival sleeps on fewer actions (those
-    /// must be tried now), with the intersection; otherwise it is pruned.
+    /// Whether the child state at the end of `path` must be expanded, with which sleep
+    /// set: a new state with its own; a state seen before only if this arrival sleeps on
+    /// fewer actions (those must be tried now), with the intersection; otherwise it is
+    /// pruned. When the fingerprints are audited, a state seen before by another path
+    /// comes with that path.
     fn admit(
-        &mut self,
+        &self,
         state: &Replayed,
+        path: &[Action],
         sleep: Vec<Action>,
-    ) -> Result<Option<Vec<Action>>, Violation> {
-        if !self.options.hashing {
-            self.report.states += 1;
-            return Ok(Some(sleep));
+    ) -> Result<Admission, Violation> {
+        let fingerprint = match self.options.hashing {
+            true => Some(state.fingerprint()?),
+            false => None,
+        };
+        let audited = self.options.audit_fingerprints;
+        Ok(self.progress.with(|p| {
+            p.report.transitions += 1;
+            let Some(fingerprint) = fingerprint else {
+                p.report.states += 1;
+                return Admission {
+                    sleep: Some(sleep),
+                    audit: None,
+                };
+            };
+            let Some(seen) = p.visited.get_mut(&fingerprint) else {
+                let path = audited.then(|| path.to_vec());
+                let first = Seen {
+                    sleep: sleep.clone(),
+                    path,
+                };
+                p.visited.insert(fingerprint, first);
+                return Admission {
+                    sleep: Some(sleep),
+                    audit: None,
+                };
+            };
+            let audit = seen.path.clone().filter(|first| first != path);
+            let sleep = if seen.sleep.iter().all(|a| sleep.binary_search(a).is_ok()) {
+                None
+            } else {
+                seen.sleep.retain(|a| sleep.binary_search(a).is_ok());
+                Some(seen.sleep.clone())
+            };
+            Admission { sleep, audit }
+        }))
+    }
+
+    /// The audit of a fingerprint ([`Options::audit_fingerprints`]): `state`, at the end
+    /// of `path`, has the fingerprint the state at the end of `first` has, so it must have
+    /// that state's future: the same actions enabled, and each one leading to states of
+    /// one fingerprint. A difference is a part of the state the fingerprint leaves out,
+    /// which would let the search prune a state that behaves otherwise.
+    fn audit(&self, state: &Replayed, path: &[Action], first: &[Action]) -> Result<(), Violation> {
+        let enabled = state.enabled()?;
+        let unfit = |detail: String| Violation {
+            seed: crate::scenarios::cluster::SEED_KEY,
+            property: "a state's fingerprint decides its future",
+            detail,
+        };
+        let show = |actions: &[Action]| -> String {
+            let shown: Vec<String> = actions.iter().map(Action::to_string).collect();
+            format!("[{}]", shown.join(", "))
+        };
+        if self.replay(first)?.enabled()? != enabled {
+            return Err(unfit(format!(
+                "{} and {} reach one fingerprint with other actions enabled",
+                show(first),
+                show(path)
+            )));
         }
-        let fingerprint = state.fingerprint()?;
-        match self.visited.get_mut(&fingerprint) {
-            None => {
-                self.visited.insert(fingerprint, sleep.clone());
-                Ok(Some(sleep))
+        for action in enabled {
+            let mut after = Vec::with_capacity(2);
+            for from in [first, path] {
+                let mut replayed = self.replay(from)?;
+                replayed.apply(action)?;
+                after.push(replayed.fingerprint()?);
             }
-            Some(seen) if seen.iter().all(|a| sleep.binary_search(a).is_ok()) => Ok(None),
-            Some(seen) => {
-                seen.retain(|a| sleep.binary_search(a).is_ok());
-                Ok(Some(seen.clone()))
+            if after[0] != after[1] {
+                return Err(unfit(format!(
+                    "{} and {} reach one fingerprint, but not after `{action}`",
+                    show(first),
+                    show(path)
+                )));
             }
         }
+        Ok(())
     }
 
     /// Judges `state`, at the end of `path` (the judgment heals and settles the cluster).
     /// While a race window is still unreached, on a re-execution of its own that records
     /// its events, from the set-up on, for the windows to read; once every window is
     /// reached, on `state` itself: the same run, as the components are deterministic.
-    fn judge(&mut self, state: Replayed, path: &[Action]) -> Result<Option<Verdict>, Violation> {
-        self.report.judged += 1;
-        let judged = if self.report.windows.iter().all(|(_, at)| at.is_some()) {
+    fn judge(&self, state: Replayed, path: &[Action]) -> Result<Option<Verdict>, Violation> {
+        let all_reached = self.progress.with(|p| {
+            p.report.judged += 1;
+            p.report.windows.iter().all(|(_, at)| at.is_some())
+        });
+        let judged = if all_reached {
             state.case.judge()
         } else {
             drop(state);
-            self.report.executions += 1;
+            self.progress.with(|p| p.report.executions += 1);
             let (judged, story) = crate::story::record(|| {
-                Replayed::along(self.case, path).and_then(|state| state.case.judge())
+                Replayed::along(&self.case, path).and_then(|state| state.case.judge())
             });
-            for (reached, window) in self.report.windows.iter_mut().zip(self.windows) {
-                if reached.1.is_none() && window.reached_by(&story) {
-                    reached.1 = Some(path.len());
+            let reached: Vec<bool> = self.windows.iter().map(|w| w.reached_by(&story)).collect();
+            self.progress.with(|p| {
+                for (window, reached) in p.report.windows.iter_mut().zip(reached) {
+                    if reached && window.1.is_none() {
+                        window.1 = Some(path.len());
+                    }
                 }
-            }
+            });
             judged
         };
         Ok(judged.err().map(|violation| Verdict::Caught {

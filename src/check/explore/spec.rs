@@ -78,6 +78,15 @@ pub struct Options {
     pub hashing: bool,
     /// Sleep-set partial-order reduction.
     pub partial_order: bool,
+    /// Workers expanding a depth's states side by side (at least one). With more than
+    /// one, the verdict and the depth are as with one, but which of two equally short
+    /// counterexamples is found, and the executions counted, depend on their timing.
+    pub workers: usize,
+    /// Audit the fingerprints: each time a state's fingerprint was seen before by another
+    /// path, check that both states have one future (the same actions enabled, each
+    /// leading to one fingerprint); a difference ends the search with an error naming both
+    /// paths. Costs two re-executions per enabled action at each such arrival.
+    pub audit_fingerprints: bool,
 }
 
 impl Default for Options {
@@ -88,6 +97,8 @@ impl Default for Options {
             max_executions: u64::MAX,
             hashing: true,
             partial_order: true,
+            workers: 1,
+            audit_fingerprints: false,
         }
     }
 }

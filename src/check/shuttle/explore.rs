@@ -6,16 +6,16 @@
 use std::path::Path;
 
 use shuttle::scheduler::RandomScheduler;
-use shuttle::{Config, Runner};
 
 use super::replay::{Replayed, replayed};
 use super::runner::{self, Listeners};
+use super::worker::on_worker_thread;
 use crate::check::catalogue;
 use crate::check::exploration::RaceWindow;
 use crate::check::explore::{
     CounterexampleFile, CounterexampleFileError, ExploreCase, Options, Report, explore, replay_path,
 };
-use crate::unmodelled::{Shared, on_new_os_thread};
+use crate::unmodelled::Shared;
 
 /// Explores `case` (see [`explore`]) inside one shuttle execution; a panic of the search
 /// is its message.
@@ -26,21 +26,7 @@ pub fn explore_case(
 ) -> Result<Report, String> {
     let report = Shared::new(None);
     let out = report.clone();
-    let run = on_new_os_thread(move || {
-        let mut config = Config::new();
-        config.silence_warnings = true;
-        config.max_steps = shuttle::MaxSteps::None;
-        Runner::new(RandomScheduler::new(1), config).run(move || {
-            out.put(explore(&case, &options, windows));
-        });
-    });
-    run.map_err(|payload| {
-        payload
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-            .unwrap_or_else(|| "panic without a message".to_owned())
-    })?;
+    on_worker_thread(Box::new(move || out.put(explore(&case, &options, windows)))).join()?;
     report
         .take()
         .ok_or_else(|| "the search ended without a report".to_owned())

@@ -9,6 +9,7 @@ mod relay;
 mod replay;
 mod runner;
 pub mod schedule_file;
+pub(crate) mod worker;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
