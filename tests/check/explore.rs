@@ -147,7 +147,7 @@ fn explorer_catches_the_double_delete_and_exhausts_the_fixed_case() {
 }
 
 /// With and without reduction, the same verdict at the same depth, the reduced search
-/// with fewer executions.
+/// with fewer executions; with the sleep sets or without, the same states by depth.
 #[test]
 fn reduction_keeps_the_verdict_and_saves_executions() {
     for (scenario, variant, depth) in [
@@ -180,6 +180,15 @@ fn reduction_keeps_the_verdict_and_saves_executions() {
             reduced.executions <= plain.executions,
             "{variant}: {reduced:?} {plain:?}"
         );
+        let hashed_alone = Options {
+            partial_order: false,
+            ..options(depth)
+        };
+        let hashed_alone = explore(&explored, &hashed_alone, &[]);
+        assert_eq!(reduced.levels.len(), hashed_alone.levels.len(), "{variant}");
+        for (with, without) in reduced.levels.iter().zip(&hashed_alone.levels) {
+            assert_eq!(with.0, without.0, "{variant}: states by depth");
+        }
     }
 }
 
