@@ -61,7 +61,7 @@ pub fn explorable() -> Vec<ExploreCase> {
 ///   7.6 s of two workers (21 s of one);
 /// - the random cluster's patches alone need a grant, a close and an election in one
 ///   order among its client's and faults' steps (held to depth 11 in 206 s); its legacy
-///   code is caught at depth 10, after 23 s of two workers.
+///   code is caught at depth 10, after 15 s of two workers.
 const DEEPER_THAN_A_SHORT_SEARCH: [(&str, &str); 3] = [
     ("deletions_across_transfer_restart_and_repair", "Legacy"),
     ("random_cluster_with_faults", "SeedPatch"),

@@ -215,11 +215,22 @@ impl Search {
     /// Expands `node`: each enabled action not asleep, run on a fresh re-execution (the
     /// first on the node's own), its state kept when new and judged when the scripts are
     /// done. Returns a verdict when a judged state breaks the case's invariants.
+    ///
+    /// A step that changes nothing the fingerprint holds (a heartbeat with nothing new)
+    /// leaves the node's own state: the next action runs on it, without a re-execution.
+    /// That rests on what the hashing rests on, one fingerprint deciding one future; the
+    /// audit, which checks that, re-executes every action.
     fn expand(&self, node: &Node) -> Result<Option<Verdict>, Violation> {
         let mut replayed = Some(self.replay(&node.path)?);
-        let (leading, enabled) = match &replayed {
-            Some(state) => (Action::leading(&state.case.cluster), state.enabled()?),
-            None => (Vec::new(), Vec::new()),
+        let (leading, enabled, here) = match &replayed {
+            Some(state) => (
+                Action::leading(&state.case.cluster),
+                state.enabled()?,
+                self.reuses_unchanged_states()
+                    .then(|| state.fingerprint())
+                    .transpose()?,
+            ),
+            None => (Vec::new(), Vec::new(), None),
         };
         let awake: Vec<Action> = enabled
             .into_iter()
@@ -235,8 +246,17 @@ impl Search {
             if let Err(violation) = state.apply(action) {
                 return Ok(Some(Verdict::Caught { path, violation }));
             }
+            let fingerprint = match self.options.hashing {
+                true => Some(state.fingerprint()?),
+                false => None,
+            };
+            if here.is_some() && fingerprint == here {
+                self.progress.with(|p| p.report.transitions += 1);
+                replayed = Some(state);
+                continue;
+            }
             let sleep = self.child_sleep(node, &awake[..i], action, &leading);
-            let admission = self.admit(&state, &path, sleep)?;
+            let admission = self.admit(fingerprint, &path, sleep);
             if let Some(first) = admission.audit {
                 self.audit(&state, &path, &first)?;
             }
@@ -277,23 +297,14 @@ impl Search {
         sleep
     }
 
-    /// Whether the child state at the end of `path` must be expanded, with which sleep
-    /// set: a new state with its own; a state seen before only if this arrival sleeps on
+    /// Whether the child state at the end of `path` (of `fingerprint`, `None` without
+    /// hashing) must be expanded, with which sleep set: a new state with its own; a state seen before only if this arrival sleeps on
     /// fewer actions (those must be tried now), with the intersection; otherwise it is
     /// pruned. When the fingerprints are audited, a state seen before by another path
     /// comes with that path.
-    fn admit(
-        &self,
-        state: &Replayed,
-        path: &[Action],
-        sleep: Vec<Action>,
-    ) -> Result<Admission, Violation> {
-        let fingerprint = match self.options.hashing {
-            true => Some(state.fingerprint()?),
-            false => None,
-        };
+    fn admit(&self, fingerprint: Option<u64>, path: &[Action], sleep: Vec<Action>) -> Admission {
         let audited = self.options.audit_fingerprints;
-        Ok(self.progress.with(|p| {
+        self.progress.with(|p| {
             p.report.transitions += 1;
             let Some(fingerprint) = fingerprint else {
                 p.report.states += 1;
@@ -322,7 +333,13 @@ impl Search {
                 Some(seen.sleep.clone())
             };
             Admission { sleep, audit }
-        }))
+        })
+    }
+
+    /// Whether a step that changed nothing the fingerprint holds leaves a state to run
+    /// the node's next action on: with hashing, unless the fingerprints are audited.
+    fn reuses_unchanged_states(&self) -> bool {
+        self.options.hashing && !self.options.audit_fingerprints
     }
 
     /// The audit of a fingerprint ([`Options::audit_fingerprints`]): `state`, at the end

@@ -43,7 +43,7 @@ pub fn block_checksum<'a>(id: LocalId, chunk_checksums: impl IntoIterator<Item =
 }
 
 /// One chunk of a block entry (`ChunkMerkleTree`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ChunkMerkle {
     /// Offset of the chunk in the block file.
     pub offset: u64,
@@ -68,7 +68,7 @@ impl ChunkMerkle {
 }
 
 /// One block entry (`BlockMerkleTree`). A deleted entry has no chunks and a fixed checksum.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct BlockMerkle {
     /// The block's local id.
     pub local_id: LocalId,
@@ -110,7 +110,7 @@ impl BlockMerkle {
 /// A container's checksum tree: its block entries and, once a scan or a metadata build
 /// produced one, its root checksum (absence is meaningful: a tree written only by the
 /// deleting service lists deleted blocks, not every block).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct ContainerMerkleTree {
     pub(super) blocks: BTreeMap<LocalId, BlockMerkle>,
     pub(super) data_checksum: Option<u64>,
@@ -292,7 +292,7 @@ impl ContainerMerkleTree {
 
 /// A container's checksum tree with its id (`ContainerChecksumInfo`), the content of the
 /// tree file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ContainerChecksumInfo {
     /// The container.
     pub container: ContainerId,

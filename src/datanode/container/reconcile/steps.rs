@@ -100,9 +100,9 @@ impl Reconciliation {
     /// peer, the replica's tree as the last round left it, the round in progress (its
     /// peer, the blocks to repair with the chunks wanted of each, the next one, what it
     /// did so far, the blocks the peer's tree, as compared, marks deleted, and the tree
-    /// being written) and what it repaired so far. The trees and rounds are fed as their
-    /// `Debug` text: what the comparison read of a peer is not in the peer's own state
-    /// any more once the peer moved on (a block it deleted since).
+    /// being written) and what it repaired so far (as its `Debug` text, errors included).
+    /// What the comparison read of a peer is not in the peer's own state any more once
+    /// the peer moved on (a block it deleted since), so it is fed here.
     pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
         use std::hash::Hash;
         self.container.id().hash(state);
@@ -110,14 +110,11 @@ impl Reconciliation {
             peer.id().hash(state);
         }
         self.next_peer.hash(state);
-        format!("{:?}", self.latest).hash(state);
+        self.latest.hash(state);
         if let Some(round) = &self.round {
             round.peer.id().hash(state);
-            format!(
-                "{:?}{:?}{:?}{:?}",
-                round.work, round.round, round.diverged_deleted, round.writer
-            )
-            .hash(state);
+            (&round.work, &round.diverged_deleted, &round.writer).hash(state);
+            format!("{:?}", round.round).hash(state);
             round.next_block.hash(state);
         }
         format!("{:?}", self.report).hash(state);
