@@ -87,14 +87,19 @@ pub fn start_os_thread(f: impl FnOnce() + Send + 'static) -> OsThread {
 impl OsThread {
     /// Waits for the thread to end; `Err` with its panic's message if it panicked.
     pub fn join(self) -> Result<(), String> {
-        self.0.join().map_err(|payload| {
-            payload
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                .unwrap_or_else(|| "panic without a message".to_owned())
-        })
+        self.0
+            .join()
+            .map_err(|payload| panic_message(payload.as_ref()))
     }
+}
+
+/// A panic's message: its payload's text, or a placeholder for a payload of another type.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_else(|| "panic without a message".to_owned())
 }
 
 /// Blocks the calling OS thread for `duration`: a tool's polling pause, outside any model.

@@ -19,7 +19,7 @@ use crate::check::catalogue::Case;
 use crate::check::monitor::{Judgement, MonitorSet};
 use crate::scenarios::Violation;
 use crate::story::{EventSink, Recorder, Story};
-use crate::unmodelled::{Counter, Shared, on_new_os_thread};
+use crate::unmodelled::{Counter, Shared, on_new_os_thread, panic_message};
 
 /// How an exploration ended.
 #[derive(Debug, Clone, Default)]
@@ -341,12 +341,4 @@ fn quiet_config() -> Config {
     let mut config = Config::new();
     config.silence_warnings = true;
     config
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-        .unwrap_or_else(|| "panic without a message".to_owned())
 }
