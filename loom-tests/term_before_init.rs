@@ -122,8 +122,8 @@ fn fixed_rule_leaves_residual_window_open() {
     );
     let initialised = story.events.iter().find(|e| e.name == "term initialised");
     assert_eq!(
-        initialised.and_then(|e| e.field("term")),
-        Some("1"),
+        initialised.and_then(|e| e.number("term")),
+        Some(1),
         "{}",
         story.table()
     );

@@ -48,15 +48,15 @@ fn term_story_shows_the_ignored_term_before_the_stale_delete_runs() {
         "HDDS-17268",
     );
     let ignored = find(&story, 0, "term ignored", |e| {
-        e.name == "heartbeat term ignored before init" && e.field("term") == Some("2")
+        e.name == "heartbeat term ignored before init" && e.number("term") == Some(2)
     });
     let init = find(&story, ignored, "term initialised", |e| {
-        e.name == "term initialised" && e.field("term") == Some("1")
+        e.name == "term initialised" && e.number("term") == Some(1)
     });
     find(&story, init, "stale delete run", |e| {
         e.name == "command run"
-            && e.field("command")
-                .is_some_and(|c| c.contains("force: true"))
+            && e.text("command") == Some("DeleteContainer")
+            && e.flag("force") == Some(true)
     });
 }
 
@@ -68,7 +68,7 @@ fn container_story_shows_two_reconcilers_committing_one_block() {
         "concurrent_reconciliations_unguarded.SeedPatch.random.schedule",
         "HDDS-16811",
     );
-    let commit = |e: &Event| e.name == "commit decided" && e.field("block") == Some("1");
+    let commit = |e: &Event| e.name == "commit decided" && e.number("block") == Some(1);
     let first = find(&story, 0, "a commit", commit);
     let second = find(&story, first + 1, "a second commit", commit);
     assert_ne!(
@@ -78,7 +78,7 @@ fn container_story_shows_two_reconcilers_committing_one_block() {
         story.table()
     );
     find(&story, 0, "a partial commit", |e| {
-        commit(e) && e.field("partial") == Some("true")
+        commit(e) && e.flag("partial") == Some(true)
     });
 }
 
@@ -118,9 +118,9 @@ fn standby_story_shows_a_report_judged_before_its_block_edit() {
     let judged = find(&story, 0, "nn1 judges the report", |e| {
         on_nn1(e)
             && e.name == "report processed"
-            && e.field("verdict").is_some_and(|v| v.starts_with("unknown"))
+            && e.text("verdict").is_some_and(|v| v.starts_with("unknown"))
     });
     find(&story, judged, "the block's edit", |e| {
-        on_nn1(e) && e.name == "edit applied" && e.field("op") == Some("OP_ADD_BLOCK")
+        on_nn1(e) && e.name == "edit applied" && e.text("op") == Some("OP_ADD_BLOCK")
     });
 }

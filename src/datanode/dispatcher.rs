@@ -156,7 +156,7 @@ impl<C: StateContextApi> CommandDispatcher<C> {
         let command = &dispatched.command;
         tracing::debug!(
             node = self.context.datanode().map(tracing::field::display),
-            command = ?command.kind,
+            command = command.kind.name(), container = command.kind.container_number(), force = command.kind.force(),
             term = command.term,
             outcome = ?outcome,
             "command run"

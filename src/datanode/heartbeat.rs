@@ -181,7 +181,7 @@ impl<C: StateContextApi> HeartbeatEndpointTask<C> {
         tracing::debug!(
             node = %self.datanode,
             from = %self.scm.scm_id(),
-            term = ?response.term,
+            term = response.term,
             commands = response.commands.len(),
             "heartbeat response"
         );

@@ -78,6 +78,47 @@ pub enum CommandKind {
     Reregister,
 }
 
+impl CommandKind {
+    /// The command's kind, as its events name it: `DeleteContainer` for upstream's
+    /// `deleteContainerCommand`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            CommandKind::DeleteContainer { .. } => "DeleteContainer",
+            CommandKind::CloseContainer { .. } => "CloseContainer",
+            CommandKind::ReplicateContainer { .. } => "ReplicateContainer",
+            CommandKind::ReconcileContainer { .. } => "ReconcileContainer",
+            CommandKind::DeleteBlocks { .. } => "DeleteBlocks",
+            CommandKind::Reregister => "Reregister",
+        }
+    }
+
+    /// The container the command acts on, if it acts on one.
+    pub fn container(&self) -> Option<ContainerId> {
+        match self {
+            CommandKind::DeleteContainer { container, .. }
+            | CommandKind::CloseContainer { container, .. }
+            | CommandKind::ReplicateContainer { container, .. }
+            | CommandKind::ReconcileContainer { container, .. } => Some(*container),
+            CommandKind::DeleteBlocks { .. } | CommandKind::Reregister => None,
+        }
+    }
+
+    /// Whether the command skips its safety checks (`force`), for a command that has the
+    /// flag.
+    pub fn force(&self) -> Option<bool> {
+        match self {
+            CommandKind::DeleteContainer { force, .. }
+            | CommandKind::CloseContainer { force, .. } => Some(*force),
+            _ => None,
+        }
+    }
+
+    /// The number of the container the command acts on (an event's `container` field).
+    pub fn container_number(&self) -> Option<u64> {
+        self.container().map(|c| c.0)
+    }
+}
+
 /// A command from an SCM (`SCMCommand`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScmCommand {

@@ -357,7 +357,7 @@ impl StorageContainerManager {
                 self.catch_up();
                 tracing::debug!(
                     node = %self.id,
-                    container = %container,
+                    container = container.0,
                     pipeline = %pipeline.id,
                     term = context.term,
                     index,
@@ -369,7 +369,7 @@ impl StorageContainerManager {
                 // The reservation stays: the entry may still commit.
                 tracing::debug!(
                     node = %self.id,
-                    container = %container,
+                    container = container.0,
                     why = "submit not confirmed",
                     reason = %reason,
                     "allocation refused"
@@ -420,7 +420,7 @@ impl StorageContainerManager {
             match check {
                 SpaceCheck::Checked { slots, pending, .. } => tracing::debug!(
                     node = %self.id,
-                    container = %container,
+                    container = container.0,
                     pipeline = %pipeline.id,
                     datanode = %node.id(),
                     slots,
@@ -430,7 +430,7 @@ impl StorageContainerManager {
                 ),
                 SpaceCheck::NoReport => tracing::debug!(
                     node = %self.id,
-                    container = %container,
+                    container = container.0,
                     pipeline = %pipeline.id,
                     datanode = %node.id(),
                     why = "no storage report",
@@ -441,7 +441,7 @@ impl StorageContainerManager {
         }
         tracing::debug!(
             node = %self.id,
-            container = %container,
+            container = container.0,
             pipeline = %pipeline.id,
             datanodes = %Listed(&pipeline.nodes),
             slots = %Listed(&seen_slots),

@@ -212,7 +212,7 @@ impl HdfsDataNode {
                 state.replicas.remove(&block.id);
                 tracing::debug!(
                     node = %self.storage.datanode,
-                    block = %block.id,
+                    block = block.id.0,
                     gs = block.gs,
                     "replica deleted"
                 );

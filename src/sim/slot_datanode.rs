@@ -128,7 +128,7 @@ impl SlotDatanode {
             created.insert(container);
             tracing::debug!(
                 node = %self.id,
-                container = %container,
+                container = container.0,
                 slots = self.slots,
                 holds = created.len(),
                 "container created"
@@ -138,7 +138,7 @@ impl SlotDatanode {
             self.refused.lock().push(container);
             tracing::debug!(
                 node = %self.id,
-                container = %container,
+                container = container.0,
                 slots = self.slots,
                 holds = created.len(),
                 why = "no slot",

@@ -1,5 +1,7 @@
 //! A recorded protocol event and the story of one execution.
 
+use super::value::FieldValue;
+
 /// One protocol event.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Event {
@@ -13,8 +15,9 @@ pub struct Event {
     pub component: String,
     /// What happened (the event's message): `heartbeat received`, `command dropped`.
     pub name: String,
-    /// The key fields, in the order the component wrote them.
-    pub fields: Vec<(String, String)>,
+    /// The key fields, in the order the component wrote them, each typed as it was
+    /// recorded ([`FieldValue`]).
+    pub fields: Vec<(String, FieldValue)>,
 }
 
 impl Event {
@@ -27,11 +30,31 @@ impl Event {
     }
 
     /// The value of field `name`, if the event has it.
-    pub fn field(&self, name: &str) -> Option<&str> {
+    pub fn value(&self, name: &str) -> Option<&FieldValue> {
         self.fields
             .iter()
             .find(|(field, _)| field == name)
-            .map(|(_, value)| value.as_str())
+            .map(|(_, value)| value)
+    }
+
+    /// Field `name` when it is text (a reason, an outcome, a state, a list).
+    pub fn text(&self, name: &str) -> Option<&str> {
+        self.value(name).and_then(FieldValue::as_text)
+    }
+
+    /// Field `name` when it is a non-negative integer (an id, a term, a count).
+    pub fn number(&self, name: &str) -> Option<u64> {
+        self.value(name).and_then(FieldValue::as_u64)
+    }
+
+    /// Field `name` when it is an integer.
+    pub fn signed(&self, name: &str) -> Option<i64> {
+        self.value(name).and_then(FieldValue::as_i64)
+    }
+
+    /// Field `name` when it is a flag.
+    pub fn flag(&self, name: &str) -> Option<bool> {
+        self.value(name).and_then(FieldValue::as_bool)
     }
 }
 
@@ -42,13 +65,4 @@ pub struct Story {
     pub events: Vec<Event>,
     /// Older events left out to keep the bound.
     pub left_out: usize,
-}
-
-/// A field's value as a component wrote it, without the `Some(…)` that the `Debug` of an
-/// option wraps it in, trimmed: `4` for `4` and for `Some(4)`.
-pub(crate) fn without_some(text: &str) -> &str {
-    let text = text.trim();
-    text.strip_prefix("Some(")
-        .and_then(|rest| rest.strip_suffix(')'))
-        .unwrap_or(text)
 }

@@ -77,7 +77,7 @@ impl Layout {
         for event in &story.events {
             let lane = layout.lane_of(&event.thread, false);
             let from = event
-                .field("from")
+                .text("from")
                 .map(|node| layout.lane_of_node(story, node))
                 .filter(|&from| from != lane);
             layout.placed.push((lane, from));

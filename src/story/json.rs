@@ -23,18 +23,6 @@ pub enum Value<'a> {
     Object(Vec<(Cow<'a, str>, Value<'a>)>),
 }
 
-impl Value<'_> {
-    /// The value as text: a string's contents, a number's digits, `true`/`false`; `None`
-    /// for `null` and objects. A string or a number moves, not copies.
-    pub fn into_text(self) -> Option<String> {
-        match self {
-            Value::Str(s) | Value::Number(s) => Some(s),
-            Value::Bool(b) => Some(b.to_string()),
-            Value::Null | Value::Object(_) => None,
-        }
-    }
-}
-
 /// Appends `text` to `out` as a JSON string, quotes included.
 pub fn push_string(out: &mut String, text: &str) {
     out.push('"');

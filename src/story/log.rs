@@ -5,13 +5,14 @@
 //! A line of schema version [`SCHEMA_VERSION`]:
 //!
 //! ```text
-//! {"v":1,"seq":7,"time_ms":1712,"node":"dn1","thread":"endpoint scm1","component":"datanode::state_context","event":"term set","fields":{"term":"3","why":"heartbeat"}}
+//! {"v":2,"seq":7,"time_ms":1712,"node":"dn1","thread":"endpoint scm1","component":"datanode::state_context","event":"term set","fields":{"term":3,"why":"heartbeat"}}
 //! ```
 //!
 //! `v`, `seq` (from 1, increasing), `thread`, `component` and `event` are required;
 //! `time_ms`, `node` (absent or `null` when the event names none) and `fields` (an object
-//! of scalars, in the order emitted; strings as written, numbers and booleans taken as
-//! their text) are optional. Keys the version does not know are ignored. The reader
+//! of scalars, in the order emitted, typed as recorded: integers, booleans, strings) are
+//! optional. Keys the version does not know are ignored. A line of version
+//! [`OLDEST_SCHEMA_VERSION`] (every value a string) is read into typed values. The reader
 //! refuses a line longer than [`MAX_LINE_BYTES`], another version, a `seq` that does not
 //! increase, or anything that is not such an object, with the line's number; it never
 //! panics.
@@ -25,10 +26,16 @@ use super::event::Event;
 use super::json::{self, Value};
 use super::lines::{BoundedLines, LineError};
 use super::recorder::{EventSink, Recorder};
+use super::value::FieldValue;
 use crate::unmodelled::Shared;
 
-/// The schema version this crate writes and reads.
-pub const SCHEMA_VERSION: u64 = 1;
+/// The schema version this crate writes: 2, field values typed (integers and flags as
+/// JSON numbers and booleans; a command's kind and container in fields of their own).
+pub const SCHEMA_VERSION: u64 = 2;
+
+/// The oldest schema version this crate reads: 1, every field value a string as the
+/// component formatted it (read back into values, [`FieldValue::read`]).
+pub const OLDEST_SCHEMA_VERSION: u64 = 1;
 
 /// The longest line the reader accepts, in bytes (newline excluded).
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
@@ -60,9 +67,25 @@ pub fn encode_line(event: &Event, time_ms: Option<u64>, out: &mut String) {
         }
         json::push_string(out, name);
         out.push(':');
-        json::push_string(out, value);
+        push_value(out, value);
     }
     out.push_str("}}");
+}
+
+/// Appends a field's value as JSON: an integer as a number, a flag as a boolean, text as
+/// a string.
+fn push_value(out: &mut String, value: &FieldValue) {
+    match value {
+        FieldValue::U64(n) => super::site::push_u64(out, *n),
+        FieldValue::I64(n) => {
+            if *n < 0 {
+                out.push('-');
+            }
+            super::site::push_u64(out, n.unsigned_abs());
+        }
+        FieldValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        FieldValue::Text(text) => json::push_string(out, text),
+    }
 }
 
 /// Writes events as NDJSON to a writer: an [`EventSink`] for a [`Recorder`], a subscriber
@@ -239,7 +262,9 @@ pub enum LogError {
         problem: &'static str,
     },
     /// The line is of another schema version.
-    #[error("line {line}: schema version {version}; this reader reads version {SCHEMA_VERSION}")]
+    #[error(
+        "line {line}: schema version {version}; this reader reads versions {OLDEST_SCHEMA_VERSION} to {SCHEMA_VERSION}"
+    )]
     UnsupportedVersion {
         /// The line.
         line: usize,
@@ -395,9 +420,10 @@ impl LineKeys<'_> {
             Some(_) => return Err(bad(line, "v", "must be a number")),
             None => return Err(bad(line, "v", "is missing")),
         };
-        if version != SCHEMA_VERSION.to_string() {
-            return Err(LogError::UnsupportedVersion { line, version });
-        }
+        let version = match version.parse::<u64>() {
+            Ok(v) if (OLDEST_SCHEMA_VERSION..=SCHEMA_VERSION).contains(&v) => v,
+            _ => return Err(LogError::UnsupportedVersion { line, version }),
+        };
         let seq = number(self.seq.as_ref(), line, "seq")?
             .ok_or_else(|| bad(line, "seq", "is missing"))?;
         if seq == 0 {
@@ -409,14 +435,18 @@ impl LineKeys<'_> {
             Some(Value::Str(s)) => Some(s),
             Some(_) => return Err(bad(line, "node", "must be a string or null")),
         };
-        let fields = match self.fields {
+        let mut fields = match self.fields {
             None => Vec::new(),
             Some(Value::Object(members)) => members
                 .into_iter()
-                .filter_map(|(k, v)| v.into_text().map(|t| (k.into_owned(), t)))
+                .filter_map(|(k, v)| field_value(version, &k, v).map(|v| (k.into_owned(), v)))
                 .collect(),
             Some(_) => return Err(bad(line, "fields", "must be an object")),
         };
+        if version == 1 {
+            // A version 1 line wrote a command as its whole text.
+            super::command_text::split_command(&mut fields);
+        }
         Ok(LogRecord {
             event: Event {
                 step: usize::try_from(seq).map_err(|_| bad(line, "seq", "is too large"))?,
@@ -429,6 +459,23 @@ impl LineKeys<'_> {
             time_ms,
             line,
         })
+    }
+}
+
+/// A field's JSON value as a [`FieldValue`]: an integer as one, a flag as one, a string
+/// as text (in a version 1 line, read as its text is, [`FieldValue::read`]: version 1
+/// wrote every value as a string); `None` for `null`. A number that is not an integer
+/// stays its text.
+fn field_value(version: u64, name: &str, value: Value<'_>) -> Option<FieldValue> {
+    match value {
+        Value::Number(n) => Some(FieldValue::read(name, &n)),
+        Value::Bool(b) => Some(FieldValue::Bool(b)),
+        Value::Str(s) if version == 1 => Some(match FieldValue::read(name, &s) {
+            FieldValue::Text(_) => FieldValue::Text(s),
+            typed => typed,
+        }),
+        Value::Str(s) => Some(FieldValue::Text(s)),
+        Value::Null | Value::Object(_) => None,
     }
 }
 

@@ -46,12 +46,13 @@
 //! result?;
 //! let names: Vec<&str> = story.events.iter().map(|e| e.name.as_str()).collect();
 //! assert_eq!(names, ["heartbeat term received", "heartbeat term recorded for init"]);
-//! assert_eq!(story.events[0].field("term"), Some("4"));
+//! assert_eq!(story.events[0].number("term"), Some(4));
 //! println!("{}", story.table());
 //! # Ok::<(), hadoop_ref::datanode::DatanodeError>(())
 //! # });
 //! ```
 
+mod command_text;
 mod event;
 pub(crate) mod fast_hash;
 mod format;
@@ -65,17 +66,20 @@ mod site;
 mod table;
 pub mod tla;
 pub mod upstream;
+mod value;
 
-pub(crate) use event::without_some;
 pub use event::{Event, Story};
 pub use format::{AnyLogReader, LogFormat};
 pub use html::timeline;
 pub use interest::EVENT_LEVEL;
 pub(crate) use interest::with_scoped_default;
-pub use log::{EventLogReader, EventLogWriter, LogError, LogRecord, SCHEMA_VERSION};
+pub use log::{
+    EventLogReader, EventLogWriter, LogError, LogRecord, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION,
+};
 pub use recorder::{EventSink, MAX_EVENTS, Recorder};
-pub(crate) use site::push_u64;
 pub use table::{StepTable, fields_text};
+pub(crate) use value::trailing_number as list_item_id;
+pub use value::{FieldValue, ID_FIELDS, read_fields};
 
 /// Runs `f` with a fresh [`Recorder`] installed on this thread and returns what `f`
 /// returned with the story recorded meanwhile.

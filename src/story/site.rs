@@ -17,6 +17,7 @@ use tracing::field::{Field, Visit};
 
 use super::event::Event;
 use super::fast_hash::FastMap;
+use super::value::FieldValue;
 
 /// The call sites a recorder has seen, by their metadata's address. There are as many as
 /// the program has call sites of this crate, no more: the map is bounded by the code.
@@ -140,66 +141,99 @@ struct Refill<'a> {
 }
 
 impl Refill<'_> {
-    /// Writes `field`'s value (with `write`) in its string.
-    fn put(&mut self, field: &Field, write: impl FnOnce(&mut String)) {
+    /// Where `field`'s value goes: the event's name or node (text), or its field slot.
+    /// `None` for the message of a site already named.
+    fn slot(&mut self, field: &Field) -> Option<Slot<'_>> {
         let event = &mut self.site.event;
-        let slot = match field.name() {
-            "message" if self.named => return,
-            "message" => &mut event.name,
+        match field.name() {
+            "message" if self.named => None,
+            "message" => Some(Slot::Text(&mut event.name)),
             "node" => {
                 self.node = true;
-                event.node.get_or_insert_with(String::new)
+                Some(Slot::Text(event.node.get_or_insert_with(String::new)))
             }
             name => {
                 let at = self.fields;
                 self.fields += 1;
                 let indices = &mut self.site.indices;
                 if at == indices.len() {
-                    event.fields.push((name.to_owned(), String::new()));
+                    event.fields.push((name.to_owned(), FieldValue::default()));
                     indices.push(field.index());
                 } else if indices[at] != field.index() {
                     event.fields[at].0.clear();
                     event.fields[at].0.push_str(name);
                     indices[at] = field.index();
                 }
-                &mut event.fields[at].1
+                Some(Slot::Value(&mut event.fields[at].1))
             }
+        }
+    }
+
+    /// Writes `value` into `field`'s slot (a name or node takes its text).
+    fn put(&mut self, field: &Field, value: FieldValue) {
+        match self.slot(field) {
+            Some(Slot::Value(slot)) => *slot = value,
+            Some(Slot::Text(text)) => {
+                use std::fmt::Write as _;
+                text.clear();
+                // Writing into a String cannot fail.
+                let _ = write!(text, "{value}");
+            }
+            None => {}
+        }
+    }
+
+    /// Writes `field`'s text with `write`, into a slot's reused string.
+    fn put_text(&mut self, field: &Field, write: impl FnOnce(&mut String)) {
+        let text = match self.slot(field) {
+            Some(Slot::Text(text)) => text,
+            Some(Slot::Value(value)) => {
+                if !matches!(value, FieldValue::Text(_)) {
+                    *value = FieldValue::Text(String::new());
+                }
+                match value {
+                    FieldValue::Text(text) => text,
+                    _ => return,
+                }
+            }
+            None => return,
         };
-        slot.clear();
-        write(slot);
+        text.clear();
+        write(text);
     }
 }
 
+/// Where a field's value is written.
+enum Slot<'a> {
+    /// The event's name or node.
+    Text(&'a mut String),
+    /// One of its fields.
+    Value(&'a mut FieldValue),
+}
+
+// Integers and flags are kept as values; only text is written out.
 impl Visit for Refill<'_> {
     fn record_str(&mut self, field: &Field, value: &str) {
-        self.put(field, |slot| slot.push_str(value));
+        self.put_text(field, |text| text.push_str(value));
     }
 
-    // Integers and flags written as `Debug` writes them, without its dynamic dispatch.
     fn record_u64(&mut self, field: &Field, value: u64) {
-        self.put(field, |slot| push_u64(slot, value));
+        self.put(field, FieldValue::U64(value));
     }
 
     fn record_i64(&mut self, field: &Field, value: i64) {
-        self.put(field, |slot| {
-            if value < 0 {
-                slot.push('-');
-            }
-            push_u64(slot, value.unsigned_abs());
-        });
+        self.put(field, FieldValue::signed(value));
     }
 
     fn record_bool(&mut self, field: &Field, value: bool) {
-        self.put(field, |slot| {
-            slot.push_str(if value { "true" } else { "false" });
-        });
+        self.put(field, FieldValue::Bool(value));
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
         use std::fmt::Write as _;
         // Writing into a String cannot fail.
-        self.put(field, |slot| {
-            let _ = write!(slot, "{value:?}");
+        self.put_text(field, |text| {
+            let _ = write!(text, "{value:?}");
         });
     }
 }

@@ -61,8 +61,8 @@
 use std::fmt;
 use std::io::{self, Write};
 
+use super::Event;
 use super::json::push_string;
-use super::{Event, without_some};
 
 /// The component whose events are exported: the datanode's `StateContext`.
 const STATE_CONTEXT: &str = "datanode::state_context";
@@ -152,10 +152,8 @@ pub fn encode_term_fencing_line(event: &Event, out: &mut String) -> Result<bool,
         missing,
     };
     let node = event.node.as_deref().ok_or(unreadable("node"))?;
-    let term = event
-        .field("term")
-        .and_then(|t| without_some(t).parse().ok());
-    let command = event.field("command");
+    let term = event.signed("term");
+    let command = event.text("command");
     let needs_term = updates.iter().any(|u| !matches!(u, Update::Init(_)));
     let term = match (needs_term, term) {
         (true, None) => return Err(unreadable("term")),

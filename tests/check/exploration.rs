@@ -9,7 +9,7 @@ use hadoop_ref::check::exploration::Coverage;
 use hadoop_ref::clock::SystemClock;
 use hadoop_ref::datanode::state_context::{StateContext, StateContextBehavior, StateContextConfig};
 use hadoop_ref::hdds::ids::ScmId;
-use hadoop_ref::story::{Event, Story};
+use hadoop_ref::story::{Event, Story, read_fields};
 
 /// An event of `node`'s `thread` named `name` with `fields`.
 fn event(node: &str, thread: &str, name: &str, fields: &[(&str, &str)]) -> Event {
@@ -19,10 +19,7 @@ fn event(node: &str, thread: &str, name: &str, fields: &[(&str, &str)]) -> Event
         node: Some(node.to_owned()),
         component: "test".to_owned(),
         name: name.to_owned(),
-        fields: fields
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect(),
+        fields: read_fields(fields.iter().copied()),
     }
 }
 

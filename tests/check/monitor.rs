@@ -3,7 +3,7 @@
 //! schedules' own logs are judged by the shuttle suite (`shuttle-tests/event_log.rs`).
 
 use hadoop_ref::check::monitor::{Judgement, MonitorSet, Verdict};
-use hadoop_ref::story::Event;
+use hadoop_ref::story::{Event, read_fields};
 
 /// A run being written, one event at a time.
 #[derive(Default)]
@@ -24,10 +24,7 @@ impl Run {
             node: (!node.is_empty()).then(|| node.to_owned()),
             component: component.into(),
             name: name.into(),
-            fields: fields
-                .iter()
-                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-                .collect(),
+            fields: read_fields(fields.iter().copied()),
         });
         self
     }

@@ -166,7 +166,7 @@ fn a_deposed_leaders_command_run_after_a_restart_is_caught_from_the_merged_logs(
         finding
             .violation
             .detail
-            .contains("dn1: command replicateContainerCommand")
+            .contains("dn1: command ReplicateContainer")
     );
     assert!(
         finding

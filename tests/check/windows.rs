@@ -8,7 +8,7 @@ use hadoop_ref::check::catalogue::windows::{
     REPORT_BETWEEN_GENSTAMP_AND_BLOCK_EDITS,
 };
 use hadoop_ref::check::catalogue::{self, Expectation};
-use hadoop_ref::story::{Event, Story};
+use hadoop_ref::story::{Event, Story, read_fields};
 
 /// An event of `node` named `name` with `fields`.
 fn event(node: &str, name: &str, fields: &[(&str, &str)]) -> Event {
@@ -18,10 +18,7 @@ fn event(node: &str, name: &str, fields: &[(&str, &str)]) -> Event {
         node: Some(node.to_owned()),
         component: "test".to_owned(),
         name: name.to_owned(),
-        fields: fields
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect(),
+        fields: read_fields(fields.iter().copied()),
     }
 }
 

@@ -6,7 +6,8 @@ use std::io::Cursor;
 
 use hadoop_ref::story::log::{MAX_LINE_BYTES, encode_line, parse_line};
 use hadoop_ref::story::{
-    self, Event, EventLogReader, EventLogWriter, LogError, MAX_EVENTS, Recorder, SCHEMA_VERSION,
+    self, Event, EventLogReader, EventLogWriter, FieldValue, LogError, MAX_EVENTS, Recorder,
+    SCHEMA_VERSION, read_fields,
 };
 use hadoop_ref::unmodelled::Shared;
 use proptest::prelude::*;
@@ -18,10 +19,7 @@ fn event(step: usize, node: Option<&str>, fields: &[(&str, &str)]) -> Event {
         node: node.map(str::to_owned),
         component: "datanode::state_context".into(),
         name: "term set".into(),
-        fields: fields
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect(),
+        fields: read_fields(fields.iter().copied()),
     }
 }
 
@@ -38,14 +36,14 @@ fn a_written_line_is_versioned_and_reads_back_as_the_event() {
     encode_line(&original, Some(1712), &mut line);
     assert_eq!(
         line,
-        r#"{"v":1,"seq":7,"time_ms":1712,"node":"dn1","thread":"endpoint scm1","component":"datanode::state_context","event":"term set","fields":{"term":"3","why":"heartbeat"}}"#
+        r#"{"v":2,"seq":7,"time_ms":1712,"node":"dn1","thread":"endpoint scm1","component":"datanode::state_context","event":"term set","fields":{"term":3,"why":"heartbeat"}}"#
     );
     let record = parse_line(&line, 1).unwrap();
     assert_eq!(
         (record.event, record.time_ms, record.line),
         (original, Some(1712), 1)
     );
-    assert_eq!(SCHEMA_VERSION, 1);
+    assert_eq!(SCHEMA_VERSION, 2);
 }
 
 #[test]
@@ -61,8 +59,8 @@ fn a_hand_written_line_needs_only_the_required_keys() {
     .unwrap();
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].node, None);
-    assert_eq!(events[0].field("n"), Some("5"));
-    assert_eq!(events[0].field("ok"), Some("true"));
+    assert_eq!(events[0].number("n"), Some(5));
+    assert_eq!(events[0].flag("ok"), Some(true));
 }
 
 #[test]
@@ -71,9 +69,9 @@ fn malformed_logs_name_their_line() {
     let cases: [(&str, usize, &str); 7] = [
         ("{\"v\":1,\"seq\":2,\"thread\":\"t\"", 2, "not an event"),
         (
-            "{\"v\":2,\"seq\":2,\"thread\":\"t\",\"component\":\"c\",\"event\":\"e\"}",
+            "{\"v\":3,\"seq\":2,\"thread\":\"t\",\"component\":\"c\",\"event\":\"e\"}",
             2,
-            "schema version 2",
+            "schema version 3",
         ),
         (
             "{\"v\":1,\"seq\":1,\"thread\":\"t\",\"component\":\"c\",\"event\":\"e\"}",
@@ -191,6 +189,16 @@ fn text_strategy() -> impl Strategy<Value = String> {
     proptest::string::string_regex("(?s).{0,40}").unwrap()
 }
 
+/// Any field value, as a recorder keeps one (a signed value only when negative).
+fn value_strategy() -> impl Strategy<Value = FieldValue> {
+    prop_oneof![
+        any::<u64>().prop_map(FieldValue::U64),
+        any::<i64>().prop_map(FieldValue::signed),
+        any::<bool>().prop_map(FieldValue::Bool),
+        text_strategy().prop_map(FieldValue::Text),
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 256,
@@ -207,7 +215,7 @@ proptest! {
         node in proptest::option::of(text_strategy()),
         thread in text_strategy(),
         name in text_strategy(),
-        fields in proptest::collection::vec((text_strategy(), text_strategy()), 0..5),
+        fields in proptest::collection::vec((text_strategy(), value_strategy()), 0..5),
     ) {
         let original = Event { step, thread, node, component: "c".into(), name, fields };
         let mut line = String::new();
@@ -251,5 +259,25 @@ fn the_writer_is_a_layer_beside_another_subscriber() {
     assert_eq!(
         logged, kept,
         "the layer logs what the subscriber under it records"
+    );
+}
+
+/// A line of schema version 1 (every value a string, a command as its whole text) reads
+/// as version 2 writes the event: typed values, the command's kind and container apart.
+#[test]
+fn a_version_1_line_reads_as_version_2_writes_it() {
+    let v1 = r#"{"v":1,"seq":4,"node":"dn1","thread":"t","component":"datanode::dispatcher","event":"command run","fields":{"command":"DeleteContainer { container: ContainerId(3), force: true }","term":"Some(2)","outcome":"Executed","partial":"true"}}"#;
+    let event = parse_line(v1, 1).unwrap().event;
+    assert_eq!(event.text("command"), Some("DeleteContainer"));
+    assert_eq!(event.number("container"), Some(3));
+    assert_eq!(event.number("term"), Some(2));
+    assert_eq!(event.flag("partial"), Some(true));
+    assert_eq!(event.text("outcome"), Some("Executed"));
+    let mut line = String::new();
+    encode_line(&event, None, &mut line);
+    assert_eq!(parse_line(&line, 1).unwrap().event, event);
+    assert!(
+        line.starts_with(&format!("{{\"v\":{SCHEMA_VERSION},")),
+        "{line}"
     );
 }

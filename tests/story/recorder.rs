@@ -1,7 +1,7 @@
 //! The recorder: this crate's events in order, with their thread, node and fields; a
 //! bound that keeps the end of a long story; threads spawned through the facade.
 
-use hadoop_ref::story::{self, MAX_EVENTS, Recorder};
+use hadoop_ref::story::{self, FieldValue, MAX_EVENTS, Recorder};
 use hadoop_ref::sync::thread;
 
 /// An event as a component emits one (the recorder keeps this crate's targets only).
@@ -22,9 +22,9 @@ fn recorder_keeps_this_crates_events_with_their_node_and_fields() {
         (1, "term set", "datanode::state_context")
     );
     assert_eq!(event.node.as_deref(), Some("dn1"));
-    assert_eq!(event.field("term"), Some("2"));
+    assert_eq!(event.number("term"), Some(2));
     assert_eq!(
-        event.field("node"),
+        event.value("node"),
         None,
         "the node is not repeated as a field"
     );
@@ -39,11 +39,8 @@ fn recorder_keeps_the_last_events_within_its_bound() {
     });
     assert_eq!((story.events.len(), story.left_out), (MAX_EVENTS, 5));
     assert_eq!(story.events[0].step, 6, "steps count the events left out");
-    let last = story
-        .events
-        .last()
-        .map(|e| e.field("term").map(str::to_owned));
-    assert_eq!(last, Some(Some((MAX_EVENTS + 4).to_string())));
+    let last = story.events.last().map(|e| e.number("term"));
+    assert_eq!(last, Some(Some((MAX_EVENTS + 4) as u64)));
     assert!(
         story
             .table()
@@ -185,7 +182,7 @@ fn a_call_sites_events_each_have_only_the_fields_and_node_they_were_given() {
     assert_eq!(handed[1].node, None, "{handed:?}");
     assert_eq!(
         handed[1].fields,
-        [("second".to_owned(), "1".to_owned())],
+        [("second".to_owned(), FieldValue::U64(1))],
         "{handed:?}"
     );
     assert_eq!(handed[2].fields.len(), 2, "{handed:?}");

@@ -1,7 +1,7 @@
 //! The HTML timeline: a lane per thread and per remote sender, a message drawn from its
 //! sender's lane, text escaped, the violation last; self-contained.
 
-use hadoop_ref::story::{Event, Story, timeline};
+use hadoop_ref::story::{Event, Story, read_fields, timeline};
 
 fn event(step: usize, thread: &str, name: &str, fields: &[(&str, &str)]) -> Event {
     Event {
@@ -10,10 +10,7 @@ fn event(step: usize, thread: &str, name: &str, fields: &[(&str, &str)]) -> Even
         node: Some("dn1".to_owned()),
         component: "datanode::heartbeat".to_owned(),
         name: name.to_owned(),
-        fields: fields
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect(),
+        fields: read_fields(fields.iter().copied()),
     }
 }
 

@@ -1,7 +1,7 @@
 //! Hand-written event logs for the monitors' tests.
 
 use hadoop_ref::check::monitor::{MonitorSet, Verdict};
-use hadoop_ref::story::Event;
+use hadoop_ref::story::{Event, read_fields};
 
 /// One event of a hand-written run.
 pub fn ev(node: &str, component: &str, name: &str, fields: &[(&str, &str)]) -> Event {
@@ -11,10 +11,8 @@ pub fn ev(node: &str, component: &str, name: &str, fields: &[(&str, &str)]) -> E
         node: Some(node.to_owned()),
         component: component.into(),
         name: name.into(),
-        fields: fields
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect(),
+        // Written as text, read as a version 1 log's fields are.
+        fields: read_fields(fields.iter().copied()),
     }
 }
 

@@ -177,7 +177,7 @@ fn allocation_before_creation_report(state: &mut WindowState, event: &Seen<'_>) 
             false
         }
         "container report processed" => {
-            if state.slots[0] == event.key("confirmed") {
+            if event.lists_key("confirmed", state.slots[0]) {
                 state.stage = 0;
             }
             false
@@ -261,11 +261,7 @@ pub const STALE_REPLICATE_AND_REELECTION: RaceWindow = RaceWindow {
 fn stale_replicate_and_reelection(state: &mut WindowState, event: &Seen<'_>) -> bool {
     let before = state.stage;
     match event.name {
-        "command dropped as stale"
-            if event
-                .field("command")
-                .is_some_and(|c| c.starts_with("ReplicateContainer")) =>
-        {
+        "command dropped as stale" if event.text("command") == Some("ReplicateContainer") => {
             state.stage |= 1;
         }
         "became leader" => {

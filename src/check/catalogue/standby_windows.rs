@@ -38,7 +38,7 @@ fn rbw_after_completion(state: &mut WindowState, event: &Seen<'_>) -> bool {
             state.slots[0] = key;
             false
         }
-        _ if event.field("state") != Some("RBW") => false,
+        _ if event.text("state") != Some("RBW") => false,
         "report queued" if state.stage == 0 || state.slots[0] != key => {
             state.slots[1] = key;
             false
@@ -61,13 +61,13 @@ pub const FINALIZED_BEFORE_COMPLETION: RaceWindow = RaceWindow {
 fn finalized_before_completion(state: &mut WindowState, event: &Seen<'_>) -> bool {
     let key = namenode_block_key(event);
     match event.name {
-        "report processed" if event.field("state") == Some("FINALIZED") => {
+        "report processed" if event.text("state") == Some("FINALIZED") => {
             state.stage = 1;
             state.slots[0] = key;
             false
         }
         "report processed" => false,
-        "edit applied" if event.field("op") != Some("OP_CLOSE") => false,
+        "edit applied" if event.text("op") != Some("OP_CLOSE") => false,
         _ => state.stage == 1 && state.slots[0] == key,
     }
 }
@@ -93,7 +93,7 @@ fn superseded_queued_report(state: &mut WindowState, event: &Seen<'_>) -> bool {
     let version = event.key("gs") ^ event.key("state").rotate_left(13);
     let newer = state.stage == 1 && state.slots[0] == replica && state.slots[1] != version;
     match event.name {
-        "report processed" => newer && event.field("report") != Some("queued"),
+        "report processed" => newer && event.text("report") != Some("queued"),
         "report queued" => {
             if newer {
                 return true;
@@ -130,14 +130,14 @@ fn report_between_genstamp_and_block_edits(state: &mut WindowState, event: &Seen
     let gs = event.number("gs").unwrap_or(0);
     // slots: 0 the NameNode, 1 the stamp its last genstamp edit set.
     match event.name {
-        "edit applied" if event.field("op") == Some("OP_SET_GENSTAMP_V2") => {
+        "edit applied" if event.text("op") == Some("OP_SET_GENSTAMP_V2") => {
             state.stage = 1;
             state.slots[0] = node;
             state.slots[1] = gs;
             false
         }
         "edit applied" => {
-            if state.slots[0] == node && event.field("block").is_some() && gs == state.slots[1] {
+            if state.slots[0] == node && event.value("block").is_some() && gs == state.slots[1] {
                 state.stage = 0;
             }
             false
@@ -207,7 +207,7 @@ fn deletion_with_queued_reports(state: &mut WindowState, event: &Seen<'_>) -> bo
             }
             false
         }
-        _ => state.stage == 1 && state.slots[0] == node && event.field("op") == Some("OP_DELETE"),
+        _ => state.stage == 1 && state.slots[0] == node && event.text("op") == Some("OP_DELETE"),
     }
 }
 
@@ -268,7 +268,7 @@ fn report_queued_ahead_of_its_block_edit(state: &mut WindowState, event: &Seen<'
             false
         }
         _ => {
-            let block_edit = matches!(event.field("op"), Some("OP_ADD_BLOCK" | "OP_UPDATE_BLOCKS"));
+            let block_edit = matches!(event.text("op"), Some("OP_ADD_BLOCK" | "OP_UPDATE_BLOCKS"));
             state.stage == 1 && block_edit && state.slots[0] == key && state.slots[1] == gs
         }
     }
@@ -285,5 +285,5 @@ pub const STALE_REPORT_QUEUED: RaceWindow = RaceWindow {
 };
 
 fn stale_report_queued(_state: &mut WindowState, event: &Seen<'_>) -> bool {
-    event.field("why") == Some("genstamp mismatch")
+    event.text("why") == Some("genstamp mismatch")
 }

@@ -398,7 +398,7 @@ pub const DELETING_ROUND_DURING_RECONCILIATION: RaceWindow = RaceWindow {
 fn deleting_round_during_reconciliation(state: &mut WindowState, event: &Seen<'_>) -> bool {
     reached_while_open(state, event, &["reconciliation started"], |e| {
         matches!(e.name, "tree written" | "tree write failed")
-            .then(|| e.field("by") == Some("deleting round"))
+            .then(|| e.text("by") == Some("deleting round"))
     })
 }
 

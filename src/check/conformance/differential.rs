@@ -17,7 +17,7 @@ use std::fmt;
 use proptest::strategy::Strategy;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 
-use crate::story::{Event, Story};
+use crate::story::{Event, FieldValue, Story};
 
 /// How many sequences a differential run tries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,10 +193,14 @@ fn tell(
         .iter()
         .enumerate()
         .map(|(index, step)| {
-            let mut fields = step.fields.clone();
-            fields.push(("reference".into(), step.reference.clone()));
+            let mut fields: Vec<(String, FieldValue)> = step
+                .fields
+                .iter()
+                .map(|(name, text)| (name.clone(), FieldValue::read(name, text)))
+                .collect();
+            fields.push(("reference".into(), step.reference.as_str().into()));
             if step.diverges() {
-                fields.push(("implementation".into(), step.implementation.clone()));
+                fields.push(("implementation".into(), step.implementation.as_str().into()));
             }
             Event {
                 step: index + 1,

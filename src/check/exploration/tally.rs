@@ -13,7 +13,7 @@ use tracing::field::{Field, Visit};
 
 use super::summary::{CoverageSummary, WindowCount};
 use super::window::{Captured, MAX_WINDOWS, RaceWindow, Seen, WindowState};
-use crate::story::push_u64;
+use crate::story::FieldValue;
 
 /// The crate whose events are counted (its components' `tracing` targets start with it).
 pub(super) const TARGET_PREFIX: &str = "hadoop_ref::";
@@ -87,7 +87,7 @@ pub(super) struct Tally {
     kinds: Vec<Kind>,
     nodes: Nodes,
     node: NodeText,
-    fields: Vec<(&'static str, String)>,
+    fields: Vec<(&'static str, FieldValue)>,
     /// The fields any window reads.
     wanted: Vec<&'static str>,
     executions: u64,
@@ -346,63 +346,76 @@ impl Visit for Message<'_> {
 struct Visitor<'a> {
     slots: &'a [Slot],
     node: &'a mut NodeText,
-    fields: Option<&'a mut Vec<(&'static str, String)>>,
+    fields: Option<&'a mut Vec<(&'static str, FieldValue)>>,
     used: usize,
 }
 
 impl Visitor<'_> {
-    /// Writes the value of `field` with `write` where the hook keeps it, if it does.
-    fn put(&mut self, field: &Field, write: impl FnOnce(&mut dyn fmt::Write)) {
-        match self.slots.get(field.index()) {
-            Some(Slot::Node) => write(self.node),
-            Some(Slot::Read) => {
-                let Some(fields) = self.fields.as_deref_mut() else {
-                    return;
-                };
-                if self.used == fields.len() {
-                    fields.push((field.name(), String::new()));
-                }
-                let slot = &mut fields[self.used];
-                slot.0 = field.name();
-                slot.1.clear();
-                write(&mut slot.1);
-                self.used += 1;
-            }
-            Some(Slot::Skip) | None => {}
+    /// The value slot of `field`, if a window reads it now.
+    fn value(&mut self, field: &Field) -> Option<&mut FieldValue> {
+        if self.slots.get(field.index()) != Some(&Slot::Read) {
+            return None;
+        }
+        let fields = self.fields.as_deref_mut()?;
+        if self.used == fields.len() {
+            fields.push((field.name(), FieldValue::default()));
+        }
+        let slot = &mut fields[self.used];
+        slot.0 = field.name();
+        self.used += 1;
+        Some(&mut slot.1)
+    }
+
+    /// Writes `field`'s text with `write`: the node's, or a field's a window reads.
+    fn put_text(&mut self, field: &Field, write: impl FnOnce(&mut dyn fmt::Write)) {
+        if self.slots.get(field.index()) == Some(&Slot::Node) {
+            write(self.node);
+            return;
+        }
+        let Some(value) = self.value(field) else {
+            return;
+        };
+        if !matches!(value, FieldValue::Text(_)) {
+            *value = FieldValue::Text(String::new());
+        }
+        if let FieldValue::Text(text) = value {
+            text.clear();
+            write(text);
+        }
+    }
+
+    /// Keeps `field`'s value, typed, if a window reads it (a node is written as text).
+    fn put(&mut self, field: &Field, value: FieldValue) {
+        if self.slots.get(field.index()) == Some(&Slot::Node) {
+            let _ = write!(self.node, "{value}");
+        } else if let Some(slot) = self.value(field) {
+            *slot = value;
         }
     }
 }
 
-// Writing to the hook's buffers cannot fail. Integers and flags are written as `Debug`
-// writes them, without its formatting machinery.
+// Writing to the hook's buffers cannot fail. Integers and flags are kept as values.
 impl Visit for Visitor<'_> {
     fn record_str(&mut self, field: &Field, value: &str) {
-        self.put(field, |out| {
+        self.put_text(field, |out| {
             let _ = out.write_str(value);
         });
     }
 
     fn record_u64(&mut self, field: &Field, value: u64) {
-        self.put(field, |out| push_u64(out, value));
+        self.put(field, FieldValue::U64(value));
     }
 
     fn record_i64(&mut self, field: &Field, value: i64) {
-        self.put(field, |out| {
-            if value < 0 {
-                let _ = out.write_char('-');
-            }
-            push_u64(out, value.unsigned_abs());
-        });
+        self.put(field, FieldValue::signed(value));
     }
 
     fn record_bool(&mut self, field: &Field, value: bool) {
-        self.put(field, |out| {
-            let _ = out.write_str(if value { "true" } else { "false" });
-        });
+        self.put(field, FieldValue::Bool(value));
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        self.put(field, |out| {
+        self.put_text(field, |out| {
             let _ = write!(out, "{value:?}");
         });
     }

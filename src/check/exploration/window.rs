@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::story::{Event, Story};
+use crate::story::{Event, FieldValue, Story};
 
 /// Most race windows one case declares (a window's bit in a per-kind mask).
 pub const MAX_WINDOWS: usize = 64;
@@ -62,7 +62,7 @@ pub struct WindowState {
 }
 
 /// What a window predicate sees of an event: its names and place, and its fields on
-/// demand (formatted by the component, as in the event log).
+/// demand, typed as the component recorded them.
 #[derive(Clone, Copy)]
 pub struct Seen<'a> {
     /// The emitting module below the crate (`datanode::state_context`).
@@ -90,26 +90,26 @@ impl fmt::Debug for Seen<'_> {
 
 /// Where a [`Seen`] reads its fields from.
 pub trait FieldSource {
-    /// The text of field `name`, if the event has it.
-    fn get(&self, name: &str) -> Option<&str>;
+    /// The value of field `name`, if the event has it.
+    fn get(&self, name: &str) -> Option<&FieldValue>;
 }
 
 impl FieldSource for Event {
-    fn get(&self, name: &str) -> Option<&str> {
-        self.field(name)
+    fn get(&self, name: &str) -> Option<&FieldValue> {
+        self.value(name)
     }
 }
 
-/// Fields captured by name into reused buffers (the cheap hook's).
+/// Fields captured by name into reused slots (the cheap hook's).
 #[derive(Debug, Clone, Copy)]
-pub struct Captured<'a>(pub &'a [(&'static str, String)]);
+pub struct Captured<'a>(pub &'a [(&'static str, FieldValue)]);
 
 impl FieldSource for Captured<'_> {
-    fn get(&self, name: &str) -> Option<&str> {
+    fn get(&self, name: &str) -> Option<&FieldValue> {
         self.0
             .iter()
             .find(|(field, _)| *field == name)
-            .map(|(_, value)| value.as_str())
+            .map(|(_, value)| value)
     }
 }
 
@@ -145,38 +145,62 @@ impl<'a> Seen<'a> {
         }
     }
 
-    /// The text of field `name`.
-    pub fn field(&self, name: &str) -> Option<&str> {
+    /// The value of field `name`.
+    pub fn value(&self, name: &str) -> Option<&FieldValue> {
         self.fields.get(name)
     }
 
-    /// Field `name` read as a number: `4`, or `Some(4)` as a `Debug` of an option is.
-    pub fn number(&self, name: &str) -> Option<u64> {
-        let text = self.field(name)?;
-        let text = text
-            .strip_prefix("Some(")
-            .and_then(|t| t.strip_suffix(')'))
-            .unwrap_or(text);
-        text.parse().ok()
+    /// Field `name` when it is text (an operation, a state, a reason, a list).
+    pub fn text(&self, name: &str) -> Option<&str> {
+        self.value(name).and_then(FieldValue::as_text)
     }
 
-    /// A key of field `name`'s text (to compare a block or container with a later
+    /// Field `name` when it is a non-negative integer (a term, a count, an id).
+    pub fn number(&self, name: &str) -> Option<u64> {
+        self.value(name).and_then(FieldValue::as_u64)
+    }
+
+    /// A key of field `name`'s value (to compare a block or container with a later
     /// event's), 0 when the event lacks it.
     pub fn key(&self, name: &str) -> u64 {
-        self.field(name).map_or(0, hash_text)
+        self.value(name).map_or(0, value_key)
     }
 
-    /// Whether field `name`, a comma-separated list (`c2,c3`), holds an item whose
-    /// [`key`](Self::key) is `key`.
+    /// Whether field `name`, a comma-separated list of ids as a component writes one
+    /// (`c2,c3`; a text log's list of one id may read as its number), holds an item whose
+    /// id has the [`key`](Self::key) `key`.
     pub fn lists_key(&self, name: &str, key: u64) -> bool {
-        self.field(name)
-            .is_some_and(|list| list.split(',').any(|item| hash_text(item) == key))
+        match self.value(name) {
+            Some(FieldValue::Text(list)) => list
+                .split(',')
+                .any(|item| crate::story::list_item_id(item).map_or(0, number_key) == key),
+            Some(single) => value_key(single) == key,
+            None => false,
+        }
     }
 
     /// A key of the node (0 when the event names none).
     pub fn node_key(&self) -> u64 {
         self.node_key
     }
+}
+
+/// A key of a value: its number's, or its text's.
+fn value_key(value: &FieldValue) -> u64 {
+    match value {
+        FieldValue::U64(n) => number_key(*n),
+        // The same key for a number written signed: an HDFS block id.
+        FieldValue::I64(n) => number_key(n.cast_unsigned()),
+        FieldValue::Bool(b) => number_key(u64::from(*b)) ^ 0x5bd1_e995,
+        FieldValue::Text(text) => hash_text(text),
+    }
+}
+
+/// A key of a number (a multiply-rotate mix), never 0.
+fn number_key(n: u64) -> u64 {
+    (n.rotate_left(17) ^ 0x9e37_79b9_7f4a_7c15)
+        .wrapping_mul(0x517c_c1b7_2722_0a95)
+        .max(1)
 }
 
 /// A hash of a text (FNV-1a: short keys, hashed per event), never 0, so 0 stays "none".

@@ -22,7 +22,7 @@
 use std::collections::BTreeMap;
 
 use super::judgement::{Finding, Monitor, Needed, Reads, Trail, Verdict};
-use super::values::number;
+use super::values::shown;
 use crate::scenarios::Violation;
 use crate::scenarios::allocation::SEED_KEY;
 use crate::scenarios::allocation::invariants::{LEADER_RESERVES, NO_OVER_GRANT};
@@ -54,7 +54,7 @@ impl NoDatanodeOverGranted {
         }
         let named = ["datanode", "datanodes"]
             .iter()
-            .filter_map(|f| event.field(f))
+            .filter_map(|f| event.text(f))
             .flat_map(super::values::each_item);
         for datanode in named {
             self.trail.note(datanode, event.step);
@@ -76,7 +76,7 @@ impl Monitor for NoDatanodeOverGranted {
         if !matches!(event.name.as_str(), "container created" | "create refused") {
             return;
         }
-        let states_room = event.field("slots").is_some() && event.field("holds").is_some();
+        let states_room = event.value("slots").is_some() && event.value("holds").is_some();
         let Some(datanode) = event.node.as_deref().filter(|_| states_room) else {
             return;
         };
@@ -97,9 +97,9 @@ impl Monitor for NoDatanodeOverGranted {
                         property: NO_OVER_GRANT,
                         detail: format!(
                             "{datanode} refused {} for lack of space (slots {}, holds {})",
-                            event.field("container").unwrap_or("?"),
-                            event.field("slots").unwrap_or("?"),
-                            event.field("holds").unwrap_or("?")
+                            shown(event, "container"),
+                            shown(event, "slots"),
+                            shown(event, "holds")
                         ),
                     },
                     step: event.step,
@@ -182,7 +182,7 @@ impl Monitor for NoDatanodeGrantedPastItsRoom {
         let Some(datanode) = event.node.as_deref() else {
             return;
         };
-        let value = |name| event.field(name).and_then(number);
+        let value = |name| event.number(name);
         let (Some(remaining), Some(committed)) = (value("remaining"), value("committed")) else {
             return;
         };
@@ -258,7 +258,7 @@ pub struct LeaderReservesUnwritten {
 
 /// The items of a listed field (`c1,c2`; `-` for none).
 fn listed<'a>(event: &'a Event, field: &str) -> Option<Vec<&'a str>> {
-    let text = event.field(field)?;
+    let text = event.text(field)?;
     Some(
         super::values::items(text)
             .into_iter()
@@ -270,7 +270,7 @@ fn listed<'a>(event: &'a Event, field: &str) -> Option<Vec<&'a str>> {
 impl LeaderReservesUnwritten {
     /// Judges a pending read of `scm` against its latest containers read.
     fn judge(&mut self, scm: &str, event: &Event) {
-        let (Some(datanode), Some(pending)) = (event.field("datanode"), listed(event, "pending"))
+        let (Some(datanode), Some(pending)) = (event.text("datanode"), listed(event, "pending"))
         else {
             return;
         };
@@ -291,7 +291,7 @@ impl LeaderReservesUnwritten {
                 detail: format!(
                     "{scm} leads but holds no slot for unwritten {container} on {datanode} \
                      (pending {})",
-                    event.field("pending").unwrap_or("?")
+                    shown(event, "pending")
                 ),
             },
             step: event.step,

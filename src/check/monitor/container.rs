@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 
 use super::judgement::{Finding, Monitor, Needed, Reads, Trail, Verdict};
-use super::values::{command_container, is_delete_container, parse_id};
+use super::values::is_delete_container;
 use crate::scenarios::Violation;
 use crate::scenarios::cluster::{DELETED_EVERYWHERE, SEED_KEY as CLUSTER_SEED_KEY};
 use crate::scenarios::container::SEED_KEY;
@@ -69,24 +69,24 @@ fn block_step(event: &Event) -> Option<(BlockKey, BlockStep)> {
     if !component.starts_with("datanode::container") {
         return None;
     }
-    let step = match (event.name.as_str(), event.field("decision")) {
+    let step = match (event.name.as_str(), event.text("decision")) {
         ("block deleted" | "peer deletion applied", _) => BlockStep::Deleted,
         ("commit decided", Some("commit")) => BlockStep::Committed,
         ("chunk pulled", _) => BlockStep::ChunkPulled,
         ("pulled chunks removed", _)
-            if event.field("kept") == Some("0") && event.field("cut") == Some("true") =>
+            if event.number("kept") == Some(0) && event.flag("cut") == Some(true) =>
         {
             BlockStep::FileGone
         }
-        ("block file not found", _) if event.field("committed") == Some("true") => {
+        ("block file not found", _) if event.flag("committed") == Some(true) => {
             BlockStep::CommittedWithoutFile
         }
         _ => return None,
     };
     let key = (
         event.node.clone()?,
-        parse_id(event.field("container")?)?,
-        parse_id(event.field("block")?)?,
+        event.number("container")?,
+        event.number("block")?,
     );
     Some((key, step))
 }
@@ -112,10 +112,10 @@ fn replica_deleted(event: &Event) -> Option<(String, u64)> {
     if event.component != "datanode::dispatcher" || event.name != "command run" {
         return None;
     }
-    let command = event.field("command")?;
-    let ran = event.field("outcome")? == "Executed";
+    let command = event.text("command")?;
+    let ran = event.text("outcome")? == "Executed";
     (ran && is_delete_container(command))
-        .then(|| Some((event.node.clone()?, command_container(command)?)))
+        .then(|| Some((event.node.clone()?, event.number("container")?)))
         .flatten()
 }
 

@@ -64,7 +64,7 @@ use std::fmt;
 use crate::story::{Event, EventSink, Story};
 
 pub use judgement::{Finding, Judgement, Monitor, Needed, Reads, Trail, Verdict};
-pub use values::{command_container, items, number, parse_id, term_value};
+pub use values::{items, parse_id};
 
 /// Every monitor, fed the same events (each monitor only those it [wants](Monitor::wants)):
 /// an [`EventSink`] to install on a recorder.
@@ -80,7 +80,7 @@ pub use values::{command_container, items, number, parse_id, term_value};
 ///         node: Some("dn1".into()),
 ///         component: "datanode::state_context".into(),
 ///         name: "term set".into(),
-///         fields: vec![("term".into(), "4".into())],
+///         fields: vec![("term".into(), 4u64.into())],
 ///         ..Event::default()
 ///     });
 ///     let judgements = set.finish();

@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 
 use super::judgement::{Finding, Monitor, Needed, Reads, Trail, Verdict};
-use super::values::{command_container, is_delete_container, parse_id};
+use super::values::is_delete_container;
 use crate::scenarios::Violation;
 use crate::scenarios::container::SEED_KEY;
 use crate::scenarios::container::invariants::{DATA_CHECKSUM_FOLLOWS_TREE, LIVE_BLOCKS_PRESENT};
@@ -58,17 +58,17 @@ fn replica_of(event: &Event) -> Option<ReplicaKey> {
     if !event.component.starts_with("datanode::container") {
         return None;
     }
-    Some((event.node.clone()?, parse_id(event.field("container")?)?))
+    Some((event.node.clone()?, event.number("container")?))
 }
 
 /// The replica a `DeleteContainer` command that ran removed, or a replica created anew:
 /// either way, what the log said of it before is void.
 fn replica_reset(event: &Event) -> Option<ReplicaKey> {
     if event.component == "datanode::dispatcher" && event.name == "command run" {
-        let command = event.field("command")?;
-        let ran = event.field("outcome")? == "Executed";
+        let command = event.text("command")?;
+        let ran = event.text("outcome")? == "Executed";
         return (ran && is_delete_container(command))
-            .then(|| Some((event.node.clone()?, command_container(command)?)))
+            .then(|| Some((event.node.clone()?, event.number("container")?)))
             .flatten();
     }
     if event.name == "container created" {
@@ -108,15 +108,15 @@ impl LiveBlocksPresent {
             event.name.as_str(),
             "block deleted" | "peer deletion applied"
         );
-        let commit = event.name == "commit decided" && event.field("decision") == Some("commit");
+        let commit = event.name == "commit decided" && event.text("decision") == Some("commit");
         if !deleted && !commit {
             return None;
         }
-        let key = (node, container, parse_id(event.field("block")?)?);
+        let key = (node, container, event.number("block")?);
         self.trail.note(&key, event.step);
         if deleted {
             self.blocks.remove(&key);
-        } else if event.field("partial") == Some("true") {
+        } else if event.flag("partial") == Some(true) {
             if let Some(state @ Metadata::Whole) = self.blocks.get_mut(&key) {
                 *state = Metadata::CutShort(event.step);
             }
@@ -247,11 +247,11 @@ impl Monitor for ChecksumFollowsTree {
         let Some(key) = replica_of(event) else {
             return;
         };
-        let Some(value) = event.field(field) else {
+        let Some(value) = event.value(field) else {
             return;
         };
         self.trail.note(&key, event.step);
-        let known = (value != "none").then(|| (value.to_owned(), event.step));
+        let known = (value.as_text() != Some("none")).then(|| (value.to_string(), event.step));
         let checksums = self.replicas.entry(key).or_default();
         if tree {
             checksums.tree = known;

@@ -42,13 +42,15 @@ impl Monitor for ReplicaHealthy {
             return;
         }
         let node = event.node.clone().unwrap_or_default();
-        let container = event.field("container").unwrap_or_default().to_owned();
+        let container = event
+            .number("container")
+            .map_or_else(String::new, |c| format!("c{c}"));
         let key = (node, container);
         self.trail.note(&key, event.step);
         self.scans += 1;
-        if event.field("unhealthy") == Some("true") {
+        if event.flag("unhealthy") == Some(true) {
             let (node, container) = &key;
-            let errors = event.field("errors").unwrap_or("[]");
+            let errors = event.text("errors").unwrap_or("[]");
             self.unhealthy = Some(Finding {
                 violation: Violation {
                     seed: SEED_KEY,

@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::judgement::{Finding, Monitor, Needed, Reads, Trail, Verdict};
-use super::values::{command_container, each_item, is_delete_container, items, parse_id};
+use super::values::{is_delete_container, items, listed_ids};
 use crate::scenarios::Violation;
 use crate::scenarios::cluster::{BELOW_REPLICATION_FACTOR, REPLICATION_SEED};
 use crate::story::Event;
@@ -60,27 +60,24 @@ impl KeepsReplicationFactor {
     fn scm_event(&mut self, event: &Event) -> Option<()> {
         match event.name.as_str() {
             "slots reserved" => {
-                let container = parse_id(event.field("container")?)?;
-                let datanodes = items(event.field("datanodes")?).len();
+                let container = event.number("container")?;
+                let datanodes = items(event.text("datanodes")?).len();
                 self.trail.note(&container, event.step);
                 self.factor.insert(container, datanodes);
             }
             "container report processed" => {
-                let datanode = event.field("datanode")?;
+                let datanode = event.text("datanode")?;
                 let named = ["confirmed", "unknown"]
-                    .iter()
-                    .filter_map(|field| event.field(field))
-                    .flat_map(each_item)
-                    .filter(|item| *item != "-")
-                    .filter_map(parse_id);
+                    .into_iter()
+                    .flat_map(|field| listed_ids(event, field));
                 for container in named {
                     self.hold(container, datanode, true, event.step);
                 }
             }
             "container state updated" => {
-                let state = event.field("state")?.to_ascii_uppercase();
-                if state == "DELETING" || state == "DELETED" {
-                    self.deleted.insert(parse_id(event.field("container")?)?);
+                let state = event.text("state")?;
+                if state.eq_ignore_ascii_case("DELETING") || state.eq_ignore_ascii_case("DELETED") {
+                    self.deleted.insert(event.number("container")?);
                 }
             }
             _ => {}
@@ -91,12 +88,12 @@ impl KeepsReplicationFactor {
     fn datanode_event(&mut self, event: &Event) -> Option<()> {
         let datanode = event.node.as_deref()?;
         if event.name == "container created" {
-            let container = parse_id(event.field("container")?)?;
+            let container = event.number("container")?;
             self.hold(container, datanode, true, event.step);
         } else if event.name == "command run" {
-            let command = event.field("command")?;
-            if event.field("outcome")? == "Executed" && is_delete_container(command) {
-                self.hold(command_container(command)?, datanode, false, event.step);
+            let command = event.text("command")?;
+            if event.text("outcome")? == "Executed" && is_delete_container(command) {
+                self.hold(event.number("container")?, datanode, false, event.step);
             }
         }
         Some(())

@@ -26,7 +26,7 @@
 use std::collections::BTreeMap;
 
 use super::judgement::{Finding, Monitor, Needed, NodeTrail, Reads, Trail, Verdict};
-use super::values::{number, parse_id};
+use super::values::shown;
 use crate::scenarios::Violation;
 use crate::scenarios::standby::{
     NO_FALSE_CORRUPTION, SAFE_MODE_RECOUNT, SEED_KEY, STANDBY_IS_PASSIVE,
@@ -71,7 +71,7 @@ fn subject(event: &Event) -> Option<Subject<'_>> {
         return None;
     }
     let node = event.node.as_deref()?;
-    Some((node, event.field("block").and_then(parse_id)))
+    Some((node, event.number("block")))
 }
 
 /// Whether `event` is the NameNode judging one replica report.
@@ -122,7 +122,7 @@ impl Monitor for StandbyIsPassive {
             return;
         }
         self.judged += 1;
-        let postponing = event.field("postponing") == Some("true");
+        let postponing = event.flag("postponing") == Some(true);
         if event.name != "replica marked corrupt" || !postponing || self.found.is_some() {
             return;
         }
@@ -132,9 +132,11 @@ impl Monitor for StandbyIsPassive {
                 format!(
                     "{} marked {}'s replica of {} corrupt while postponing ({})",
                     subject.0,
-                    event.field("datanode").unwrap_or("?"),
-                    event.field("block").unwrap_or("?"),
-                    event.field("why").unwrap_or("?")
+                    shown(event, "datanode"),
+                    event
+                        .number("block")
+                        .map_or_else(|| shown(event, "block"), |b| format!("blk_{b}")),
+                    shown(event, "why")
                 ),
             ),
             step: event.step,
@@ -211,8 +213,8 @@ struct NameNodeView {
 
 impl NameNodeView {
     fn edit(&mut self, event: &Event, block: Option<u64>) {
-        let gs = event.field("gs").and_then(number);
-        match (event.field("op"), block, gs) {
+        let gs = event.number("gs");
+        match (event.text("op"), block, gs) {
             (Some("OP_ADD_BLOCK" | "OP_UPDATE_BLOCKS" | "OP_CLOSE"), Some(block), Some(gs)) => {
                 self.blocks.insert(
                     block,
@@ -231,12 +233,11 @@ impl NameNodeView {
     }
 
     fn receive(&mut self, event: &Event, block: u64, datanode: &str) {
-        let origin = event.field("report").unwrap_or("");
+        let origin = event.text("report").unwrap_or("");
         if origin == "queued" {
             return;
         }
-        let (Some(gs), Some(state)) = (event.field("gs").and_then(number), event.field("state"))
-        else {
+        let (Some(gs), Some(state)) = (event.number("gs"), event.text("state")) else {
             return;
         };
         let at = match self.whole_report.get(datanode) {
@@ -274,11 +275,11 @@ impl NoFalseCorruption {
         let Some(view) = self.namenodes.get_mut(subject.0) else {
             return;
         };
-        let datanode = event.field("datanode");
+        let datanode = event.text("datanode");
         match (event.name.as_str(), subject.1, datanode) {
             ("edit applied", block, _) => view.edit(event, block),
             ("block reopened", Some(block), _) => {
-                if let Some(gs) = event.field("gs").and_then(number) {
+                if let Some(gs) = event.number("gs") {
                     let at = event.step;
                     view.blocks.insert(
                         block,
@@ -291,7 +292,7 @@ impl NoFalseCorruption {
                 }
             }
             ("block completed", Some(block), _) => {
-                if let Some(gs) = event.field("gs").and_then(number) {
+                if let Some(gs) = event.number("gs") {
                     let at = event.step;
                     view.blocks.insert(
                         block,
@@ -303,12 +304,12 @@ impl NoFalseCorruption {
                     );
                 }
             }
-            ("report queued", None, Some(dn)) if event.field("report") == Some("full") => {
+            ("report queued", None, Some(dn)) if event.text("report") == Some("full") => {
                 view.whole_report.insert(dn.to_owned(), event.step);
             }
             ("report queued" | "report processed", Some(block), Some(dn)) => {
                 view.receive(event, block, dn);
-                if event.field("state") == Some("DELETED") {
+                if event.text("state") == Some("DELETED") {
                     view.flagged.remove(&(block, dn.to_owned()));
                 }
             }
@@ -480,7 +481,7 @@ impl Monitor for SafeModeRecount {
             }
             return;
         }
-        let value = |name| event.field(name).and_then(number);
+        let value = |name| event.number(name);
         let counts = (value("block_total"), value("block_safe"));
         let recount = (value("recount_total"), value("recount_safe"));
         let (Some(total), Some(safe)) = counts else {

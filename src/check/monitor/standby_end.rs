@@ -23,7 +23,6 @@
 use std::collections::BTreeMap;
 
 use super::judgement::{Finding, Monitor, Needed, NodeTrail, Reads, Verdict};
-use super::values::{number, parse_id};
 use crate::scenarios::Violation;
 use crate::scenarios::standby::{
     LEAK_SEED_KEY, LOCATION_COMPLETENESS, SEED_KEY, STANDBY_QUEUE_EMPTIES,
@@ -98,7 +97,7 @@ impl LocationCompleteness {
                 return Some(());
             }
             "datanode removed" => {
-                let dn = event.field("datanode")?;
+                let dn = event.text("datanode")?;
                 for (key, fate) in &mut self.reports {
                     if key.0 == nn && key.2 == dn {
                         *fate = Fate::Other;
@@ -108,11 +107,11 @@ impl LocationCompleteness {
             }
             _ => {}
         }
-        let block = parse_id(event.field("block")?)?;
+        let block = event.number("block")?;
         self.trail.note(nn, Some(block), event.step);
         match event.name.as_str() {
             "block completed" => {
-                let gs = number(event.field("gs")?)?;
+                let gs = event.number("gs")?;
                 self.completed
                     .insert((nn.to_owned(), block), (gs, event.step));
             }
@@ -120,13 +119,13 @@ impl LocationCompleteness {
                 self.completed.remove(&(nn.to_owned(), block));
             }
             "report processed" | "report queued" | "replica marked corrupt" => {
-                let dn = event.field("datanode")?.to_owned();
-                let finalized = event.field("state") == Some("FINALIZED");
+                let dn = event.text("datanode")?.to_owned();
+                let finalized = event.text("state") == Some("FINALIZED");
                 let unplaced = match event.name.as_str() {
-                    "report processed" => event.field("verdict") == Some("unknown block"),
+                    "report processed" => event.text("verdict") == Some("unknown block"),
                     name => name == "replica marked corrupt",
                 };
-                let fate = match (finalized && unplaced, event.field("gs").and_then(number)) {
+                let fate = match (finalized && unplaced, event.number("gs")) {
                     (true, Some(gs)) => Fate::Unplaced(gs, event.step),
                     _ => Fate::Other,
                 };
@@ -134,8 +133,8 @@ impl LocationCompleteness {
             }
             "location removed" | "replica invalidated" | "corrupt mark removed" => {
                 // A location at another genstamp than the report's is another replica's.
-                let dn = event.field("datanode")?.to_owned();
-                let gs = event.field("gs").and_then(number);
+                let dn = event.text("datanode")?.to_owned();
+                let gs = event.number("gs");
                 if let Some(fate) = self.reports.get_mut(&(nn.to_owned(), block, dn)) {
                     if !matches!((*fate, gs), (Fate::Unplaced(kept, _), Some(gs)) if kept != gs) {
                         *fate = Fate::Other;
@@ -149,7 +148,7 @@ impl LocationCompleteness {
 
     fn replica_deleted(&mut self, event: &Event) -> Option<()> {
         let dn = event.node.as_deref()?;
-        let block = parse_id(event.field("block")?)?;
+        let block = event.number("block")?;
         for (key, fate) in &mut self.reports {
             if key.1 == block && key.2 == dn {
                 *fate = Fate::Other;
@@ -287,12 +286,12 @@ impl Monitor for StandbyQueueEmpties {
         let (Some(quiescent_at), None) = (self.quiescent_at, &self.leak) else {
             return;
         };
-        let queued = event.field("queued").and_then(number).unwrap_or(0);
+        let queued = event.number("queued").unwrap_or(0);
         if queued == 0 {
             return;
         }
         let nn = event.node.as_deref().unwrap_or("a NameNode");
-        let blocks = event.field("blocks").unwrap_or("?");
+        let blocks = event.text("blocks").unwrap_or("?");
         self.leak = Some(Finding {
             violation: Violation {
                 seed: LEAK_SEED_KEY,

@@ -26,7 +26,6 @@
 use std::collections::BTreeMap;
 
 use super::judgement::{Finding, Monitor, Needed, Reads, Trail, Verdict};
-use super::values::{number, term_value};
 use crate::scenarios::Violation;
 use crate::scenarios::term_fencing::{
     NO_COMMAND_BELOW_TAKEN_TERM, NO_COMMAND_OF_DEPOSED_LEADER, SEED_KEY, TERM_COVERS_HEARD_TERMS,
@@ -134,7 +133,7 @@ impl TermTracker {
         if event.component != STATE_CONTEXT {
             return None;
         }
-        let term = event.field("term").and_then(term_value);
+        let term = event.signed("term");
         let step = match (event.name.as_str(), term) {
             ("restarted: term and queue lost", _) => Step::Restarted,
             ("term set" | "term set without the lock", Some(t)) => Step::Set(t),
@@ -216,7 +215,7 @@ impl Monitor for NoCommandBelowTakenTerm {
                     NO_COMMAND_BELOW_TAKEN_TERM,
                     format!(
                         "{node}: command {} of term {term} was dispatched after the datanode took term {heard} (step {heard_at})",
-                        event.field("command").unwrap_or("?")
+                        event.text("command").unwrap_or("?")
                     ),
                 ),
                 step: event.step,
@@ -437,7 +436,7 @@ impl NoCommandOfDeposedLeader {
         };
         match event.name.as_str() {
             "became leader" => {
-                if let Some(term) = event.field("term").and_then(term_value) {
+                if let Some(term) = event.signed("term") {
                     self.leaders.insert(scm.to_owned(), (term, event.step));
                 }
             }
@@ -472,11 +471,9 @@ impl NoCommandOfDeposedLeader {
 
     fn command_run(&mut self, event: &Event, node: &str) {
         self.trail.note(node, event.step);
-        let outcome = event.field("outcome").unwrap_or("");
+        let outcome = event.text("outcome").unwrap_or("");
         let ran = outcome.starts_with("Executed") || outcome.starts_with("Failed");
-        let (Some(floor), Some(term)) =
-            (self.floors.get(node), event.field("term").and_then(number))
-        else {
+        let (Some(floor), Some(term)) = (self.floors.get(node), event.number("term")) else {
             return;
         };
         let term = i64::try_from(term).unwrap_or(i64::MAX);
@@ -494,7 +491,7 @@ impl NoCommandOfDeposedLeader {
                 NO_COMMAND_OF_DEPOSED_LEADER,
                 format!(
                     "{node}: command {} of term {term} ran although every leader had term >= {} at the restart (step {})",
-                    event.field("command").unwrap_or("?"),
+                    event.text("command").unwrap_or("?"),
                     floor.term,
                     floor.restart_at
                 ),

@@ -133,7 +133,7 @@ impl ContainerChecksumTreeManager {
         if let Err(error) = self.store.write_tree_file(&merkle::encode(&info)) {
             tracing::debug!(
                 node = %self.datanode,
-                container = %self.container,
+                container = self.container.0,
                 by = %by,
                 %error,
                 "tree write failed"
@@ -143,7 +143,7 @@ impl ContainerChecksumTreeManager {
         let generation = self.generation.fetch_add(1, Ordering::AcqRel) + 1;
         tracing::debug!(
             node = %self.datanode,
-            container = %self.container,
+            container = self.container.0,
             by = %by,
             root = %ChecksumText(info.tree.data_checksum()),
             deleted = ?deleted_blocks(&info.tree),
@@ -185,7 +185,7 @@ impl ContainerChecksumTreeManager {
         }
         tracing::debug!(
             node = %self.datanode,
-            container = %self.container,
+            container = self.container.0,
             restored = ?missing.iter().map(|(block, _)| *block).collect::<Vec<_>>(),
             "deletions restored to the tree"
         );

@@ -271,7 +271,7 @@ fn delete_transactions(
                     let file = store.delete_block_file(block);
                     tracing::debug!(
                         node = %container.datanode(),
-                        container = %id,
+                        container = id.0,
                         block,
                         tx = tx.tx_id,
                         metadata = false,
@@ -284,7 +284,7 @@ fn delete_transactions(
                     Ok(file) => {
                         tracing::debug!(
                             node = %container.datanode(),
-                            container = %id,
+                            container = id.0,
                             block,
                             tx = tx.tx_id,
                             metadata = true,
@@ -297,7 +297,7 @@ fn delete_transactions(
                     Err(error) => {
                         tracing::debug!(
                             node = %container.datanode(),
-                            container = %id,
+                            container = id.0,
                             block,
                             tx = tx.tx_id,
                             recorded = record_failed_unlinks,

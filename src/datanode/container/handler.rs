@@ -174,7 +174,7 @@ impl KeyValueHandler {
         if !self.reconciling.lock().insert(id) {
             tracing::debug!(
                 node = %self.datanode,
-                container = %id,
+                container = id.0,
                 why = "one in flight",
                 "reconciliation refused"
             );

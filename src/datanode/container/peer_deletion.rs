@@ -58,7 +58,7 @@ pub(super) fn apply_peer_deletion(
         .map_err(ContainerError::store(id))?;
     tracing::debug!(
         node = %container.datanode(),
-        container = %id,
+        container = id.0,
         block,
         metadata = meta.is_some(),
         file = has_file,

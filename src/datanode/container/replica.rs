@@ -193,7 +193,7 @@ impl KeyValueContainer {
     pub(super) fn mark_empty(&self) {
         let was_empty = self.data.empty.swap(true, Ordering::SeqCst);
         if !was_empty {
-            tracing::debug!(node = %self.datanode, container = %self.id, "container marked empty");
+            tracing::debug!(node = %self.datanode, container = self.id.0, "container marked empty");
         }
     }
 
@@ -332,7 +332,7 @@ impl KeyValueContainer {
             self.data.set_state(to);
             tracing::debug!(
                 node = %self.datanode,
-                container = %self.id,
+                container = self.id.0,
                 ?from,
                 ?to,
                 "container state changed"
@@ -395,7 +395,7 @@ impl KeyValueContainer {
             .write(|checksum| checksum.replace(root));
         tracing::debug!(
             node = %self.datanode,
-            container = %self.id,
+            container = self.id.0,
             from = %ChecksumText(previous),
             to = %ChecksumText(Some(root)),
             "checksum refreshed"

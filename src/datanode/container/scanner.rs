@@ -204,7 +204,7 @@ pub fn scan_container(container: &KeyValueContainer) -> Result<ScanReport, Conta
     {
         tracing::debug!(
             node = %container.datanode(),
-            container = %container.id(),
+            container = container.id().0,
             errors = %ScanErrorsText(&report.errors),
             unhealthy = report.marked_unhealthy,
             "container scanned"

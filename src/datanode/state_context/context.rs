@@ -243,7 +243,7 @@ impl StateContext {
         let mut inner = self.inner.lock();
         if inner.queue.len() >= self.config.command_queue_limit {
             inner.stats.rejected_queue_full += 1;
-            tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, "command refused: queue full");
+            tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = command.kind.name(), container = command.kind.container_number(), force = command.kind.force(), term = command.term, "command refused: queue full");
             return Err(DatanodeError::CommandQueueFull {
                 limit: self.config.command_queue_limit,
                 dropped: 1,
@@ -257,7 +257,7 @@ impl StateContext {
                 self.set_term_locked(&inner, command.term, "command queued");
             }
         }
-        tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, "command queued");
+        tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = command.kind.name(), container = command.kind.container_number(), force = command.kind.force(), term = command.term, "command queued");
         inner.queue.push_back(command);
         debug_assert!(inner.queue.len() <= self.config.command_queue_limit);
         Ok(())
@@ -281,7 +281,7 @@ impl StateContext {
                 current = command.term;
             }
             if command.term == current {
-                tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, "command dispatched");
+                tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = command.kind.name(), container = command.kind.container_number(), force = command.kind.force(), term = command.term, "command dispatched");
                 return Some(DispatchedCommand {
                     command,
                     term_at_dispatch: current,
@@ -291,7 +291,7 @@ impl StateContext {
                 });
             }
             inner.stats.dropped_stale += 1;
-            tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, current, "command dropped as stale");
+            tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = command.kind.name(), container = command.kind.container_number(), force = command.kind.force(), term = command.term, current, "command dropped as stale");
         }
         None
     }
@@ -302,7 +302,7 @@ impl StateContext {
         inner: &mut MutexGuard<'_, Inner>,
     ) -> Option<DispatchedCommand> {
         let command = inner.queue.pop_front()?;
-        tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = ?command.kind, term = command.term, "command dispatched");
+        tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = command.kind.name(), container = command.kind.container_number(), force = command.kind.force(), term = command.term, "command dispatched");
         Some(DispatchedCommand {
             term_at_dispatch: command.term,
             command,
@@ -414,7 +414,7 @@ impl StateContext {
         tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display),
             term,
             highest_queued = max_queued,
-            heartbeat_seen = ?inner.max_term_seen_before_init,
+            heartbeat_seen = inner.max_term_seen_before_init,
             "term initialised"
         );
         self.set_term_locked(inner, term, "init");

@@ -101,7 +101,7 @@ impl State {
         });
         tracing::debug!(
             node = self.node(),
-            block = %id,
+            block = id.0,
             gs,
             stored = present,
             how,

@@ -26,7 +26,7 @@ impl State {
             if left > 0 {
                 tracing::debug!(
                     node = self.node(),
-                    block = %id,
+                    block = id.0,
                     after = trigger.name(),
                     left,
                     why = "drained only when replay adds the block",
@@ -40,7 +40,7 @@ impl State {
         };
         tracing::debug!(
             node = self.node(),
-            block = %id,
+            block = id.0,
             after = trigger.name(),
             count = queued.len(),
             "queued reports drained"
@@ -59,7 +59,7 @@ impl State {
                     tracing::debug!(
                         node = self.node(),
                         datanode = %report.storage.datanode,
-                        block = %report.block.id,
+                        block = report.block.id.0,
                         gs = report.block.gs,
                         state = %report.state,
                         report = Origin::Queue.name(),
@@ -72,7 +72,7 @@ impl State {
                     tracing::debug!(
                         node = self.node(),
                         datanode = %report.storage.datanode,
-                        block = %report.block.id,
+                        block = report.block.id.0,
                         gs = report.block.gs,
                         state = %report.state,
                         report = Origin::Queue.name(),

@@ -35,7 +35,7 @@ impl State {
         let locations = stored.locations.len();
         tracing::debug!(
             node = self.node(),
-            block = %id,
+            block = id.0,
             gs,
             expected = locations,
             "block reopened"
@@ -82,7 +82,7 @@ impl State {
                 tracing::debug!(
                     node = self.node(),
                     datanode = %storage.datanode,
-                    block = %id,
+                    block = id.0,
                     gs = stale_gs,
                     block_gs = gs,
                     why = "stale genstamp",

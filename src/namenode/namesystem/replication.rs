@@ -124,7 +124,7 @@ impl State {
         tracing::debug!(
             node = self.node(),
             datanode = %storage.datanode,
-            block = %id,
+            block = id.0,
             gs = block.gs,
             why,
             "replica invalidated"

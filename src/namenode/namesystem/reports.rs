@@ -42,7 +42,7 @@ impl State {
             tracing::debug!(
                 node = self.node(),
                 datanode = %storage.datanode,
-                block = %block.id,
+                block = block.id.0,
                 gs = block.gs,
                 state = %state,
                 report = Origin::Incremental.name(),
@@ -115,7 +115,7 @@ impl State {
                 tracing::debug!(
                     node = self.node(),
                     datanode = %storage.datanode,
-                    block = %id,
+                    block = id.0,
                     why = "omitted from full report",
                     "location removed"
                 );
@@ -158,7 +158,7 @@ impl State {
             tracing::debug!(
                 node = self.node(),
                 datanode = %storage.datanode,
-                block = %reported.id,
+                block = reported.id.0,
                 gs = reported.gs,
                 state = %state,
                 report = origin.name(),
@@ -187,7 +187,7 @@ impl State {
                 tracing::debug!(
                     node = self.node(),
                     datanode = %storage.datanode,
-                    block = %reported.id,
+                    block = reported.id.0,
                     gs = reported.gs,
                     state = %state,
                     report = origin.name(),
@@ -229,7 +229,7 @@ impl State {
             tracing::debug!(
                 node = self.node(),
                 datanode = %storage.datanode,
-                block = %reported.id,
+                block = reported.id.0,
                 purged,
                 why = "superseded by this report",
                 "stale entries purged"
@@ -261,7 +261,7 @@ impl State {
         tracing::debug!(
             node = self.node(),
             datanode = %report.storage.datanode,
-            block = %report.block.id,
+            block = report.block.id.0,
             gs = report.block.gs,
             state = %report.state,
             report = report.origin.name(),
@@ -361,7 +361,7 @@ impl State {
             tracing::debug!(
                 node = self.node(),
                 datanode = %storage.datanode,
-                block = %block.id,
+                block = block.id.0,
                 gs = block.gs,
                 limit = full.limit,
                 "report refused: queue full"
@@ -408,7 +408,7 @@ impl State {
                 // The map is borrowed: the name is read from its field.
                 node = self.node_name.as_deref(),
                 datanode = %storage.datanode,
-                block = %id,
+                block = id.0,
                 why = "reported again healthy",
                 "corrupt mark removed"
             );
@@ -456,7 +456,7 @@ impl State {
         tracing::debug!(
             node = self.node(),
             datanode = %storage.datanode,
-            block = %reported.id,
+            block = reported.id.0,
             gs = reported.gs,
             state = %state,
             report = origin.name(),

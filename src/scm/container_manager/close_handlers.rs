@@ -40,7 +40,7 @@ impl StorageContainerManager {
             self.catch_up();
             tracing::debug!(
                 node = %self.id,
-                container = %container,
+                container = container.0,
                 state = ?LifeCycleState::Closing,
                 "container state updated"
             );

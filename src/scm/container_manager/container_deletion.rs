@@ -126,7 +126,7 @@ impl StorageContainerManager {
                 self.catch_up();
                 tracing::debug!(
                     node = %self.id,
-                    container = %container,
+                    container = container.0,
                     state = ?state,
                     "container state updated"
                 );
@@ -135,7 +135,7 @@ impl StorageContainerManager {
             Err(reason) => {
                 tracing::debug!(
                     node = %self.id,
-                    container = %container,
+                    container = container.0,
                     ?reason,
                     "container state not updated"
                 );

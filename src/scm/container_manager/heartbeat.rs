@@ -51,7 +51,7 @@ impl StorageContainerManager {
             node = %self.id,
             datanode = %datanode,
             term = context.term,
-            command = ?command.kind,
+            command = command.kind.name(), container = command.kind.container_number(), force = command.kind.force(),
             "command queued"
         );
         Ok(command)

@@ -121,7 +121,7 @@ impl StorageContainerManager {
         self.send_datanode_command(id, datanode, delete)?;
         tracing::debug!(
             node = %self.id,
-            container = %id,
+            container = id.0,
             datanode = %datanode,
             "over-replicated replica deleted"
         );

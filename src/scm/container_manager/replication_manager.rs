@@ -182,7 +182,7 @@ impl StorageContainerManager {
             });
             tracing::debug!(
                 node = %self.id,
-                container = %id,
+                container = id.0,
                 health = processor.name(),
                 term,
                 "container queued for replication"
@@ -282,7 +282,7 @@ impl StorageContainerManager {
             self.nodes.tracker().record_allocation(&node, container);
             tracing::debug!(
                 node = %self.id,
-                container = %container,
+                container = container.0,
                 datanode = %target,
                 "replication target recorded"
             );

@@ -56,7 +56,7 @@ impl StorageContainerManager {
                 Err(error) => {
                     tracing::debug!(
                         node = %self.id,
-                        container = %entry.container,
+                        container = entry.container.0,
                         %error,
                         "queued container failed"
                     );
@@ -108,7 +108,7 @@ impl StorageContainerManager {
         };
         tracing::debug!(
             node = %self.id,
-            container = %entry.container,
+            container = entry.container.0,
             health = processor.name(),
             queued_term = entry.term,
             term = self.context().term,

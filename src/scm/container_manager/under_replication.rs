@@ -152,7 +152,7 @@ impl StorageContainerManager {
         self.send_datanode_command(id, target, replicate)?;
         tracing::debug!(
             node = %self.id,
-            container = %id,
+            container = id.0,
             datanode = %target,
             "under-replicated replica added"
         );

@@ -1,6 +1,8 @@
 //! An event a format's parser found in a line, before the reader numbers it and gives it
 //! the log's node; and where that line is.
 
+use crate::story::{FieldValue, read_fields};
+
 /// An event a parser found, before it is numbered and given its node.
 #[derive(Debug, Clone)]
 pub(crate) struct Emitted {
@@ -9,7 +11,7 @@ pub(crate) struct Emitted {
     pub(crate) thread: String,
     pub(crate) component: &'static str,
     pub(crate) name: &'static str,
-    pub(crate) fields: Vec<(String, String)>,
+    pub(crate) fields: Vec<(String, FieldValue)>,
 }
 
 /// Where a line is: its number, time and thread.
@@ -34,7 +36,7 @@ impl At<'_> {
             thread: self.thread.to_owned(),
             component,
             name,
-            fields: fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+            fields: read_fields(fields.iter().map(|(name, text)| (*name, text.as_str()))),
         }
     }
 }

@@ -124,7 +124,7 @@ fn abort_decided(
 ) {
     tracing::debug!(
         node = %container.datanode(),
-        container = %container.id(),
+        container = container.id().0,
         block,
         decision = "abort",
         why,
@@ -151,7 +151,7 @@ fn put_block(
     match incomplete {
         None => tracing::debug!(
             node = %container.datanode(),
-            container = %container.id(),
+            container = container.id().0,
             block,
             decision = "commit",
             why,
@@ -159,7 +159,7 @@ fn put_block(
         ),
         Some(error) => tracing::debug!(
             node = %container.datanode(),
-            container = %container.id(),
+            container = container.id().0,
             block,
             decision = "commit",
             partial = true,
@@ -191,7 +191,7 @@ fn commit_legacy(
     if let Err(error) = container.finish_write_chunks(block) {
         tracing::debug!(
             node = %container.datanode(),
-            container = %container.id(),
+            container = container.id().0,
             block,
             committed = true,
             %error,
@@ -228,7 +228,7 @@ fn remove_pulled<G>(
         let cut = store.truncate_block_file(block, keep).is_ok();
         tracing::debug!(
             node = %container.datanode(),
-            container = %container.id(),
+            container = container.id().0,
             block,
             kept = keep,
             lock,

@@ -104,7 +104,7 @@ impl<'a> BlockPull<'a> {
         tracing::debug!(
             target: EVENTS,
             node = %self.container.datanode(),
-            container = %self.container.id(),
+            container = self.container.id().0,
             block = self.block,
             offset,
             peer = %self.peer.id(),

@@ -73,7 +73,7 @@ impl Reconciliation {
         tracing::debug!(
             target: EVENTS,
             node = %container.datanode(),
-            container = %container.id(),
+            container = container.id().0,
             peers = %ids_text(peers.iter().map(|p| p.id())),
             "reconciliation started"
         );
@@ -205,7 +205,7 @@ impl Reconciliation {
         tracing::debug!(
             target: EVENTS,
             node = %self.container.datanode(),
-            container = %id,
+            container = id.0,
             peer = %peer.id(),
             repair = ?work.iter().map(|(block, _)| *block).collect::<Vec<_>>(),
             deleted = ?diff.diverged_deleted.iter().map(|(block, _)| *block).collect::<Vec<_>>(),
@@ -263,7 +263,7 @@ impl Reconciliation {
         tracing::debug!(
             target: EVENTS,
             node = %self.container.datanode(),
-            container = %self.container.id(),
+            container = self.container.id().0,
             peer = %peer,
             %error,
             "peer round failed"
@@ -275,7 +275,7 @@ impl Reconciliation {
         tracing::debug!(
             target: EVENTS,
             node = %self.container.datanode(),
-            container = %self.container.id(),
+            container = self.container.id().0,
             repaired = ?self.report.committed(),
             root = %ChecksumText(self.latest.tree.data_checksum()),
             "reconciliation finished"
