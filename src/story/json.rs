@@ -2,7 +2,9 @@
 //! parser of one flat object (scalars, and objects of scalars one level down) for the
 //! reader. The library has no JSON dependency outside the soak tool's feature, and a log
 //! line is small and flat, so a strict parser of that shape is short and never panics:
-//! every byte it indexes is checked, and nesting is refused past one level.
+//! every byte it indexes is checked, and nesting is refused past one level. The parser
+//! hands each member to a [`Visitor`] as it reads it, strings borrowed from the line: a
+//! line read costs no allocation.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -11,16 +13,17 @@ use std::fmt::Write as _;
 /// literal's own characters) and whether it was a string.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Value<'a> {
-    /// A string, unescaped.
-    Str(String),
-    /// A number, as its text.
-    Number(String),
+    /// A string, unescaped (borrowed from the line when it holds no escape).
+    Str(Cow<'a, str>),
+    /// A number, as its text in the line.
+    Number(&'a str),
     /// `true` or `false`.
     Bool(bool),
     /// `null`.
     Null,
-    /// An object of scalars, its members in the order written.
-    Object(Vec<(Cow<'a, str>, Value<'a>)>),
+    /// An object of scalars: its members are handed to the visitor after this value,
+    /// with its key as their parent, then [`Visitor::end_object`].
+    Object,
 }
 
 /// Appends `text` to `out` as a JSON string, quotes included.
@@ -52,24 +55,46 @@ pub struct ParseError {
     pub reason: &'static str,
 }
 
-/// An object's members in the order written, keys borrowed from the line where they can be.
-pub type Members<'a> = Vec<(Cow<'a, str>, Value<'a>)>;
+/// What a parsed line's members are handed to, in the order written.
+pub trait Visitor<'a> {
+    /// A member: of the line's object (`parent` is `None`), or of the object held by the
+    /// line's member `parent`.
+    fn member(&mut self, parent: Option<&str>, key: Cow<'a, str>, value: Value<'a>);
 
-/// Parses `line` as one JSON object whose values are scalars or objects of scalars.
-pub fn parse_object(line: &str) -> Result<Members<'_>, ParseError> {
+    /// The end of the object held by the line's member `key`.
+    fn end_object(&mut self, key: &str);
+}
+
+/// Parses `line` as one JSON object whose values are scalars or objects of scalars,
+/// handing each member to `visitor`.
+pub fn parse_object<'a>(line: &'a str, visitor: &mut impl Visitor<'a>) -> Result<(), ParseError> {
     let mut parser = Parser {
         text: line,
         bytes: line.as_bytes(),
         at: 0,
     };
     parser.skip_space();
-    let members = parser.object(0)?;
+    parser.object(None, visitor)?;
     parser.skip_space();
     if parser.at != parser.bytes.len() {
         return Err(parser.error("text after the object"));
     }
-    Ok(members)
+    Ok(())
 }
+
+/// The bytes that end a string's run of plain bytes: a quote, a backslash, a control
+/// character (one table lookup a byte, not three comparisons).
+static ENDS_A_RUN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = true;
+        byte += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
 
 /// Deepest object nesting accepted: the line's object (0) and its `fields` (1).
 const MAX_DEPTH: usize = 1;
@@ -107,38 +132,49 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn object(&mut self, depth: usize) -> Result<Members<'a>, ParseError> {
+    /// An object's members, handed to `visitor`: the line's (`parent` is `None`) or the
+    /// one its member `parent` holds.
+    fn object(
+        &mut self,
+        parent: Option<&str>,
+        visitor: &mut impl Visitor<'a>,
+    ) -> Result<(), ParseError> {
         self.expect(b'{', "expected `{`")?;
-        let mut members = Vec::new();
         self.skip_space();
         if self.peek() == Some(b'}') {
             self.at += 1;
-            return Ok(members);
+            return Ok(());
         }
+        let depth = usize::from(parent.is_some());
         loop {
             self.skip_space();
             let key = self.string()?;
             self.skip_space();
             self.expect(b':', "expected `:` after a key")?;
             self.skip_space();
-            let value = self.value(depth)?;
-            members.push((key, value));
+            if self.peek() == Some(b'{') && depth < MAX_DEPTH {
+                visitor.member(parent, key.clone(), Value::Object);
+                self.object(Some(&key), visitor)?;
+                visitor.end_object(&key);
+            } else {
+                let value = self.value()?;
+                visitor.member(parent, key, value);
+            }
             self.skip_space();
             match self.peek() {
                 Some(b',') => self.at += 1,
                 Some(b'}') => {
                     self.at += 1;
-                    return Ok(members);
+                    return Ok(());
                 }
                 _ => return Err(self.error("expected `,` or `}`")),
             }
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Value<'a>, ParseError> {
+    fn value(&mut self) -> Result<Value<'a>, ParseError> {
         match self.peek() {
-            Some(b'"') => self.string().map(|s| Value::Str(s.into_owned())),
-            Some(b'{') if depth < MAX_DEPTH => self.object(depth + 1).map(Value::Object),
+            Some(b'"') => self.string().map(Value::Str),
             Some(b'{' | b'[') => Err(self.error("nested value where a scalar is expected")),
             Some(b't') => self.literal("true", Value::Bool(true)),
             Some(b'f') => self.literal("false", Value::Bool(false)),
@@ -182,7 +218,7 @@ impl<'a> Parser<'a> {
             }
         }
         // The bytes are ASCII digits and signs: valid UTF-8.
-        Ok(Value::Number(self.text[start..self.at].to_owned()))
+        Ok(Value::Number(&self.text[start..self.at]))
     }
 
     fn digits(&mut self) -> usize {
@@ -203,7 +239,7 @@ impl<'a> Parser<'a> {
             let start = self.at;
             let run = self.bytes[start..]
                 .iter()
-                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                .position(|&b| ENDS_A_RUN[usize::from(b)])
                 .unwrap_or(self.bytes.len() - start);
             self.at += run;
             let plain = &self.text[start..self.at];

@@ -333,16 +333,27 @@ impl<R: BufRead> EventLogReader<R> {
         }
     }
 
-    fn next_record(&mut self) -> Result<Option<LogRecord>, LogError> {
+    /// Reads the next record into `record`, reusing its strings: false at the end of the
+    /// log. After an error (which names its line), the reader reads nothing more.
+    pub fn read_into(&mut self, record: &mut LogRecord) -> Result<bool, LogError> {
+        if self.failed {
+            return Ok(false);
+        }
+        let read = self.next_into(record);
+        self.failed = read.is_err();
+        read
+    }
+
+    fn next_into(&mut self, record: &mut LogRecord) -> Result<bool, LogError> {
         loop {
             let Some((line, bytes)) = self.lines.next_line()? else {
-                return Ok(None);
+                return Ok(false);
             };
             let text = std::str::from_utf8(bytes).map_err(|_| LogError::NotUtf8 { line })?;
             if text.trim().is_empty() {
                 continue;
             }
-            let record = parse_line(text, line)?;
+            parse_line_into(text, line, record)?;
             let seq = u64::try_from(record.event.step).unwrap_or(u64::MAX);
             if seq <= self.previous_seq {
                 return Err(LogError::SeqNotIncreasing {
@@ -352,7 +363,7 @@ impl<R: BufRead> EventLogReader<R> {
                 });
             }
             self.previous_seq = seq;
-            return Ok(Some(record));
+            return Ok(true);
         }
     }
 }
@@ -361,48 +372,66 @@ impl<R: BufRead> Iterator for EventLogReader<R> {
     type Item = Result<LogRecord, LogError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
-            return None;
-        }
-        match self.next_record() {
-            Ok(record) => record.map(Ok),
-            Err(error) => {
-                self.failed = true;
-                Some(Err(error))
-            }
+        let mut record = LogRecord {
+            event: Event::default(),
+            time_ms: None,
+            line: 0,
+        };
+        match self.read_into(&mut record) {
+            Ok(true) => Some(Ok(record)),
+            Ok(false) => None,
+            Err(error) => Some(Err(error)),
         }
     }
 }
 
 /// Parses one non-blank line, number `line`.
 pub fn parse_line(text: &str, line: usize) -> Result<LogRecord, LogError> {
-    let members = json::parse_object(text).map_err(|e| LogError::Malformed {
+    let mut record = LogRecord {
+        event: Event::default(),
+        time_ms: None,
+        line,
+    };
+    parse_line_into(text, line, &mut record)?;
+    Ok(record)
+}
+
+/// Parses one non-blank line, number `line`, into `record`, reusing its strings (a
+/// reader of many lines allocates little once its record has grown).
+pub fn parse_line_into(text: &str, line: usize, record: &mut LogRecord) -> Result<(), LogError> {
+    let mut keys = LineKeys {
+        scalars: Scalars::default(),
+        fields: &mut record.event.fields,
+        written: 0,
+        in_fields: false,
+    };
+    json::parse_object(text, &mut keys).map_err(|e| LogError::Malformed {
         line,
         at: e.at,
         reason: e.reason.to_owned(),
     })?;
-    let mut keys = LineKeys::default();
-    for (key, value) in members {
-        let slot = match &*key {
-            "v" => &mut keys.version,
-            "seq" => &mut keys.seq,
-            "time_ms" => &mut keys.time_ms,
-            "node" => &mut keys.node,
-            "thread" => &mut keys.thread,
-            "component" => &mut keys.component,
-            "event" => &mut keys.event,
-            "fields" => &mut keys.fields,
-            _ => continue,
-        };
-        // As a lookup by key would, the first of a repeated key wins.
-        slot.get_or_insert(value);
-    }
-    keys.into_record(line)
+    let LineKeys {
+        scalars, written, ..
+    } = keys;
+    record.event.fields.truncate(written);
+    scalars.write_into(line, record)
 }
 
-/// The keys of one line the schema knows, each as the line wrote it.
+/// The keys of one line the schema knows, each as the line wrote it (as a lookup by key
+/// would, the first of a repeated key wins), and its first `fields` object's members
+/// written into the record's fields as they are read.
+struct LineKeys<'a, 'f> {
+    scalars: Scalars<'a>,
+    /// Where the members of the line's `fields` go, and how many are written.
+    fields: &'f mut Vec<(String, FieldValue)>,
+    written: usize,
+    /// Whether the members read now are the first `fields` object's.
+    in_fields: bool,
+}
+
+/// The line's keys other than its fields' members.
 #[derive(Default)]
-struct LineKeys<'a> {
+struct Scalars<'a> {
     version: Option<Value<'a>>,
     seq: Option<Value<'a>>,
     time_ms: Option<Value<'a>>,
@@ -413,8 +442,70 @@ struct LineKeys<'a> {
     fields: Option<Value<'a>>,
 }
 
-impl LineKeys<'_> {
-    fn into_record(self, line: usize) -> Result<LogRecord, LogError> {
+impl<'a> json::Visitor<'a> for LineKeys<'a, '_> {
+    fn member(&mut self, parent: Option<&str>, key: std::borrow::Cow<'a, str>, value: Value<'a>) {
+        if parent.is_some() {
+            if self.in_fields {
+                write_field(self.fields, &mut self.written, &key, value);
+            }
+            return;
+        }
+        let keys = &mut self.scalars;
+        let slot = match &*key {
+            "v" => &mut keys.version,
+            "seq" => &mut keys.seq,
+            "time_ms" => &mut keys.time_ms,
+            "node" => &mut keys.node,
+            "thread" => &mut keys.thread,
+            "component" => &mut keys.component,
+            "event" => &mut keys.event,
+            "fields" => {
+                self.in_fields = keys.fields.is_none() && value == Value::Object;
+                &mut keys.fields
+            }
+            _ => return,
+        };
+        slot.get_or_insert(value);
+    }
+
+    fn end_object(&mut self, _key: &str) {
+        self.in_fields = false;
+    }
+}
+
+/// Writes one member of a line's `fields` as the field at `*written`, reusing its
+/// strings; a `null` leaves the field out.
+fn write_field(
+    fields: &mut Vec<(String, FieldValue)>,
+    written: &mut usize,
+    name: &str,
+    value: Value<'_>,
+) {
+    if value == Value::Null {
+        return;
+    }
+    if *written == fields.len() {
+        fields.push((String::new(), FieldValue::default()));
+    }
+    let (slot_name, slot) = &mut fields[*written];
+    set_text(slot_name, name);
+    match value {
+        Value::Number(n) => *slot = FieldValue::read(name, n),
+        Value::Bool(b) => *slot = FieldValue::Bool(b),
+        Value::Str(text) => match slot {
+            FieldValue::Text(old) => set_text(old, &text),
+            _ => *slot = FieldValue::Text(text.into_owned()),
+        },
+        // A nested value past one level is refused by the parser.
+        Value::Null | Value::Object => return,
+    }
+    *written += 1;
+}
+
+impl Scalars<'_> {
+    /// Writes the line's event into `record` (its fields already written), reusing its
+    /// strings.
+    fn write_into(self, line: usize, record: &mut LogRecord) -> Result<(), LogError> {
         let version = match self.version {
             Some(Value::Number(n)) => n,
             Some(_) => return Err(bad(line, "v", "must be a number")),
@@ -422,67 +513,73 @@ impl LineKeys<'_> {
         };
         let version = match version.parse::<u64>() {
             Ok(v) if (OLDEST_SCHEMA_VERSION..=SCHEMA_VERSION).contains(&v) => v,
-            _ => return Err(LogError::UnsupportedVersion { line, version }),
+            _ => {
+                return Err(LogError::UnsupportedVersion {
+                    line,
+                    version: version.to_owned(),
+                });
+            }
         };
         let seq = number(self.seq.as_ref(), line, "seq")?
             .ok_or_else(|| bad(line, "seq", "is missing"))?;
         if seq == 0 {
             return Err(bad(line, "seq", "must be at least 1"));
         }
-        let time_ms = number(self.time_ms.as_ref(), line, "time_ms")?;
-        let node = match self.node {
-            None | Some(Value::Null) => None,
-            Some(Value::Str(s)) => Some(s),
+        let event = &mut record.event;
+        event.step = usize::try_from(seq).map_err(|_| bad(line, "seq", "is too large"))?;
+        record.time_ms = number(self.time_ms.as_ref(), line, "time_ms")?;
+        record.line = line;
+        match self.node {
+            None | Some(Value::Null) => event.node = None,
+            Some(Value::Str(s)) => set_text(event.node.get_or_insert_with(String::new), &s),
             Some(_) => return Err(bad(line, "node", "must be a string or null")),
-        };
-        let mut fields = match self.fields {
-            None => Vec::new(),
-            Some(Value::Object(members)) => members
-                .into_iter()
-                .filter_map(|(k, v)| field_value(version, &k, v).map(|v| (k.into_owned(), v)))
-                .collect(),
-            Some(_) => return Err(bad(line, "fields", "must be an object")),
-        };
-        if version == 1 {
-            // A version 1 line wrote a command as its whole text.
-            super::command_text::split_command(&mut fields);
         }
-        Ok(LogRecord {
-            event: Event {
-                step: usize::try_from(seq).map_err(|_| bad(line, "seq", "is too large"))?,
-                thread: text_of(self.thread, line, "thread")?,
-                node,
-                component: text_of(self.component, line, "component")?,
-                name: text_of(self.event, line, "event")?,
-                fields,
-            },
-            time_ms,
-            line,
-        })
+        set_required(&mut event.thread, self.thread, line, "thread")?;
+        set_required(&mut event.component, self.component, line, "component")?;
+        set_required(&mut event.name, self.event, line, "event")?;
+        match self.fields {
+            None | Some(Value::Object) => {}
+            Some(_) => return Err(bad(line, "fields", "must be an object")),
+        }
+        if version == 1 {
+            read_version_1_fields(&mut event.fields);
+        }
+        Ok(())
     }
 }
 
-/// A field's JSON value as a [`FieldValue`]: an integer as one, a flag as one, a string
-/// as text (in a version 1 line, read as its text is, [`FieldValue::read`]: version 1
-/// wrote every value as a string); `None` for `null`. A number that is not an integer
-/// stays its text.
-fn field_value(version: u64, name: &str, value: Value<'_>) -> Option<FieldValue> {
-    match value {
-        Value::Number(n) => Some(FieldValue::read(name, &n)),
-        Value::Bool(b) => Some(FieldValue::Bool(b)),
-        Value::Str(s) if version == 1 => Some(match FieldValue::read(name, &s) {
-            FieldValue::Text(_) => FieldValue::Text(s),
-            typed => typed,
-        }),
-        Value::Str(s) => Some(FieldValue::Text(s)),
-        Value::Null | Value::Object(_) => None,
+/// A version 1 line wrote every value as a string: each is read back into its value
+/// ([`FieldValue::read`]), a command written whole split into its kind and container.
+fn read_version_1_fields(fields: &mut Vec<(String, FieldValue)>) {
+    for (name, value) in fields.iter_mut() {
+        if let FieldValue::Text(text) = value {
+            let read = FieldValue::read(name, text);
+            if !matches!(read, FieldValue::Text(_)) {
+                *value = read;
+            }
+        }
     }
+    super::command_text::split_command(fields);
 }
 
-/// A required string key.
-fn text_of(value: Option<Value<'_>>, line: usize, key: &'static str) -> Result<String, LogError> {
+/// Overwrites `slot` with `text`, keeping its allocation.
+fn set_text(slot: &mut String, text: &str) {
+    slot.clear();
+    slot.push_str(text);
+}
+
+/// Writes a required string key into `slot`.
+fn set_required(
+    slot: &mut String,
+    value: Option<Value<'_>>,
+    line: usize,
+    key: &'static str,
+) -> Result<(), LogError> {
     match value {
-        Some(Value::Str(s)) => Ok(s),
+        Some(Value::Str(s)) => {
+            set_text(slot, &s);
+            Ok(())
+        }
         Some(_) => Err(bad(line, key, "must be a string")),
         None => Err(bad(line, key, "is missing")),
     }

@@ -179,6 +179,14 @@ impl MonitorSet {
         self.events = 0;
     }
 
+    /// Every monitor as new, whether or not it took an event (after [`MonitorSet::finish`],
+    /// which may leave a verdict in a monitor that took none): a set reused for run after
+    /// run of a checker of logs.
+    pub fn reset_every(&mut self) {
+        self.touched.fill(true);
+        self.reset();
+    }
+
     /// The verdicts [`MonitorSet::finish`] would give that are violations, in the set's
     /// order, asked only of the monitors that took an event since the last reset (one
     /// that took none has found nothing): what a run that counts violations needs.

@@ -122,7 +122,7 @@ pub fn check_reader_as(
         set.observe(&record?.event);
     }
     let coverages: Vec<Coverage> = records.coverage().into_iter().collect();
-    Ok(finish(set, &coverages, records.stats()))
+    Ok(finish(&mut set, &coverages, records.stats()))
 }
 
 /// Runs every monitor over the event log file at `path`.
@@ -135,16 +135,83 @@ pub fn check_log(path: &Path) -> Result<LogCheck, CheckLogError> {
 /// afresh in the merged order). The processes' clocks must agree for the order to be
 /// the run's.
 pub fn check_run(sources: &[LogSource]) -> Result<LogCheck, CheckLogError> {
-    let mut run = Run::open(sources)?;
-    let mut set = MonitorSet::all();
-    while let Some(record) = run.next_record()? {
-        set.observe(&record.event);
-    }
-    let (coverages, stats) = run.coverages_and_stats();
-    Ok(finish(set, &coverages, stats))
+    LogChecker::default().check_run(sources)
 }
 
-fn finish(mut set: MonitorSet, coverages: &[Coverage], lines: Option<ReadStats>) -> LogCheck {
+/// A checker of many runs, one after the other, with one set of monitors and one record
+/// read into for all (what `check-log` uses over thousands of small logs: a run costs its
+/// events, not a fresh set of monitors and an allocation per line).
+///
+/// ```no_run
+/// use hadoop_ref::check::monitor::offline::{LogChecker, LogSource};
+/// use hadoop_ref::story::LogFormat;
+///
+/// let mut checker = LogChecker::default();
+/// for path in ["a.ndjson", "b.ndjson"] {
+///     let check = checker.check_run(&[LogSource::new(LogFormat::Ndjson, path.as_ref())])?;
+///     println!("{path}: {} events", check.events);
+/// }
+/// # Ok::<(), hadoop_ref::check::monitor::offline::CheckLogError>(())
+/// ```
+#[derive(Debug)]
+pub struct LogChecker {
+    set: MonitorSet,
+    record: LogRecord,
+}
+
+impl Default for LogChecker {
+    fn default() -> Self {
+        Self {
+            set: MonitorSet::all(),
+            record: LogRecord {
+                event: Event::default(),
+                time_ms: None,
+                line: 0,
+            },
+        }
+    }
+}
+
+impl LogChecker {
+    /// [`check_run`], with this checker's monitors, made new for the run.
+    pub fn check_run(&mut self, sources: &[LogSource]) -> Result<LogCheck, CheckLogError> {
+        self.set.reset_every();
+        if let [source] = sources
+            && source.format == LogFormat::Ndjson
+        {
+            return self.check_event_log(source);
+        }
+        let mut run = Run::open(sources)?;
+        while let Some(record) = run.next_record()? {
+            self.set.observe(&record.event);
+        }
+        let (coverages, stats) = run.coverages_and_stats();
+        Ok(finish(&mut self.set, &coverages, stats))
+    }
+
+    /// One event log, read line by line into the checker's record.
+    fn check_event_log(&mut self, source: &LogSource) -> Result<LogCheck, CheckLogError> {
+        let file = File::open(&source.path).map_err(|error| CheckLogError::Open {
+            path: source.path.clone(),
+            source: error,
+        })?;
+        let mut reader = EventLogReader::new(BufReader::new(file));
+        let read = |reader: &mut EventLogReader<_>, record: &mut LogRecord| {
+            reader
+                .read_into(record)
+                .map_err(|error| CheckLogError::Log {
+                    path: source.path.clone(),
+                    source: error,
+                })
+        };
+        while read(&mut reader, &mut self.record)? {
+            self.set.observe(&self.record.event);
+        }
+        Ok(finish(&mut self.set, &[], None))
+    }
+}
+
+fn finish(set: &mut MonitorSet, coverages: &[Coverage], lines: Option<ReadStats>) -> LogCheck {
     let events = set.events();
     let reads = set.reads();
     let judgements = set.finish();
