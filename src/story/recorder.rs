@@ -12,7 +12,7 @@ use tracing::span::{Attributes, Id, Record};
 use tracing::{Event as TracingEvent, Metadata, Subscriber};
 
 use super::event::{Event, Story};
-use super::site::{self, Sites};
+use super::site::{self, Routing, Sites};
 use crate::sync::thread;
 use crate::unmodelled::Shared;
 
@@ -55,6 +55,23 @@ pub trait EventSink: Send {
         let _ = (component, name);
         true
     }
+
+    /// The sink's route for the events of `component` named `name`, or `None` if it does
+    /// not take them: asked once per call site like [`wants`](EventSink::wants) (which it
+    /// asks, by default, giving route 0), and handed back with each of the site's events
+    /// ([`routed`](EventSink::routed)), so that a sink that routes events further (the
+    /// monitors, each to those that read its kind) decides once per call site, not at
+    /// each event.
+    fn route(&mut self, component: &str, name: &str) -> Option<u32> {
+        self.wants(component, name).then_some(0)
+    }
+
+    /// One event, of a call site whose [`route`](EventSink::route) was `route` (by
+    /// default, [`event`](EventSink::event)).
+    fn routed(&mut self, route: u32, event: &Event) {
+        let _ = route;
+        self.event(event);
+    }
 }
 
 /// A boxed sink, as a caller hands one over.
@@ -66,6 +83,14 @@ impl<S: EventSink + ?Sized> EventSink for Box<S> {
     fn wants(&mut self, component: &str, name: &str) -> bool {
         (**self).wants(component, name)
     }
+
+    fn route(&mut self, component: &str, name: &str) -> Option<u32> {
+        (**self).route(component, name)
+    }
+
+    fn routed(&mut self, route: u32, event: &Event) {
+        (**self).routed(route, event);
+    }
 }
 
 /// A sink shared with its owner, who reads what it gathered after the run.
@@ -76,6 +101,14 @@ impl<S: EventSink> EventSink for Shared<S> {
 
     fn wants(&mut self, component: &str, name: &str) -> bool {
         self.with(|sink| sink.wants(component, name))
+    }
+
+    fn route(&mut self, component: &str, name: &str) -> Option<u32> {
+        self.with(|sink| sink.route(component, name))
+    }
+
+    fn routed(&mut self, route: u32, event: &Event) {
+        self.with(|sink| sink.routed(route, event));
     }
 }
 
@@ -189,10 +222,10 @@ impl Kept {
     fn push(&mut self, mut event: Event, site: &'static Metadata<'static>) {
         event.step = self.left_out + self.events.len() + 1;
         let sinks = &mut self.sinks;
-        let takers = self.sites.takers(site, &event, |component, name| {
-            takers_of(sinks, component, name)
+        let routing = self.sites.routing(site, &event, |component, name| {
+            routing_of(sinks, component, name)
         });
-        hand(&mut self.sinks, takers, &event);
+        hand(sinks, routing, &event);
         if self.events.len() >= self.capacity {
             self.events.pop_front();
             self.left_out += 1;
@@ -214,9 +247,9 @@ impl Kept {
         } = self;
         let component = component_of_str(event.metadata().target());
         let site = sites.refill(event, component, |component, name| {
-            takers_of(sinks, component, name)
+            routing_of(sinks, component, name)
         });
-        if site.takers == 0 {
+        if site.routing.takers == 0 {
             return;
         }
         // The thread is found out only for an event a sink takes.
@@ -224,7 +257,7 @@ impl Kept {
         site.event.thread.clear();
         site.event.thread.push_str(&label);
         site.event.step = *left_out;
-        hand(sinks, site.takers, &site.event);
+        hand(sinks, &site.routing, &site.event);
     }
 }
 
@@ -236,22 +269,29 @@ fn takes(takers: u64, at: usize) -> bool {
     at >= ROUTED_SINKS || takers & (1 << at) != 0
 }
 
-/// The set of `sinks` that take the events of `component` named `name`.
-fn takers_of(sinks: &mut [Box<dyn EventSink>], component: &str, name: &str) -> u64 {
-    let mut takers = 0;
+/// The `sinks` that take the events of `component` named `name`, and their routes.
+fn routing_of(sinks: &mut [Box<dyn EventSink>], component: &str, name: &str) -> Routing {
+    let mut routing = Routing {
+        takers: 0,
+        routes: vec![0; sinks.len().min(ROUTED_SINKS)],
+    };
     for (at, sink) in sinks.iter_mut().enumerate().take(ROUTED_SINKS) {
-        if sink.wants(component, name) {
-            takers |= 1 << at;
+        if let Some(route) = sink.route(component, name) {
+            routing.takers |= 1 << at;
+            routing.routes[at] = route;
         }
     }
-    takers
+    routing
 }
 
-/// Hands `event` to the sinks in `takers` (a set of their indices, [`Sites`]).
-fn hand(sinks: &mut [Box<dyn EventSink>], takers: u64, event: &Event) {
+/// Hands `event` to the sinks `routing` names, each with its route ([`Sites`]).
+fn hand(sinks: &mut [Box<dyn EventSink>], routing: &Routing, event: &Event) {
     for (at, sink) in sinks.iter_mut().enumerate() {
-        if takes(takers, at) {
-            sink.event(event);
+        match routing.routes.get(at) {
+            Some(&route) if takes(routing.takers, at) => sink.routed(route, event),
+            // Past the routed sinks, a sink takes every event.
+            None => sink.event(event),
+            Some(_) => {}
         }
     }
 }

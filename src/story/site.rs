@@ -26,11 +26,21 @@ pub(super) struct Sites {
     by_site: FastMap<usize, Site>,
 }
 
+/// Which sinks take a call site's events, and each one's route for them
+/// ([`EventSink::route`](super::EventSink::route)): decided once per call site.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Routing {
+    /// The sinks that take the site's events (a bit set of their indices).
+    pub(super) takers: u64,
+    /// Each sink's route, by its index (meaningful for a sink in `takers`).
+    pub(super) routes: Vec<u32>,
+}
+
 /// One call site: the sinks that take its events, and its last event.
 #[derive(Default)]
 pub(super) struct Site {
-    /// The sinks that take the site's events (a bit set of their indices).
-    pub(super) takers: u64,
+    /// The sinks that take the site's events, and their routes.
+    pub(super) routing: Routing,
     /// The site's last event, as a recorder that keeps nothing refilled it (its name and
     /// component are the site's; its thread and step are the caller's to write).
     pub(super) event: Event,
@@ -47,7 +57,7 @@ impl Sites {
         &mut self,
         event: &TracingEvent<'_>,
         component: &str,
-        ask: impl FnOnce(&str, &str) -> u64,
+        ask: impl FnOnce(&str, &str) -> Routing,
     ) -> &mut Site {
         let metadata = event.metadata();
         let key = std::ptr::from_ref(metadata) as usize;
@@ -55,42 +65,37 @@ impl Sites {
             Entry::Occupied(known) => {
                 let site = known.into_mut();
                 // Routed by its address alone: an event no sink takes is not written out.
-                if site.takers != 0 {
+                if site.routing.takers != 0 {
                     site.fill(event, true);
                 }
                 site
             }
             Entry::Vacant(new) => {
                 let mut site = Site::first(event, component);
-                site.takers = ask(component, &site.event.name);
+                site.routing = ask(component, &site.event.name);
                 new.insert(site)
             }
         }
     }
 
-    /// The sinks that take `event` (of call site `site`), from `ask` (as for
-    /// [`Sites::refill`]) when the site is new or its last event had another name (an
+    /// The sinks that take `event` (of call site `site`) and their routes, from `ask` (as
+    /// for [`Sites::refill`]) when the site is new or its last event had another name (an
     /// event whose message is not a literal, which a recorder that keeps its events still
     /// routes by name).
-    pub(super) fn takers(
+    pub(super) fn routing(
         &mut self,
         site: &'static Metadata<'static>,
         event: &Event,
-        ask: impl FnOnce(&str, &str) -> u64,
-    ) -> u64 {
+        ask: impl FnOnce(&str, &str) -> Routing,
+    ) -> &Routing {
         let key = std::ptr::from_ref(site) as usize;
-        if let Some(known) = self.by_site.get(&key)
-            && known.event.name == event.name
-            && known.event.component == event.component
-        {
-            return known.takers;
-        }
-        let takers = ask(&event.component, &event.name);
         let known = self.by_site.entry(key).or_default();
-        known.takers = takers;
-        known.event.name.clone_from(&event.name);
-        known.event.component.clone_from(&event.component);
-        takers
+        if known.event.name != event.name || known.event.component != event.component {
+            known.routing = ask(&event.component, &event.name);
+            known.event.name.clone_from(&event.name);
+            known.event.component.clone_from(&event.component);
+        }
+        &known.routing
     }
 }
 

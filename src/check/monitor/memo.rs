@@ -212,6 +212,18 @@ impl EventSink for JudgedOnce {
     fn wants(&mut self, component: &str, name: &str) -> bool {
         self.set.wants(component, name)
     }
+
+    fn route(&mut self, component: &str, name: &str) -> Option<u32> {
+        self.set.route(component, name)
+    }
+
+    fn routed(&mut self, route: u32, event: &Event) {
+        if self.direct {
+            self.set.routed(route, event);
+        } else {
+            self.walk(event);
+        }
+    }
 }
 
 /// Whether a monitor reads `a` and `b` alike: all their parts but the thread are equal.

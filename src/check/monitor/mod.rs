@@ -155,14 +155,20 @@ impl MonitorSet {
 
     /// Takes one event: hands it to the monitors that read its kind.
     pub fn observe(&mut self, event: &Event) {
-        self.events += 1;
-        let takers = self.routes.takers(
+        let route = self.routes.index(
             &event.component,
             &event.name,
             &self.monitors,
             self.verdicts_only,
         );
-        for &at in takers {
+        self.observe_routed(route, event);
+    }
+
+    /// Takes one event whose kind's route is `route` ([`EventSink::route`], asked once per
+    /// call site by a recorder): hands it to that route's monitors, with no lookup.
+    fn observe_routed(&mut self, route: usize, event: &Event) {
+        self.events += 1;
+        for &at in self.routes.at(route) {
             self.monitors[at].observe(event);
             self.touched[at] = true;
         }
@@ -243,10 +249,22 @@ impl EventSink for MonitorSet {
     }
 
     fn wants(&mut self, component: &str, name: &str) -> bool {
-        !self
+        self.route(component, name).is_some()
+    }
+
+    fn route(&mut self, component: &str, name: &str) -> Option<u32> {
+        let route = self
             .routes
-            .takers(component, name, &self.monitors, self.verdicts_only)
-            .is_empty()
+            .index(component, name, &self.monitors, self.verdicts_only);
+        let taken = !self.routes.at(route).is_empty();
+        u32::try_from(route).ok().filter(|_| taken)
+    }
+
+    fn routed(&mut self, route: u32, event: &Event) {
+        match usize::try_from(route) {
+            Ok(route) => self.observe_routed(route, event),
+            Err(_) => self.observe(event),
+        }
     }
 }
 

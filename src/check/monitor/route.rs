@@ -17,23 +17,29 @@ pub(super) struct Routes {
 }
 
 impl Routes {
-    /// The monitors among `monitors` that take the events of `component` named `name`
-    /// (those that judge them, with `verdicts_only`; always the same flag for one set).
-    pub(super) fn takers(
+    /// The index of the route of the events of `component` named `name`: the monitors
+    /// among `monitors` that take them ([`Routes::at`]; those that judge them, with
+    /// `verdicts_only`, always the same flag for one set). What a recorder keeps per call
+    /// site and hands back with each of its events.
+    pub(super) fn index(
         &mut self,
         component: &str,
         name: &str,
         monitors: &[Box<dyn Monitor>],
         verdicts_only: bool,
-    ) -> &[usize] {
+    ) -> usize {
         let known = self.by_name.get(name).and_then(|kinds| {
             kinds
                 .iter()
                 .find(|(known, _)| known == component)
                 .map(|&(_, at)| at)
         });
-        let at = known.unwrap_or_else(|| self.add(component, name, monitors, verdicts_only));
-        &self.routes[at]
+        known.unwrap_or_else(|| self.add(component, name, monitors, verdicts_only))
+    }
+
+    /// The monitors of route `index` (none for an index no kind was given).
+    pub(super) fn at(&self, index: usize) -> &[usize] {
+        self.routes.get(index).map_or(&[], |route| route)
     }
 
     /// Asks `monitors` about a new kind of event; returns its route's index.
