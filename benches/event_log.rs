@@ -10,6 +10,13 @@
 //! only those its verdict reads (`verdicts_only`, the soak's set), and a sequence judged
 //! before walked again by [`JudgedOnce`] (`repeat`: what a repeated execution costs).
 //!
+//! And what `check-log` costs against reading the same files line by line, the limit of
+//! reading them (`files`): the cluster's log cut into event logs of 64 events (as the
+//! soak writes them, many small files), whole (one large file), and a datanode's upstream
+//! log split in two files merged by their timestamps (`--merge`). `lines` reads every
+//! line of the files and nothing more; `check` is what `check-log` does with them, one
+//! checker for all the files (`LogChecker`). Throughput in events (lines for the merge).
+//!
 //! And what reading upstream's own logs costs (`upstream_logs`): a NameNode's and a
 //! datanode's log written as upstream writes them, mostly lines of no statement the
 //! parsers map (RPC, audit, heartbeats) with the ones they map mixed in (a standby's
@@ -24,7 +31,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 use hadoop_ref::check::monitor::MonitorSet;
 use hadoop_ref::check::monitor::memo::JudgedOnce;
-use hadoop_ref::check::monitor::offline::{check_reader, check_reader_as};
+use hadoop_ref::check::monitor::offline::{LogChecker, LogSource, check_reader, check_reader_as};
 use hadoop_ref::sim::mini_cluster::MiniOzoneCluster;
 use hadoop_ref::story::upstream::{UpstreamFormat, UpstreamReader};
 use hadoop_ref::story::{Event, EventLogReader, EventLogWriter, EventSink, LogFormat};
@@ -319,5 +326,98 @@ fn upstream_logs(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, event_log, inline, upstream_logs);
+/// Reads every line of the files at `paths` and nothing more; returns the lines.
+fn read_lines(paths: &[std::path::PathBuf]) -> u64 {
+    use std::io::BufRead;
+    let mut line = Vec::new();
+    let mut lines = 0;
+    for path in paths {
+        let file = std::fs::File::open(path).expect("a written file");
+        let mut reader = std::io::BufReader::new(file);
+        loop {
+            line.clear();
+            let read = reader.read_until(b'\n', &mut line).expect("readable");
+            if read == 0 {
+                break;
+            }
+            lines += 1;
+        }
+    }
+    lines
+}
+
+/// Writes `chunks` of lines as files named `NAME.NNNNN.EXT` in `dir`; their paths.
+fn write_files<'a>(
+    dir: &std::path::Path,
+    name: &str,
+    ext: &str,
+    chunks: impl Iterator<Item = &'a [&'a str]>,
+) -> Vec<std::path::PathBuf> {
+    chunks
+        .enumerate()
+        .map(|(i, lines)| {
+            let path = dir.join(format!("{name}.{i:05}.{ext}"));
+            let mut text = lines.join("\n");
+            text.push('\n');
+            std::fs::write(&path, text).expect("a scratch file");
+            path
+        })
+        .collect()
+}
+
+fn files(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("a scratch directory");
+    let (bytes, events) = cluster_log();
+    let text = String::from_utf8(bytes).expect("UTF-8");
+    let lines: Vec<&str> = text.lines().collect();
+    let small = write_files(dir.path(), "small", "ndjson", lines.chunks(64));
+    let large = write_files(dir.path(), "large", "ndjson", std::iter::once(&lines[..]));
+    let (datanode, datanode_lines) = datanode_log(3_000);
+    let datanode = String::from_utf8(datanode).expect("UTF-8");
+    let (even, odd): (Vec<(usize, &str)>, Vec<(usize, &str)>) =
+        datanode.lines().enumerate().partition(|(i, _)| i % 2 == 0);
+    let halves: Vec<Vec<&str>> = [even, odd]
+        .into_iter()
+        .map(|half| half.into_iter().map(|(_, line)| line).collect())
+        .collect();
+    let merged = write_files(dir.path(), "dn1", "log", halves.iter().map(Vec::as_slice));
+    let mut group = c.benchmark_group("files");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(5));
+    for (name, paths) in [("small_files", &small), ("one_file", &large)] {
+        group.throughput(Throughput::Elements(events));
+        group.bench_function(format!("{name}/lines"), |b| {
+            b.iter(|| assert_eq!(read_lines(paths), events));
+        });
+        group.bench_function(format!("{name}/check"), |b| {
+            let mut checker = LogChecker::default();
+            b.iter(|| {
+                let mut checked = 0;
+                for path in paths {
+                    let source = LogSource::new(LogFormat::Ndjson, path);
+                    checked += checker.check_run(&[source]).expect("a log").events;
+                }
+                assert_eq!(u64::try_from(checked).ok(), Some(events));
+            });
+        });
+    }
+    group.throughput(Throughput::Elements(datanode_lines));
+    group.bench_function("merge/lines", |b| {
+        b.iter(|| assert_eq!(read_lines(&merged), datanode_lines));
+    });
+    group.bench_function("merge/check", |b| {
+        let format = LogFormat::Upstream(UpstreamFormat::OzoneDatanode);
+        let sources: Vec<LogSource> = merged
+            .iter()
+            .map(|path| LogSource::new(format, path).with_node("dn1"))
+            .collect();
+        let mut checker = LogChecker::default();
+        b.iter(|| assert!(checker.check_run(&sources).expect("logs").events > 0));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, event_log, inline, upstream_logs, files);
 criterion_main!(benches);
