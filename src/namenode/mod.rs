@@ -36,13 +36,15 @@ pub mod pending_messages;
 use std::borrow::Cow;
 use std::fmt;
 
+use crate::hdds::ids::write_id;
+
 /// Identifies a NameNode of the HA pair (`dfs.ha.namenode.id`); shown as `nn0`, `nn1`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NameNodeId(pub u32);
 
 impl fmt::Display for NameNodeId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "nn{}", self.0)
+        write_id(f, "nn", u64::from(self.0))
     }
 }
 
@@ -75,7 +77,7 @@ pub struct DatanodeId(pub u64);
 
 impl fmt::Display for DatanodeId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "dn{}", self.0)
+        write_id(f, "dn", self.0)
     }
 }
 
@@ -86,7 +88,10 @@ pub struct BlockId(pub i64);
 
 impl fmt::Display for BlockId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "blk_{}", self.0)
+        match u64::try_from(self.0) {
+            Ok(id) => write_id(f, "blk_", id),
+            Err(_) => write!(f, "blk_{}", self.0),
+        }
     }
 }
 
