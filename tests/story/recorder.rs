@@ -187,3 +187,44 @@ fn a_call_sites_events_each_have_only_the_fields_and_node_they_were_given() {
     );
     assert_eq!(handed[2].fields.len(), 2, "{handed:?}");
 }
+
+/// A sink that routes: the route it gave a call site, once, comes back with each event.
+#[derive(Default)]
+struct Routing {
+    asked: Vec<String>,
+    routed: Vec<(u32, String)>,
+}
+
+impl story::EventSink for Routing {
+    fn event(&mut self, event: &story::Event) {
+        self.routed.push((u32::MAX, event.name.clone()));
+    }
+
+    fn route(&mut self, _component: &str, name: &str) -> Option<u32> {
+        self.asked.push(name.to_owned());
+        (name == "term set").then_some(7)
+    }
+
+    fn routed(&mut self, route: u32, event: &story::Event) {
+        self.routed.push((route, event.name.clone()));
+    }
+}
+
+#[test]
+fn a_sink_is_asked_its_route_once_per_call_site_and_gets_it_back_with_each_event() {
+    let sink = hadoop_ref::unmodelled::Shared::new(Routing::default());
+    let recorder = Recorder::streaming(sink.clone());
+    recorder.install(|| {
+        for term in 0..3 {
+            emit(term);
+            tracing::debug!(target: "hadoop_ref::datanode::state_context", "other");
+        }
+    });
+    let (asked, routed) = sink.with(|s| (s.asked.clone(), s.routed.clone()));
+    assert_eq!(asked, ["term set", "other"], "one question per call site");
+    assert_eq!(
+        routed,
+        vec![(7, "term set".to_owned()); 3],
+        "its route, each time"
+    );
+}

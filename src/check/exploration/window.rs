@@ -190,7 +190,7 @@ fn value_key(value: &FieldValue) -> u64 {
     match value {
         FieldValue::U64(n) => number_key(*n),
         // The same key for a number written signed: an HDFS block id.
-        FieldValue::I64(n) => number_key(n.cast_unsigned()),
+        FieldValue::I64(n) => number_key(u64::from_ne_bytes(n.to_ne_bytes())),
         FieldValue::Bool(b) => number_key(u64::from(*b)) ^ 0x5bd1_e995,
         FieldValue::Text(text) => hash_text(text),
     }
