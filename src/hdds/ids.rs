@@ -18,34 +18,15 @@ macro_rules! id_type {
 }
 
 /// Writes an id as its `Display` does, `prefix` then `number` (`dn3`), padded as `f`
-/// asks: into a buffer on the stack, without the formatting machinery's walk of a format
-/// string (ids are written at nearly every protocol event a recorder keeps).
+/// asks: the prefix as it is and the number by its own `Display`, without the formatting
+/// machinery's walk of a format string (ids are written at nearly every protocol event a
+/// recorder keeps).
 pub fn write_id(f: &mut fmt::Formatter<'_>, prefix: &str, number: u64) -> fmt::Result {
-    const MOST: usize = 16;
-    if prefix.len() > MOST {
-        return write!(f, "{prefix}{number}");
+    if f.width().is_some() || f.precision().is_some() {
+        return f.pad(&format!("{prefix}{number}"));
     }
-    let mut text = [0u8; MOST + 20];
-    text[..prefix.len()].copy_from_slice(prefix.as_bytes());
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = number;
-    loop {
-        at -= 1;
-        // A digit is below 10: the cast keeps it.
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    let end = prefix.len() + digits.len() - at;
-    text[prefix.len()..end].copy_from_slice(&digits[at..]);
-    // A prefix and ASCII digits are UTF-8.
-    match std::str::from_utf8(&text[..end]) {
-        Ok(text) => f.pad(text),
-        Err(_) => write!(f, "{prefix}{number}"),
-    }
+    f.write_str(prefix)?;
+    fmt::Display::fmt(&number, f)
 }
 
 id_type!(
