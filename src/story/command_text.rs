@@ -63,3 +63,29 @@ pub(crate) fn split_command(fields: &mut Vec<(String, FieldValue)>) {
         fields.push(("container".to_owned(), FieldValue::U64(container)));
     }
 }
+
+/// Fields written as text (a version 1 event log's, a parsed upstream log line's) read
+/// into values ([`FieldValue::read`]), a command written as its whole text split into its
+/// kind (`command`) and its `container`, as this crate's events carry them.
+///
+/// ```
+/// use hadoop_ref::story::{FieldValue, read_fields};
+///
+/// let fields = read_fields([
+///     ("command", "DeleteContainer { container: ContainerId(3), force: true }"),
+///     ("term", "2"),
+/// ]);
+/// assert_eq!(fields[0], ("command".into(), FieldValue::Text("DeleteContainer".into())));
+/// assert_eq!(fields[1], ("term".into(), FieldValue::U64(2)));
+/// assert_eq!(fields[2], ("container".into(), FieldValue::U64(3)));
+/// ```
+pub fn read_fields<'a>(
+    fields: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Vec<(String, FieldValue)> {
+    let mut read: Vec<(String, FieldValue)> = fields
+        .into_iter()
+        .map(|(name, text)| (name.to_owned(), FieldValue::read(name, text)))
+        .collect();
+    split_command(&mut read);
+    read
+}

@@ -68,6 +68,7 @@ pub mod tla;
 pub mod upstream;
 mod value;
 
+pub use command_text::read_fields;
 pub use event::{Event, Story};
 pub use format::{AnyLogReader, LogFormat};
 pub use html::timeline;
@@ -79,7 +80,7 @@ pub use log::{
 pub use recorder::{EventSink, MAX_EVENTS, Recorder};
 pub use table::{StepTable, fields_text};
 pub(crate) use value::trailing_number as list_item_id;
-pub use value::{FieldValue, ID_FIELDS, read_fields};
+pub use value::{FieldValue, ID_FIELDS};
 
 /// Runs `f` with a fresh [`Recorder`] installed on this thread and returns what `f`
 /// returned with the story recorded meanwhile.

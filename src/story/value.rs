@@ -107,32 +107,6 @@ impl FieldValue {
     }
 }
 
-/// Fields written as text (a version 1 event log's, a parsed upstream log line's) read
-/// into values ([`FieldValue::read`]), a command written as its whole text split into its
-/// kind (`command`) and its `container`, as this crate's events carry them.
-///
-/// ```
-/// use hadoop_ref::story::{FieldValue, read_fields};
-///
-/// let fields = read_fields([
-///     ("command", "DeleteContainer { container: ContainerId(3), force: true }"),
-///     ("term", "2"),
-/// ]);
-/// assert_eq!(fields[0], ("command".into(), FieldValue::Text("DeleteContainer".into())));
-/// assert_eq!(fields[1], ("term".into(), FieldValue::U64(2)));
-/// assert_eq!(fields[2], ("container".into(), FieldValue::U64(3)));
-/// ```
-pub fn read_fields<'a>(
-    fields: impl IntoIterator<Item = (&'a str, &'a str)>,
-) -> Vec<(String, FieldValue)> {
-    let mut read: Vec<(String, FieldValue)> = fields
-        .into_iter()
-        .map(|(name, text)| (name.to_owned(), FieldValue::read(name, text)))
-        .collect();
-    super::command_text::split_command(&mut read);
-    read
-}
-
 /// The fields that hold one identifier, recorded as its number: a text log's `c3` or
 /// `blk_100` in them is read as 3 or 100.
 pub const ID_FIELDS: [&str; 2] = ["container", "block"];

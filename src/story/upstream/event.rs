@@ -1,7 +1,8 @@
 //! An event a format's parser found in a line, before the reader numbers it and gives it
 //! the log's node; and where that line is.
 
-use crate::story::{FieldValue, read_fields};
+use crate::story::command_text::read_fields;
+use crate::story::value::FieldValue;
 
 /// An event a parser found, before it is numbered and given its node.
 #[derive(Debug, Clone)]
