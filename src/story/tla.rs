@@ -47,7 +47,7 @@
 //!     node: Some("dn1".into()),
 //!     component: "datanode::state_context".into(),
 //!     name: "term set".into(),
-//!     fields: vec![("term".into(), "4".into()), ("why".into(), "init".into())],
+//!     fields: vec![("term".into(), 4u64.into()), ("why".into(), "init".into())],
 //!     ..Event::default()
 //! };
 //! let mut line = String::new();
