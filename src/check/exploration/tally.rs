@@ -351,11 +351,8 @@ struct Visitor<'a> {
 }
 
 impl Visitor<'_> {
-    /// The value slot of `field`, if a window reads it now.
+    /// The value slot of `field`, a field a window reads, if its windows are open now.
     fn value(&mut self, field: &Field) -> Option<&mut FieldValue> {
-        if self.slots.get(field.index()) != Some(&Slot::Read) {
-            return None;
-        }
         let fields = self.fields.as_deref_mut()?;
         if self.used == fields.len() {
             fields.push((field.name(), FieldValue::default()));
@@ -368,11 +365,12 @@ impl Visitor<'_> {
 
     /// Writes `field`'s text with `write`: the node's, or a field's a window reads.
     fn put_text(&mut self, field: &Field, write: impl FnOnce(&mut dyn fmt::Write)) {
-        if self.slots.get(field.index()) == Some(&Slot::Node) {
-            write(self.node);
-            return;
-        }
-        let Some(value) = self.value(field) else {
+        let value = match self.slots.get(field.index()) {
+            Some(Slot::Node) => return write(self.node),
+            Some(Slot::Read) => self.value(field),
+            Some(Slot::Skip) | None => return,
+        };
+        let Some(value) = value else {
             return;
         };
         if !matches!(value, FieldValue::Text(_)) {
@@ -386,10 +384,16 @@ impl Visitor<'_> {
 
     /// Keeps `field`'s value, typed, if a window reads it (a node is written as text).
     fn put(&mut self, field: &Field, value: FieldValue) {
-        if self.slots.get(field.index()) == Some(&Slot::Node) {
-            let _ = write!(self.node, "{value}");
-        } else if let Some(slot) = self.value(field) {
-            *slot = value;
+        match self.slots.get(field.index()) {
+            Some(Slot::Node) => {
+                let _ = write!(self.node, "{value}");
+            }
+            Some(Slot::Read) => {
+                if let Some(slot) = self.value(field) {
+                    *slot = value;
+                }
+            }
+            Some(Slot::Skip) | None => {}
         }
     }
 }
