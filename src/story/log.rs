@@ -492,10 +492,7 @@ fn write_field(
     match value {
         Value::Number(n) => *slot = FieldValue::read(name, n),
         Value::Bool(b) => *slot = FieldValue::Bool(b),
-        Value::Str(text) => match slot {
-            FieldValue::Text(old) => set_text(old, &text),
-            _ => *slot = FieldValue::Text(text.into_owned()),
-        },
+        Value::Str(text) => slot.emptied_text().push_str(&text),
         // A nested value past one level is refused by the parser.
         Value::Null | Value::Object => return,
     }

@@ -264,11 +264,6 @@ impl Kept {
 /// Sinks whose answers a recorder keeps; any further sink takes every event.
 const ROUTED_SINKS: usize = 64;
 
-/// Whether sink `at` is among `takers` (a bit set of sinks' indices).
-fn takes(takers: u64, at: usize) -> bool {
-    at >= ROUTED_SINKS || takers & (1 << at) != 0
-}
-
 /// The `sinks` that take the events of `component` named `name`, and their routes.
 fn routing_of(sinks: &mut [Box<dyn EventSink>], component: &str, name: &str) -> Routing {
     let mut routing = Routing {
@@ -288,7 +283,7 @@ fn routing_of(sinks: &mut [Box<dyn EventSink>], component: &str, name: &str) -> 
 fn hand(sinks: &mut [Box<dyn EventSink>], routing: &Routing, event: &Event) {
     for (at, sink) in sinks.iter_mut().enumerate() {
         match routing.routes.get(at) {
-            Some(&route) if takes(routing.takers, at) => sink.routed(route, event),
+            Some(&route) if routing.takers & (1 << at) != 0 => sink.routed(route, event),
             // Past the routed sinks, a sink takes every event.
             None => sink.event(event),
             Some(_) => {}

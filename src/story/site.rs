@@ -192,15 +192,7 @@ impl Refill<'_> {
     fn put_text(&mut self, field: &Field, write: impl FnOnce(&mut String)) {
         let text = match self.slot(field) {
             Some(Slot::Text(text)) => text,
-            Some(Slot::Value(value)) => {
-                if !matches!(value, FieldValue::Text(_)) {
-                    *value = FieldValue::Text(String::new());
-                }
-                match value {
-                    FieldValue::Text(text) => text,
-                    _ => return,
-                }
-            }
+            Some(Slot::Value(value)) => value.emptied_text(),
             None => return,
         };
         text.clear();

@@ -61,6 +61,22 @@ impl FieldValue {
         }
     }
 
+    /// The value made `Text`, emptied, its string to write into: a `Text` keeps its
+    /// allocation (a recorder or a reader refills one event's values in place).
+    pub(crate) fn emptied_text(&mut self) -> &mut String {
+        if !matches!(self, FieldValue::Text(_)) {
+            *self = FieldValue::Text(String::new());
+        }
+        match self {
+            FieldValue::Text(text) => {
+                text.clear();
+                text
+            }
+            // Made `Text` just above.
+            _ => unreachable!("a value made Text"),
+        }
+    }
+
     /// The text of a `Text` value.
     pub fn as_text(&self) -> Option<&str> {
         match self {

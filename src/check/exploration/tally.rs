@@ -373,13 +373,7 @@ impl Visitor<'_> {
         let Some(value) = value else {
             return;
         };
-        if !matches!(value, FieldValue::Text(_)) {
-            *value = FieldValue::Text(String::new());
-        }
-        if let FieldValue::Text(text) = value {
-            text.clear();
-            write(text);
-        }
+        write(value.emptied_text());
     }
 
     /// Keeps `field`'s value, typed, if a window reads it (a node is written as text).
