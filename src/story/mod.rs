@@ -61,6 +61,7 @@ mod interest;
 mod json;
 mod lines;
 pub mod log;
+mod matching;
 mod recorder;
 mod site;
 mod table;

@@ -12,7 +12,8 @@ use tracing::span::{Attributes, Id, Record};
 use tracing::{Event as TracingEvent, Metadata, Subscriber};
 
 use super::event::{Event, Story};
-use super::site::{self, Routing, Sites};
+use super::matching;
+use super::site::{self, Routing, Site, Sites};
 use crate::sync::thread;
 use crate::unmodelled::Shared;
 
@@ -72,6 +73,17 @@ pub trait EventSink: Send {
         let _ = route;
         self.event(event);
     }
+
+    /// Whether the sink already holds an event equal to the next one of a call site whose
+    /// route is `route`, as `same` tells (equal in all but the thread): if it does, it
+    /// takes that event as the next one and returns true, and a recorder that keeps
+    /// nothing hands it nothing more for it, not even writing the event out. A sink that
+    /// remembers the sequences it judged (a repeated sequence's next event is one of its
+    /// own) spares the recorder writing each event of a repeat. `false` by default.
+    fn met(&mut self, route: u32, same: &mut dyn FnMut(&Event) -> bool) -> bool {
+        let _ = (route, same);
+        false
+    }
 }
 
 /// A boxed sink, as a caller hands one over.
@@ -91,6 +103,10 @@ impl<S: EventSink + ?Sized> EventSink for Box<S> {
     fn routed(&mut self, route: u32, event: &Event) {
         (**self).routed(route, event);
     }
+
+    fn met(&mut self, route: u32, same: &mut dyn FnMut(&Event) -> bool) -> bool {
+        (**self).met(route, same)
+    }
 }
 
 /// A sink shared with its owner, who reads what it gathered after the run.
@@ -109,6 +125,10 @@ impl<S: EventSink> EventSink for Shared<S> {
 
     fn routed(&mut self, route: u32, event: &Event) {
         self.with(|sink| sink.routed(route, event));
+    }
+
+    fn met(&mut self, route: u32, same: &mut dyn FnMut(&Event) -> bool) -> bool {
+        self.with(|sink| sink.met(route, same))
     }
 }
 
@@ -225,7 +245,7 @@ impl Kept {
         let routing = self.sites.routing(site, &event, |component, name| {
             routing_of(sinks, component, name)
         });
-        hand(sinks, routing, &event);
+        hand(sinks, routing, routing.takers, &event);
         if self.events.len() >= self.capacity {
             self.events.pop_front();
             self.left_out += 1;
@@ -233,9 +253,10 @@ impl Kept {
         self.events.push_back(event);
     }
 
-    /// Numbers `event`; if a sink takes it, refills its call site's event with it and
-    /// hands that to the sinks that take it ([`Sites`]): the event of a site no sink
-    /// takes is only numbered.
+    /// Numbers `event`; if a sink takes it, hands it to the sinks that take it: to a sink
+    /// that already holds an event equal to it ([`EventSink::met`]) as that event, to the
+    /// others as its call site's event refilled with it ([`Sites`]). The event of a site no
+    /// sink takes is only numbered, and one every taker already holds is not written out.
     fn stream(&mut self, event: &TracingEvent<'_>) {
         self.left_out += 1;
         let Kept {
@@ -245,20 +266,55 @@ impl Kept {
             left_out,
             ..
         } = self;
+        let step = *left_out;
         let component = component_of_str(event.metadata().target());
-        let site = sites.refill(event, component, |component, name| {
+        let (site, filled) = sites.site(event, component, |component, name| {
             routing_of(sinks, component, name)
         });
-        if site.routing.takers == 0 {
+        let mut takers = site.routing.takers;
+        if takers == 0 {
             return;
         }
-        // The thread is found out only for an event a sink takes.
+        if !filled {
+            takers &= !met_by(sinks, site, event, step);
+            if takers == 0 && sinks.len() <= ROUTED_SINKS {
+                return;
+            }
+            site.refill(event);
+        }
+        // The thread is found out only for an event a sink takes written out.
         let label = label_of(labels, thread::current_key());
         site.event.thread.clear();
         site.event.thread.push_str(&label);
-        site.event.step = *left_out;
-        hand(sinks, &site.routing, &site.event);
+        site.event.step = step;
+        hand(sinks, &site.routing, takers, &site.event);
     }
+}
+
+/// The sinks taking `site`'s events that already hold an event equal to `event` (step
+/// `step`) in all but its thread, and take it as that event ([`EventSink::met`]): a bit
+/// set of their indices, as [`Routing::takers`].
+fn met_by(
+    sinks: &mut [Box<dyn EventSink>],
+    site: &Site,
+    event: &TracingEvent<'_>,
+    step: usize,
+) -> u64 {
+    let (name, component) = (&site.event.name, &site.event.component);
+    let mut same = |held: &Event| {
+        held.step == step
+            && held.name == *name
+            && held.component == *component
+            && matching::same_node_and_fields(event, held)
+    };
+    let mut met = 0;
+    for (at, sink) in sinks.iter_mut().enumerate().take(ROUTED_SINKS) {
+        let taker = site.routing.takers & (1 << at) != 0;
+        if taker && sink.met(site.routing.routes[at], &mut same) {
+            met |= 1 << at;
+        }
+    }
+    met
 }
 
 /// Sinks whose answers a recorder keeps; any further sink takes every event.
@@ -279,11 +335,12 @@ fn routing_of(sinks: &mut [Box<dyn EventSink>], component: &str, name: &str) -> 
     routing
 }
 
-/// Hands `event` to the sinks `routing` names, each with its route ([`Sites`]).
-fn hand(sinks: &mut [Box<dyn EventSink>], routing: &Routing, event: &Event) {
+/// Hands `event` to the sinks of `takers` (a bit set of sinks `routing` names), each with
+/// its route ([`Sites`]).
+fn hand(sinks: &mut [Box<dyn EventSink>], routing: &Routing, takers: u64, event: &Event) {
     for (at, sink) in sinks.iter_mut().enumerate() {
         match routing.routes.get(at) {
-            Some(&route) if routing.takers & (1 << at) != 0 => sink.routed(route, event),
+            Some(&route) if takers & (1 << at) != 0 => sink.routed(route, event),
             // Past the routed sinks, a sink takes every event.
             None => sink.event(event),
             Some(_) => {}

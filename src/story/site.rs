@@ -50,36 +50,31 @@ pub(super) struct Site {
 }
 
 impl Sites {
-    /// The call site of `event`, its event refilled from `event`. The first time the site
-    /// emits one, `ask` gives the sinks that take the events of a component and a name;
-    /// `component` is the site's component.
-    pub(super) fn refill(
+    /// The call site of `event`, and whether its event is written from `event`: a new
+    /// site's is (its first event); a known site's is left for the caller to
+    /// [refill](Site::refill) once it knows it must. The first time the site emits one,
+    /// `ask` gives the sinks that take the events of a component and a name; `component`
+    /// is the site's component.
+    pub(super) fn site(
         &mut self,
         event: &TracingEvent<'_>,
         component: &str,
         ask: impl FnOnce(&str, &str) -> Routing,
-    ) -> &mut Site {
+    ) -> (&mut Site, bool) {
         let metadata = event.metadata();
         let key = std::ptr::from_ref(metadata) as usize;
         match self.by_site.entry(key) {
-            Entry::Occupied(known) => {
-                let site = known.into_mut();
-                // Routed by its address alone: an event no sink takes is not written out.
-                if site.routing.takers != 0 {
-                    site.fill(event, true);
-                }
-                site
-            }
+            Entry::Occupied(known) => (known.into_mut(), false),
             Entry::Vacant(new) => {
                 let mut site = Site::first(event, component);
                 site.routing = ask(component, &site.event.name);
-                new.insert(site)
+                (new.insert(site), true)
             }
         }
     }
 
     /// The sinks that take `event` (of call site `site`) and their routes, from `ask` (as
-    /// for [`Sites::refill`]) when the site is new or its last event had another name (an
+    /// for [`Sites::site`]) when the site is new or its last event had another name (an
     /// event whose message is not a literal, which a recorder that keeps its events still
     /// routes by name).
     pub(super) fn routing(
@@ -114,6 +109,12 @@ impl Site {
         site.event.component.push_str(component);
         site.fill(event, false);
         site
+    }
+
+    /// Rewrites the event's fields and node from `event`, another event of this call site
+    /// (its name is the site's).
+    pub(super) fn refill(&mut self, event: &TracingEvent<'_>) {
+        self.fill(event, true);
     }
 
     /// Rewrites the event's fields and node from `event`; its name from the message too,

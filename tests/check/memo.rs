@@ -132,3 +132,42 @@ fn a_sequence_longer_than_the_tree_holds_is_judged_as_it_comes() {
     assert_eq!(judged(&mut monitors, &short), by_the_set(&short));
     assert_eq!(monitors.repeats(), 1);
 }
+
+/// `dn1` takes term 4, then runs a command of `command_term`, as the components emit
+/// them (through `tracing`).
+fn emit_execution(command_term: u64) {
+    tracing::debug!(target: "hadoop_ref::datanode::state_context", node = "dn1", term = 4u64, why = "heartbeat", "term set");
+    tracing::debug!(target: "hadoop_ref::datanode::state_context", node = "dn1", command = "Close", term = command_term, "command dispatched");
+}
+
+#[test]
+fn behind_a_recorder_a_repeat_is_met_at_each_event_and_a_change_is_judged_afresh() {
+    use hadoop_ref::story::{self, Recorder};
+    use hadoop_ref::unmodelled::Shared;
+    let monitors = Shared::new(JudgedOnce::new(MonitorSet::verdicts_only()));
+    let recorder = Recorder::streaming(monitors.clone());
+    let run = |command_term: u64| {
+        monitors.with(JudgedOnce::reset);
+        recorder.install(|| emit_execution(command_term));
+        recorder.take();
+        monitors.with(JudgedOnce::violations)
+    };
+    let expected =
+        |command_term: u64| by_the_set(&story::record(|| emit_execution(command_term)).1.events);
+    let stale = expected(3);
+    assert!(!stale.is_empty(), "the stale command is caught");
+    for _ in 0..3 {
+        assert_eq!(run(3), stale);
+    }
+    assert_eq!(
+        run(5),
+        expected(5),
+        "a newer command's term is judged afresh"
+    );
+    assert_eq!(run(3), stale);
+    assert_eq!(
+        monitors.with(|m| (m.executions(), m.repeats())),
+        (5, 3),
+        "the stale sequence judged once, then met"
+    );
+}

@@ -228,3 +228,108 @@ fn a_sink_is_asked_its_route_once_per_call_site_and_gets_it_back_with_each_event
         "its route, each time"
     );
 }
+
+/// A sink that holds the events of the first pass it saw and, on a later pass, takes an
+/// event equal to the held one at its place as that one ([`EventSink::met`]).
+#[derive(Default)]
+struct Holding {
+    held: Vec<story::Event>,
+    /// The next held event's place, on a later pass.
+    at: usize,
+    /// Whether this is a later pass.
+    again: bool,
+    met: usize,
+    written: Vec<story::Event>,
+}
+
+impl story::EventSink for Holding {
+    fn event(&mut self, event: &story::Event) {
+        if self.again {
+            self.written.push(event.clone());
+            self.at += 1;
+        } else {
+            self.held.push(event.clone());
+        }
+    }
+
+    fn met(&mut self, _route: u32, same: &mut dyn FnMut(&story::Event) -> bool) -> bool {
+        let met = self.again && self.held.get(self.at).is_some_and(&mut *same);
+        if met {
+            self.at += 1;
+            self.met += 1;
+        }
+        met
+    }
+}
+
+/// One emitter's events: a term (an integer), a reason (text), a flag, a `Debug` value
+/// and an optional field, on node `node`.
+fn pass(node: &str, term: i64, why: &str, forced: bool, state: Option<u8>, extra: Option<u64>) {
+    tracing::debug!(
+        target: "hadoop_ref::datanode::state_context",
+        node,
+        term,
+        why,
+        forced,
+        state = ?state,
+        extra,
+        "term set"
+    );
+}
+
+#[test]
+fn a_sink_holding_an_equal_event_takes_it_and_nothing_is_written_out() {
+    let sink = hadoop_ref::unmodelled::Shared::new(Holding::default());
+    let recorder = Recorder::streaming(sink.clone());
+    let first = || pass("dn1", 3, "heartbeat", true, Some(2), Some(9));
+    recorder.install(first);
+    recorder.take();
+    sink.with(|s| s.again = true);
+    recorder.install(first);
+    let (met, written) = sink.with(|s| (s.met, s.written.len()));
+    assert_eq!(
+        (met, written),
+        (1, 0),
+        "the equal event is met, not written out"
+    );
+}
+
+#[test]
+fn an_event_differing_in_any_value_node_or_field_is_written_out_whole() {
+    let differing: [(&str, fn()); 6] = [
+        ("an integer", || {
+            pass("dn1", 4, "heartbeat", true, Some(2), Some(9))
+        }),
+        ("a text", || {
+            pass("dn1", 3, "command", true, Some(2), Some(9))
+        }),
+        ("a flag", || {
+            pass("dn1", 3, "heartbeat", false, Some(2), Some(9))
+        }),
+        ("a Debug value", || {
+            pass("dn1", 3, "heartbeat", true, Some(3), Some(9))
+        }),
+        ("an absent field", || {
+            pass("dn1", 3, "heartbeat", true, Some(2), None)
+        }),
+        ("the node", || {
+            pass("dn2", 3, "heartbeat", true, Some(2), Some(9))
+        }),
+    ];
+    for (what, emit_differing) in differing {
+        let sink = hadoop_ref::unmodelled::Shared::new(Holding::default());
+        let recorder = Recorder::streaming(sink.clone());
+        recorder.install(|| pass("dn1", 3, "heartbeat", true, Some(2), Some(9)));
+        recorder.take();
+        sink.with(|s| s.again = true);
+        recorder.install(emit_differing);
+        let (met, written) = sink.with(|s| (s.met, s.written.clone()));
+        assert_eq!(met, 0, "{what} differs: not met");
+        let ((), story) = story::record(emit_differing);
+        let mut expected = story.events;
+        for event in &mut expected {
+            event.thread = written[0].thread.clone();
+        }
+        assert_eq!(written, expected, "{what} differs: written out as recorded");
+    }
+}

@@ -12,7 +12,10 @@
 //! end, a node that holds violations gives them (a repeat); otherwise the [`MonitorSet`]
 //! judges the path's events and the node keeps what it found. Matching compares what a
 //! monitor reads of an event (all but its thread), so a repeat is exact: no hash stands
-//! in for the events.
+//! in for the events. Behind a recorder that keeps nothing, the comparison is made on the
+//! `tracing` call's own values before the event is written out
+//! ([`EventSink::met`](crate::story::EventSink::met)): the events of a repeat are never
+//! written, only compared.
 //!
 //! A run whose executions seldom repeat (a cluster's: every one differs) would keep its
 //! events for nothing. Once [`PROBE_EXECUTIONS`] executions met fewer than one repeat in
@@ -223,6 +226,24 @@ impl EventSink for JudgedOnce {
         } else {
             self.walk(event);
         }
+    }
+
+    /// While walking the tree: whether a child of the node the execution is at is the
+    /// event `same` compares with, and if so walks to it.
+    fn met(&mut self, _route: u32, same: &mut dyn FnMut(&Event) -> bool) -> bool {
+        if self.direct {
+            return false;
+        }
+        let nodes = &self.nodes;
+        let found = nodes[self.at]
+            .children
+            .iter()
+            .copied()
+            .find(|&child| same(&nodes[child].event));
+        if let Some(child) = found {
+            self.at = child;
+        }
+        found.is_some()
     }
 }
 
