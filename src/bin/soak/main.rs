@@ -51,6 +51,7 @@ use hadoop_ref::check::catalogue;
 use cli::{Cli, Command};
 
 fn main() -> ExitCode {
+    end_quietly_on_a_closed_pipe();
     let cli = Cli::parse();
     match cli.command {
         None => pool::soak(&cli.run),
@@ -77,27 +78,28 @@ fn main() -> ExitCode {
     }
 }
 
-/// Prints the catalogue, one case a line. A reader that closes the pipe early
-/// (`cargo soak list | head`) ends the listing quietly: a closed pipe is no error here.
+/// A reader that closes the pipe early (`cargo soak list | head`, `cargo soak explore |
+/// head`) ends the tool as it ends `cat`: quietly, by SIGPIPE's default action. Rust's
+/// runtime ignores the signal, so that a write to a closed pipe fails instead, and
+/// `println!` panics on that failure, backtrace and all.
+fn end_quietly_on_a_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: `signal` with `SIG_DFL` installs no handler of ours; it runs first thing in
+    // `main`, before any thread of the tool starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// Prints the catalogue, one case a line.
 fn list() -> ExitCode {
-    use std::io::Write as _;
     let cases = catalogue::all();
     let width = cases.iter().map(|c| c.scenario.len()).max().unwrap_or(0);
-    let mut out = std::io::stdout().lock();
     for case in cases {
-        let line = writeln!(
-            out,
+        println!(
             "{:<width$} {:<40} {:?}",
             case.scenario, case.variant, case.expectation
         );
-        match line {
-            Ok(()) => {}
-            Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => break,
-            Err(error) => {
-                eprintln!("soak: cannot write the list: {error}");
-                return ExitCode::from(2);
-            }
-        }
     }
     ExitCode::SUCCESS
 }
