@@ -333,3 +333,95 @@ fn an_event_differing_in_any_value_node_or_field_is_written_out_whole() {
         assert_eq!(written, expected, "{what} differs: written out as recorded");
     }
 }
+
+/// One event's values, drawn: text with quotes, escapes and non-ASCII characters (written
+/// by `Display` and by `Debug`), negative and positive integers, absent fields.
+#[derive(Debug, Clone)]
+struct Drawn {
+    node: String,
+    term: i64,
+    why: String,
+    forced: bool,
+    state: Option<String>,
+    extra: Option<u64>,
+}
+
+fn drawn() -> impl proptest::strategy::Strategy<Value = Drawn> {
+    use proptest::prelude::*;
+    let text = "[ab\"\\\\\n é-]{0,4}";
+    (
+        "dn[12]",
+        -2i64..3,
+        text,
+        any::<bool>(),
+        proptest::option::of(text),
+        proptest::option::of(0u64..3),
+    )
+        .prop_map(|(node, term, why, forced, state, extra)| Drawn {
+            node,
+            term,
+            why,
+            forced,
+            state,
+            extra,
+        })
+}
+
+/// Emits `drawn` from one call site.
+fn emit_drawn(drawn: &Drawn) {
+    tracing::debug!(
+        target: "hadoop_ref::datanode::state_context",
+        node = %drawn.node,
+        term = drawn.term,
+        why = %drawn.why,
+        forced = drawn.forced,
+        state = ?drawn.state,
+        extra = drawn.extra,
+        "term set"
+    );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 512,
+        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::Direct(
+            "proptest-regressions/recorder_met.txt",
+        ))),
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// A sink holding the event `first` recorded meets the event `second` emits exactly
+    /// when a recorder writes the two out alike (all but the thread): the comparison on the
+    /// call's values is the comparison of the written events.
+    #[test]
+    fn an_event_is_met_exactly_when_it_would_be_written_out_alike(
+        first in drawn(),
+        other in drawn(),
+        changed in proptest::option::of(0usize..6),
+    ) {
+        // The second event is the first, or the first with one field drawn again.
+        let mut second = first.clone();
+        match changed {
+            Some(0) => second.node = other.node,
+            Some(1) => second.term = other.term,
+            Some(2) => second.why = other.why,
+            Some(3) => second.forced = other.forced,
+            Some(4) => second.state = other.state,
+            Some(_) => second.extra = other.extra,
+            None => {}
+        }
+        let written = |drawn: &Drawn| {
+            let ((), story) = story::record(|| emit_drawn(drawn));
+            story.events
+        };
+        let alike = written(&first) == written(&second);
+        let sink = hadoop_ref::unmodelled::Shared::new(Holding::default());
+        let recorder = Recorder::streaming(sink.clone());
+        recorder.install(|| emit_drawn(&first));
+        recorder.take();
+        sink.with(|s| s.again = true);
+        recorder.install(|| emit_drawn(&second));
+        let met = sink.with(|s| s.met == 1);
+        proptest::prop_assert_eq!(met, alike, "{:?} then {:?}", first, second);
+    }
+}
