@@ -1,7 +1,7 @@
 //! Whether a `tracing` event equals an event a sink already holds, read straight from the
-//! call's values: how a recorder hands a sink that expects an event (a repeated sequence
-//! of [`JudgedOnce`](crate::check::monitor::memo::JudgedOnce)) that event without writing
-//! it out first.
+//! call's values: how a recorder hands a sink that expects an event (the next event of a
+//! sequence the monitors judged before) that event without writing it out first
+//! ([`EventSink::met`](super::EventSink::met)).
 //!
 //! It reads the values as [`Site`](super::site) refills an event from them, and compares
 //! each with the held event's instead of writing it: an integer or a flag as a value, a

@@ -13,9 +13,8 @@
 //! judges the path's events and the node keeps what it found. Matching compares what a
 //! monitor reads of an event (all but its thread), so a repeat is exact: no hash stands
 //! in for the events. Behind a recorder that keeps nothing, the comparison is made on the
-//! `tracing` call's own values before the event is written out
-//! ([`EventSink::met`](crate::story::EventSink::met)): the events of a repeat are never
-//! written, only compared.
+//! `tracing` call's own values before the event is written out ([`EventSink::met`]): the
+//! events of a repeat are never written, only compared.
 //!
 //! A run whose executions seldom repeat (a cluster's: every one differs) would keep its
 //! events for nothing. Once [`PROBE_EXECUTIONS`] executions met fewer than one repeat in
