@@ -15,6 +15,7 @@ use tracing::Event as TracingEvent;
 use tracing::field::{Field, Visit};
 
 use super::event::Event;
+use super::site::Place;
 use super::value::FieldValue;
 
 /// Whether `event`'s node and fields are `held`'s: the same node (or none), and the same
@@ -57,20 +58,20 @@ enum Held<'a> {
 impl<'a> Matcher<'a> {
     /// What `field` is compared with, as a recorder's refill places it.
     fn held(&mut self, field: &Field) -> Held<'a> {
-        match field.name() {
-            "message" => Held::Message,
-            "node" => {
+        match Place::of(field) {
+            Place::Message => Held::Message,
+            Place::Node => {
                 self.node = true;
                 Held::Node(self.held.node.as_deref())
             }
-            name => {
+            Place::Field => {
                 let at = self.fields;
                 self.fields += 1;
                 let value = self
                     .held
                     .fields
                     .get(at)
-                    .filter(|(held, _)| held == name)
+                    .filter(|(held, _)| held == field.name())
                     .map(|(_, value)| value);
                 Held::Value(value)
             }

@@ -137,6 +137,30 @@ impl Site {
     }
 }
 
+/// Where one of a `tracing` call's values goes in a story's event: the message names the
+/// event, `node` is its node, any other is one of its fields (in the call's order). The
+/// refill writes there and the matcher ([`super::matching`]) compares there.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Place {
+    /// The message.
+    Message,
+    /// The node.
+    Node,
+    /// A field.
+    Field,
+}
+
+impl Place {
+    /// Where `field`'s value goes.
+    pub(super) fn of(field: &Field) -> Self {
+        match field.name() {
+            "message" => Place::Message,
+            "node" => Place::Node,
+            _ => Place::Field,
+        }
+    }
+}
+
 /// An event's fields written over its call site's last event.
 struct Refill<'a> {
     site: &'a mut Site,
@@ -151,14 +175,15 @@ impl Refill<'_> {
     /// `None` for the message of a site already named.
     fn slot(&mut self, field: &Field) -> Option<Slot<'_>> {
         let event = &mut self.site.event;
-        match field.name() {
-            "message" if self.named => None,
-            "message" => Some(Slot::Text(&mut event.name)),
-            "node" => {
+        match Place::of(field) {
+            Place::Message if self.named => None,
+            Place::Message => Some(Slot::Text(&mut event.name)),
+            Place::Node => {
                 self.node = true;
                 Some(Slot::Text(event.node.get_or_insert_with(String::new)))
             }
-            name => {
+            Place::Field => {
+                let name = field.name();
                 let at = self.fields;
                 self.fields += 1;
                 let indices = &mut self.site.indices;

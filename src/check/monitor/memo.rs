@@ -173,14 +173,18 @@ impl JudgedOnce {
         }
     }
 
-    /// Walks to the child of the current node that `event` is, making it if there is none.
-    fn walk(&mut self, event: &Event) {
-        let found = self.nodes[self.at]
+    /// The child of the node the execution is at whose event `same` accepts.
+    fn child_where(&self, mut same: impl FnMut(&Event) -> bool) -> Option<usize> {
+        self.nodes[self.at]
             .children
             .iter()
             .copied()
-            .find(|&child| same_for_monitors(&self.nodes[child].event, event));
-        if let Some(child) = found {
+            .find(|&child| same(&self.nodes[child].event))
+    }
+
+    /// Walks to the child of the current node that `event` is, making it if there is none.
+    fn walk(&mut self, event: &Event) {
+        if let Some(child) = self.child_where(|held| same_for_monitors(held, event)) {
             self.at = child;
             return;
         }
@@ -233,12 +237,7 @@ impl EventSink for JudgedOnce {
         if self.direct {
             return false;
         }
-        let nodes = &self.nodes;
-        let found = nodes[self.at]
-            .children
-            .iter()
-            .copied()
-            .find(|&child| same(&nodes[child].event));
+        let found = self.child_where(same);
         if let Some(child) = found {
             self.at = child;
         }
