@@ -229,13 +229,23 @@ pub struct NodeManager {
 }
 
 impl NodeManager {
-    /// Feeds `state` each registered datanode's details, last storage reports and pending
-    /// allocations (both windows of its bucket).
+    /// Feeds `state` each registered datanode's details, what its last storage reports
+    /// tell the SCM and its pending allocations (both windows of its bucket).
+    ///
+    /// The reports are fed as their readers see them: whether there are any (the safe-mode
+    /// rule, [`SpaceCheck::NoReport`]) and their container [`slots`] (the space check and
+    /// the placement policy compare nothing else). Their bytes are left out: each node
+    /// report replaces them, and a write or a deletion that moves the bytes but not the
+    /// slots changes nothing the SCM does next. Feeding the bytes would make every first
+    /// heartbeat after a write a state of its own.
     pub fn digest<H: std::hash::Hasher>(&self, state: &mut H) {
         use std::hash::Hash;
+        let container_size = self.tracker.container_size();
         for node in self.all() {
             node.details.hash(state);
-            node.storage_reports().hash(state);
+            let reports = node.storage_reports();
+            let seen = (!reports.is_empty()).then(|| slots(&reports, container_size));
+            seen.hash(state);
             node.space.pending.lock().hash(state);
         }
     }

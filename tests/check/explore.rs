@@ -116,6 +116,29 @@ fn states_differing_in_a_judged_field_never_collide() {
     assert_eq!(fingerprint(&idle.cluster), base, "a scan with none queued");
 }
 
+/// An SCM reads a datanode's storage reports only as their container slots (the space
+/// check, the placement policy) and whether there are any (safe mode): a report that
+/// moves the bytes within a slot keeps the fingerprint; one that gains a slot, or an
+/// SCM that never heard from the datanode, does not.
+#[test]
+fn storage_reports_count_by_the_slots_an_scm_reads() {
+    use hadoop_ref::hdds::report::StorageReport;
+    let repair = case(REPAIR, "SeedPatch");
+    let with_report = |remaining: Option<u64>| {
+        let built = repair.build().unwrap();
+        let cluster = &built.cluster;
+        let scm = cluster.scm(0).unwrap();
+        let dn = cluster.datanode(0).unwrap().id();
+        let reports = remaining.map_or_else(Vec::new, |r| vec![StorageReport::new(r, 0, 0)]);
+        scm.process_node_report(dn, reports).unwrap();
+        fingerprint(cluster)
+    };
+    let size = repair.build().unwrap().cluster.scm(0).unwrap().config().container_size;
+    assert_eq!(with_report(Some(3 * size)), with_report(Some(3 * size + size / 2)));
+    assert_ne!(with_report(Some(3 * size)), with_report(Some(4 * size)));
+    assert_ne!(with_report(Some(0)), with_report(None));
+}
+
 fn options(depth: usize) -> Options {
     Options {
         depth,
