@@ -133,8 +133,18 @@ fn storage_reports_count_by_the_slots_an_scm_reads() {
         scm.process_node_report(dn, reports).unwrap();
         fingerprint(cluster)
     };
-    let size = repair.build().unwrap().cluster.scm(0).unwrap().config().container_size;
-    assert_eq!(with_report(Some(3 * size)), with_report(Some(3 * size + size / 2)));
+    let size = repair
+        .build()
+        .unwrap()
+        .cluster
+        .scm(0)
+        .unwrap()
+        .config()
+        .container_size;
+    assert_eq!(
+        with_report(Some(3 * size)),
+        with_report(Some(3 * size + size / 2))
+    );
     assert_ne!(with_report(Some(3 * size)), with_report(Some(4 * size)));
     assert_ne!(with_report(Some(0)), with_report(None));
 }
@@ -167,6 +177,33 @@ fn explorer_catches_the_double_delete_and_exhausts_the_fixed_case() {
     let fixed = explore(&case(scenario, "SeedPatch"), &options(30), &[]);
     assert_eq!(fixed.verdict, Verdict::Held);
     assert!(fixed.exhausted, "{fixed:?}");
+}
+
+/// The explorer reaches HDDS-16811's two windows in the quasi-closed container's case: the
+/// deletion before the repair compares trees with the first action (the driver's delete),
+/// the deletion during a reconciliation of the replica at the shortest judged path that
+/// runs one; each reported at the fewest actions that reach it, none beyond the depth.
+#[test]
+fn explorer_reports_the_depth_each_race_window_is_reached_at() {
+    let scenario = "key_deleted_from_a_quasi_closed_container_during_reconcile";
+    let windows = catalogue::windows::windows_of(scenario);
+    let reached = |depth| explore(&case(scenario, "SeedPatch"), &options(depth), windows).windows;
+    let at = |windows: &[(String, Option<usize>)], name: &str| {
+        windows
+            .iter()
+            .find(|(window, _)| window.ends_with(name))
+            .unwrap_or_else(|| panic!("no window {name}: {windows:?}"))
+            .1
+    };
+    let (before, during) = (
+        "deletion before the repair compares trees",
+        "deletion during a reconciliation of the replica",
+    );
+    let deep = reached(7);
+    assert_eq!(at(&deep, before), Some(1), "{deep:?}");
+    assert_eq!(at(&deep, during), Some(7), "{deep:?}");
+    let shallow = reached(6);
+    assert_eq!(at(&shallow, during), None, "{shallow:?}");
 }
 
 /// With and without reduction, the same verdict at the same depth, the reduced search

@@ -14,7 +14,7 @@ use std::collections::{HashMap, VecDeque};
 use super::action::Action;
 use super::replayed::Replayed;
 use super::spec::{ExploreCase, Options, Report, Verdict};
-use crate::check::exploration::RaceWindow;
+use crate::check::exploration::{Coverage, RaceWindow};
 use crate::scenarios::Violation;
 use crate::unmodelled::{Shared, Stopwatch};
 
@@ -384,9 +384,10 @@ impl Search {
     }
 
     /// Judges `state`, at the end of `path` (the judgment heals and settles the cluster).
-    /// While a race window is still unreached, on a re-execution of its own that records
-    /// its events, from the set-up on, for the windows to read; once every window is
-    /// reached, on `state` itself: the same run, as the components are deterministic.
+    /// While a race window is still unreached, on a re-execution of its own whose events,
+    /// from the set-up on, the coverage hook feeds to the windows (as a soak's run feeds
+    /// them: no story is built); once every window is reached, on `state` itself: the
+    /// same run, as the components are deterministic.
     fn judge(&self, state: Replayed, path: &[Action]) -> Result<Option<Verdict>, Violation> {
         let all_reached = self.progress.with(|p| {
             p.report.judged += 1;
@@ -397,10 +398,14 @@ impl Search {
         } else {
             drop(state);
             self.progress.with(|p| p.report.executions += 1);
-            let (judged, story) = crate::story::record(|| {
-                Replayed::along(&self.case, path).and_then(|state| state.case.judge())
+            let coverage = Coverage::new(self.windows);
+            let judged = coverage.install(None, || {
+                coverage.execution(|| {
+                    Replayed::along(&self.case, path).and_then(|state| state.case.judge())
+                })
             });
-            let reached: Vec<bool> = self.windows.iter().map(|w| w.reached_by(&story)).collect();
+            let summary = coverage.summary();
+            let reached: Vec<bool> = summary.windows.iter().map(|w| w.reached > 0).collect();
             self.progress.with(|p| {
                 for (window, reached) in p.report.windows.iter_mut().zip(reached) {
                     if reached && window.1.is_none() {
