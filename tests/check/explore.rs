@@ -206,6 +206,57 @@ fn explorer_reports_the_depth_each_race_window_is_reached_at() {
     assert_eq!(at(&shallow, during), None, "{shallow:?}");
 }
 
+/// Sleep sets with state caching (Godefroid): a state reached again with fewer actions
+/// asleep tries only the actions its earlier arrival left asleep, and is judged once. So
+/// with the sleep sets the search judges the states it judges without them, once each,
+/// and runs fewer executions (the repair case reaches states again by many orders).
+#[test]
+fn a_state_reached_again_is_judged_once_and_tries_only_what_slept() {
+    let repair = case(REPAIR, "SeedPatch");
+    let reduced = explore(&repair, &options(7), &[]);
+    let hashed = explore(
+        &repair,
+        &Options {
+            partial_order: false,
+            ..options(7)
+        },
+        &[],
+    );
+    assert_eq!(reduced.levels.len(), hashed.levels.len());
+    let states = |r: &hadoop_ref::check::explore::Report| -> Vec<usize> {
+        r.levels.iter().map(|(states, _)| *states).collect()
+    };
+    assert_eq!(states(&reduced), states(&hashed));
+    assert_eq!(reduced.judged, hashed.judged);
+    assert!(
+        reduced.executions < hashed.executions,
+        "{} executions with the sleep sets, {} without",
+        reduced.executions,
+        hashed.executions
+    );
+}
+
+/// Only a state whose scripts are done is judged, so a state with more script steps left
+/// than actions left to the depth is not run: to depth 2 of the deletions under a leader
+/// change (two scripts of one step each), the first action must be a script's and the
+/// second the other's; nothing else is run, and the search says it did not see all.
+#[test]
+fn a_state_that_cannot_finish_its_scripts_within_the_depth_is_not_run() {
+    let deletions = case("keys_deleted_while_leadership_moves", "SeedPatch");
+    let shallow = explore(&deletions, &options(2), &[]);
+    assert_eq!(shallow.verdict, Verdict::Held);
+    assert!(shallow.judged >= 1, "{shallow:?}");
+    let ran_only_drivers = shallow.transitions == 2 + shallow.judged;
+    assert!(ran_only_drivers, "{shallow:?}");
+    assert!(
+        shallow.beyond_reach > 0 && !shallow.exhausted,
+        "{shallow:?}"
+    );
+    // Two actions short of the scripts' two steps: nothing can be judged, nothing run.
+    let none = explore(&deletions, &options(1), &[]);
+    assert_eq!((none.transitions, none.judged), (0, 0), "{none:?}");
+}
+
 /// With and without reduction, the same verdict at the same depth, the reduced search
 /// with fewer executions; with the sleep sets or without, the same states by depth.
 #[test]

@@ -228,6 +228,7 @@ fn row_json(case: &ExploreCase, report: &Report) -> serde_json::Value {
         "transitions": report.transitions,
         "executions": report.executions,
         "judged": report.judged,
+        "beyond_reach": report.beyond_reach,
         "seconds": report.seconds,
         "verdict": verdict,
         "counterexample_depth": counterexample,

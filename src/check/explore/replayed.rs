@@ -66,6 +66,17 @@ impl Replayed {
             .all(|(at, script)| *at == script.len())
     }
 
+    /// The script steps left, over every script, once `action` has run (a driver's step
+    /// moves its script on; the cluster's steps move none): the fewest actions before a
+    /// state the case's run may end in.
+    pub(super) fn steps_left_after(&self, action: Action) -> usize {
+        let left: usize = (self.positions.iter().zip(&self.case.scripts))
+            .map(|(at, script)| script.len().saturating_sub(*at))
+            .sum();
+        let moved = matches!(action, Action::Driver { .. });
+        left.saturating_sub(usize::from(moved))
+    }
+
     /// The state's fingerprint: the cluster's digest and the scripts' positions.
     pub(super) fn fingerprint(&self) -> Result<u64, Violation> {
         let mut hasher = DefaultHasher::new();

@@ -18,12 +18,15 @@ use crate::check::exploration::{Coverage, RaceWindow};
 use crate::scenarios::Violation;
 use crate::unmodelled::{Shared, Stopwatch};
 
-/// A state to expand: the actions that reach it from the set-up, and the actions it must
-/// not try (its sleep set, sorted), since an independent order already tries them.
+/// A state to expand: the actions that reach it from the set-up, the actions it must not
+/// try (its sleep set, sorted), since an independent order already tries them, and, for a
+/// state reached again, the only actions left to try (sorted): those an earlier arrival
+/// left asleep.
 #[derive(Debug, Clone)]
 struct Node {
     path: Vec<Action>,
     sleep: Vec<Action>,
+    only: Option<Vec<Action>>,
 }
 
 /// A state seen: the sleep set it is (or was) expanded with, and the path that first
@@ -33,10 +36,12 @@ struct Seen {
     path: Option<Vec<Action>>,
 }
 
-/// Whether the child state is expanded, with which sleep set, and the path that reached
+/// Whether the child state is new (to be judged), whether it is expanded (with which
+/// sleep set, and which actions alone when it was seen before), and the path that reached
 /// its fingerprint first when that path must be audited against the child's.
 struct Admission {
-    sleep: Option<Vec<Action>>,
+    new: bool,
+    expand: Option<(Vec<Action>, Option<Vec<Action>>)>,
     audit: Option<Vec<Action>>,
 }
 
@@ -112,6 +117,7 @@ impl Search {
             progress.next.push(Node {
                 path: Vec::new(),
                 sleep: Vec::new(),
+                only: None,
             });
         });
         self.complete_level();
@@ -122,7 +128,8 @@ impl Search {
                 !progress.frontier.is_empty()
             });
             if !more {
-                self.progress.with(|p| p.report.exhausted = true);
+                self.progress
+                    .with(|p| p.report.exhausted = p.report.beyond_reach == 0);
                 return Ok(Verdict::Held);
             }
             self.run_workers();
@@ -139,7 +146,7 @@ impl Search {
             self.complete_level();
         }
         self.progress
-            .with(|p| p.report.exhausted = p.next.is_empty());
+            .with(|p| p.report.exhausted = p.next.is_empty() && p.report.beyond_reach == 0);
         Ok(Verdict::Held)
     }
 
@@ -235,8 +242,26 @@ impl Search {
         let awake: Vec<Action> = enabled
             .into_iter()
             .filter(|a| node.sleep.binary_search(a).is_err())
+            .filter(|a| {
+                node.only
+                    .as_ref()
+                    .is_none_or(|only| only.binary_search(a).is_ok())
+            })
             .collect();
+        // Only a state whose scripts are done is judged: a child with more script steps
+        // left than actions left to the depth leads to no judgment, and is not run.
+        let actions_left = self.options.depth.saturating_sub(node.path.len() + 1);
+        let within_reach: Vec<bool> = match &replayed {
+            Some(state) => (awake.iter())
+                .map(|&a| state.steps_left_after(a) <= actions_left)
+                .collect(),
+            None => Vec::new(),
+        };
         for (i, &action) in awake.iter().enumerate() {
+            if !within_reach[i] {
+                self.progress.with(|p| p.report.beyond_reach += 1);
+                continue;
+            }
             let mut state = match replayed.take() {
                 Some(state) => state,
                 None => self.replay(&node.path)?,
@@ -260,15 +285,17 @@ impl Search {
             if let Some(first) = admission.audit {
                 self.audit(&state, &path, &first)?;
             }
-            let Some(sleep) = admission.sleep else {
+            let Some((sleep, only)) = admission.expand else {
                 continue;
             };
-            if state.scripts_done()
+            if admission.new
+                && state.scripts_done()
                 && let Some(caught) = self.judge(state, &path)?
             {
                 return Ok(Some(caught));
             }
-            self.progress.with(|p| p.next.push(Node { path, sleep }));
+            self.progress
+                .with(|p| p.next.push(Node { path, sleep, only }));
         }
         Ok(None)
     }
@@ -298,10 +325,12 @@ impl Search {
     }
 
     /// Whether the child state at the end of `path` (of `fingerprint`, `None` without
-    /// hashing) must be expanded, with which sleep set: a new state with its own; a state seen before only if this arrival sleeps on
-    /// fewer actions (those must be tried now), with the intersection; otherwise it is
-    /// pruned. When the fingerprints are audited, a state seen before by another path
-    /// comes with that path.
+    /// hashing) must be expanded, and how: a new state with its own sleep set; a state
+    /// seen before only for the actions an earlier arrival left asleep and this one does
+    /// not (Godefroid's sleep sets with state caching: those alone are tried, with this
+    /// arrival's sleep set), the state's sleep set becoming the intersection of the two;
+    /// otherwise it is pruned. A state seen before is not judged again. When the
+    /// fingerprints are audited, a state seen before by another path comes with that path.
     fn admit(&self, fingerprint: Option<u64>, path: &[Action], sleep: Vec<Action>) -> Admission {
         let audited = self.options.audit_fingerprints;
         self.progress.with(|p| {
@@ -309,7 +338,8 @@ impl Search {
             let Some(fingerprint) = fingerprint else {
                 p.report.states += 1;
                 return Admission {
-                    sleep: Some(sleep),
+                    new: true,
+                    expand: Some((sleep, None)),
                     audit: None,
                 };
             };
@@ -321,18 +351,29 @@ impl Search {
                 };
                 p.visited.insert(fingerprint, first);
                 return Admission {
-                    sleep: Some(sleep),
+                    new: true,
+                    expand: Some((sleep, None)),
                     audit: None,
                 };
             };
             let audit = seen.path.clone().filter(|first| first != path);
-            let sleep = if seen.sleep.iter().all(|a| sleep.binary_search(a).is_ok()) {
+            let woken: Vec<Action> = seen
+                .sleep
+                .iter()
+                .copied()
+                .filter(|a| sleep.binary_search(a).is_err())
+                .collect();
+            let expand = if woken.is_empty() {
                 None
             } else {
                 seen.sleep.retain(|a| sleep.binary_search(a).is_ok());
-                Some(seen.sleep.clone())
+                Some((sleep, Some(woken)))
             };
-            Admission { sleep, audit }
+            Admission {
+                new: false,
+                expand,
+                audit,
+            }
         })
     }
 

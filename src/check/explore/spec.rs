@@ -139,6 +139,11 @@ pub struct Report {
     pub executions: u64,
     /// States judged.
     pub judged: u64,
+    /// Actions not run because they lead to a state with more script steps left than
+    /// actions left to the depth: no state the case's run may end in lies within the
+    /// depth from there, so nothing there is judged, and it is neither run nor counted
+    /// in [`states`](Self::states).
+    pub beyond_reach: u64,
     /// Wall time in seconds.
     pub seconds: f64,
     /// Each of the case's race windows, with the fewest actions of a judged path that
@@ -157,6 +162,7 @@ impl Report {
             transitions: 0,
             executions: 0,
             judged: 0,
+            beyond_reach: 0,
             seconds: 0.0,
             windows: windows.iter().map(|w| (w.label(), None)).collect(),
         }
