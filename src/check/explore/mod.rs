@@ -22,14 +22,17 @@
 //! the scripts' positions; counters, command ids and timestamps left out), so a state
 //! reached by two orders is expanded once. Partial-order reduction by sleep sets: two
 //! actions that touch nothing in common ([`Action::independent`]) commute, and only one
-//! of their orders is tried; a state reached again with fewer actions asleep is expanded
-//! again for those. Breadth first, so the first violation found is the shortest. A
+//! of their orders is tried; a state reached again with fewer actions asleep tries those
+//! alone, and is not judged again (Godefroid's sleep sets with state caching). Breadth
+//! first, so the first violation found is the shortest. A
 //! depth's states are expanded by [`Options::workers`] workers side by side, each
 //! re-execution on a thread of its own; the next depth starts when all are done.
 //!
 //! **What it judges.** A state where every driver script has run all its steps is a state
 //! the case's run may end in: it is judged as the case judges (the cluster healed and
-//! settled, then the invariants) on a re-execution of its own. "Held to depth N" means:
+//! settled, then the invariants). No other state is judged, so a state with more script
+//! steps left than actions left to the depth is not run at all ([`Report::beyond_reach`]):
+//! nothing within the depth from it is judged. "Held to depth N" means:
 //! no such state within N actions of the set-up breaks the invariants, for the steps
 //! modelled here (see [`Action`]; time does not move, a reconciliation's block is pulled
 //! and committed in one step, a whole heartbeat is one step). It says nothing of longer
