@@ -60,21 +60,16 @@ impl Replayed {
 
     /// Whether every script ran all its steps: a state the case's run may end in.
     pub(super) fn scripts_done(&self) -> bool {
-        self.positions
-            .iter()
-            .zip(&self.case.scripts)
-            .all(|(at, script)| *at == script.len())
+        self.steps_left() == 0
     }
 
-    /// The script steps left, over every script, once `action` has run (a driver's step
-    /// moves its script on; the cluster's steps move none): the fewest actions before a
-    /// state the case's run may end in.
-    pub(super) fn steps_left_after(&self, action: Action) -> usize {
-        let left: usize = (self.positions.iter().zip(&self.case.scripts))
+    /// The script steps left, over every script: the fewest actions before a state the
+    /// case's run may end in (a driver's step moves its script on; the cluster's steps
+    /// move none).
+    pub(super) fn steps_left(&self) -> usize {
+        (self.positions.iter().zip(&self.case.scripts))
             .map(|(at, script)| script.len().saturating_sub(*at))
-            .sum();
-        let moved = matches!(action, Action::Driver { .. });
-        left.saturating_sub(usize::from(moved))
+            .sum()
     }
 
     /// The state's fingerprint: the cluster's digest and the scripts' positions.

@@ -229,15 +229,16 @@ impl Search {
     /// audit, which checks that, re-executes every action.
     fn expand(&self, node: &Node) -> Result<Option<Verdict>, Violation> {
         let mut replayed = Some(self.replay(&node.path)?);
-        let (leading, enabled, here) = match &replayed {
+        let (leading, enabled, here, steps_left) = match &replayed {
             Some(state) => (
                 Action::leading(&state.case.cluster),
                 state.enabled()?,
                 self.reuses_unchanged_states()
                     .then(|| state.fingerprint())
                     .transpose()?,
+                state.steps_left(),
             ),
-            None => (Vec::new(), Vec::new(), None),
+            None => (Vec::new(), Vec::new(), None, 0),
         };
         let awake: Vec<Action> = enabled
             .into_iter()
@@ -251,14 +252,9 @@ impl Search {
         // Only a state whose scripts are done is judged: a child with more script steps
         // left than actions left to the depth leads to no judgment, and is not run.
         let actions_left = self.options.depth.saturating_sub(node.path.len() + 1);
-        let within_reach: Vec<bool> = match &replayed {
-            Some(state) => (awake.iter())
-                .map(|&a| state.steps_left_after(a) <= actions_left)
-                .collect(),
-            None => Vec::new(),
-        };
         for (i, &action) in awake.iter().enumerate() {
-            if !within_reach[i] {
+            let moves_a_script = usize::from(matches!(action, Action::Driver { .. }));
+            if steps_left.saturating_sub(moves_a_script) > actions_left {
                 self.progress.with(|p| p.report.beyond_reach += 1);
                 continue;
             }
