@@ -257,6 +257,27 @@ fn a_state_that_cannot_finish_its_scripts_within_the_depth_is_not_run() {
     assert_eq!((none.transitions, none.judged), (0, 0), "{none:?}");
 }
 
+/// The deletions under a leader change start settled: the keys' containers closed and
+/// nothing in flight, so every command their exploration orders against the leader's move
+/// is the deletion's (a close racing a move is the random cluster's to explore).
+#[test]
+fn the_deletions_under_a_leader_change_start_with_nothing_in_flight() {
+    let built = case("keys_deleted_while_leadership_moves", "SeedPatch")
+        .build()
+        .unwrap();
+    let in_flight = built.cluster.in_flight().unwrap();
+    assert!(in_flight.is_empty(), "{in_flight}");
+    let leader = built.cluster.leader().unwrap();
+    let containers = leader.containers();
+    assert!(!containers.is_empty());
+    assert!(
+        containers
+            .iter()
+            .all(|c| c.state == hadoop_ref::scm::LifeCycleState::Closed),
+        "{containers:?}"
+    );
+}
+
 /// With and without reduction, the same verdict at the same depth, the reduced search
 /// with fewer executions; with the sleep sets or without, the same states by depth.
 #[test]

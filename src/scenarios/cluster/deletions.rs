@@ -14,9 +14,11 @@ use crate::scenarios::rng::SeededRng;
 use crate::sim::mini_cluster::{Key, MiniOzoneCluster};
 
 /// Three SCMs and three datanodes (term fencing `behavior`) hold a kept and a deleted
-/// key. The cluster runs on its threads for `ROUNDS` (4) moves of its clock while the
-/// driver deletes the key and moves leadership to another SCM at rounds the seed picks,
-/// so the old leader's commands may wait in its queue. The cluster then settles; checks
+/// key, their containers closed (the set-up settles the writes, so the commands that race
+/// the leader's move are the deletion's; a close racing a move is the random cluster's).
+/// The cluster runs on its threads for `ROUNDS` (4) moves of its clock while the driver
+/// deletes the key and moves leadership to another SCM at rounds the seed picks, so the
+/// old leader's commands may wait in its queue. The cluster then settles; checks
 /// [`deleted_keys_are_gone_everywhere`], [`kept_keys_are_whole`] and [`log_drains`].
 pub fn keys_deleted_while_leadership_moves(
     behavior: StateContextBehavior,
@@ -59,7 +61,11 @@ pub fn keys_deleted_while_leadership_moves_explorable(
     }))
 }
 
-/// The cluster of the case with its kept and its doomed key, written.
+/// Ticks the set-up may take to close the keys' containers (it takes three).
+const SETTLE_TICKS: usize = 50;
+
+/// The cluster of the case with its kept and its doomed key written, and settled: their
+/// containers closed on every datanode and in the leader's tables.
 fn two_keys(behavior: StateContextBehavior) -> Result<(MiniOzoneCluster, Key, Key), Violation> {
     let cluster = MiniOzoneCluster::builder()
         .datanode_config(DatanodeConfig {
@@ -70,6 +76,7 @@ fn two_keys(behavior: StateContextBehavior) -> Result<(MiniOzoneCluster, Key, Ke
         .map_err(setup)?;
     let kept = cluster.write_key(2).map_err(setup)?;
     let deleted = cluster.write_key(2).map_err(setup)?;
+    cluster.run_until_quiescent(SETTLE_TICKS).map_err(setup)?;
     Ok((cluster, kept, deleted))
 }
 
