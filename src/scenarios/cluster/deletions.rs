@@ -62,7 +62,7 @@ pub fn keys_deleted_while_leadership_moves_explorable(
 }
 
 /// Ticks the set-up may take to close the keys' containers (it takes three).
-const SETTLE_TICKS: usize = 50;
+const SETUP_TICKS: usize = 10;
 
 /// The cluster of the case with its kept and its doomed key written, and settled: their
 /// containers closed on every datanode and in the leader's tables.
@@ -76,7 +76,7 @@ fn two_keys(behavior: StateContextBehavior) -> Result<(MiniOzoneCluster, Key, Ke
         .map_err(setup)?;
     let kept = cluster.write_key(2).map_err(setup)?;
     let deleted = cluster.write_key(2).map_err(setup)?;
-    cluster.run_until_quiescent(SETTLE_TICKS).map_err(setup)?;
+    cluster.run_until_quiescent(SETUP_TICKS).map_err(setup)?;
     Ok((cluster, kept, deleted))
 }
 
