@@ -106,6 +106,7 @@
 pub mod check;
 pub mod clock;
 pub mod datanode;
+pub mod events;
 pub mod hdds;
 pub mod namenode;
 pub mod scenarios;

@@ -154,8 +154,8 @@ impl<C: StateContextApi> CommandDispatcher<C> {
         delete_results: Vec<DeleteBlockTransactionResult>,
     ) -> CommandReport {
         let command = &dispatched.command;
-        tracing::debug!(
-            node = self.context.datanode().map(tracing::field::display),
+        crate::events::debug!(
+            node = self.context.datanode(),
             command = command.kind.name(), container = command.kind.container_number(), force = command.kind.force(),
             term = command.term,
             outcome = ?outcome,

@@ -178,7 +178,7 @@ impl<C: StateContextApi> HeartbeatEndpointTask<C> {
         for command in &response.commands {
             validate_term(command.term)?;
         }
-        tracing::debug!(
+        crate::events::debug!(
             node = %self.datanode,
             from = %self.scm.scm_id(),
             term = response.term,

@@ -115,7 +115,7 @@ impl ReportPublisher {
     /// `report`, with the `node report` event that states the datanode's room: what the
     /// cluster's room monitor judges (HDDS-16891).
     fn traced(&self, report: StorageReport) -> StorageReport {
-        tracing::debug!(
+        crate::events::debug!(
             node = %self.datanode,
             remaining = report.remaining,
             committed = report.committed,

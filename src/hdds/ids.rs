@@ -14,6 +14,8 @@ macro_rules! id_type {
                 write_id(f, $prefix, self.0)
             }
         }
+
+        crate::events::event_id!($name, $prefix, |id| id.0);
     };
 }
 

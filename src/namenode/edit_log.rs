@@ -131,7 +131,7 @@ impl SharedEditLog {
         journal.ops.extend_from_slice(logged);
         let end = journal.ops.len() as TxId;
         if !logged.is_empty() {
-            tracing::debug!(
+            crate::events::debug!(
                 node = %writer,
                 txid = %TxIds(first, end),
                 ops = %Ops(logged),

@@ -209,7 +209,7 @@ impl TailerThread {
                     Ok(_) => period,
                     Err(failure) => {
                         failures.fetch_add(1, Ordering::Relaxed);
-                        tracing::warn!(
+                        crate::events::warn!(
                             position = failure.position,
                             why = %failure.error,
                             "edit batch refused; retrying next period"

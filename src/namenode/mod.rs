@@ -33,9 +33,9 @@ pub mod ha;
 pub mod namesystem;
 pub mod pending_messages;
 
-use std::borrow::Cow;
 use std::fmt;
 
+use crate::events::EventText;
 use crate::hdds::ids::write_id;
 
 /// Identifies a NameNode of the HA pair (`dfs.ha.namenode.id`); shown as `nn0`, `nn1`.
@@ -48,24 +48,7 @@ impl fmt::Display for NameNodeId {
     }
 }
 
-impl NameNodeId {
-    /// The id as [`Display`](fmt::Display) writes it, borrowed for the ids an HA pair
-    /// uses: a namesystem names itself in each of its protocol events, as text, without
-    /// writing it each time.
-    ///
-    /// ```
-    /// use hadoop_ref::namenode::NameNodeId;
-    /// assert_eq!(NameNodeId(1).name(), "nn1");
-    /// assert_eq!(NameNodeId(12).name(), NameNodeId(12).to_string());
-    /// ```
-    pub fn name(self) -> Cow<'static, str> {
-        const FIRST: [&str; 4] = ["nn0", "nn1", "nn2", "nn3"];
-        match usize::try_from(self.0).ok().and_then(|i| FIRST.get(i)) {
-            Some(&name) => Cow::Borrowed(name),
-            None => Cow::Owned(self.to_string()),
-        }
-    }
-}
+crate::events::event_id!(NameNodeId, "nn", |id| u64::from(id.0));
 
 /// A position in the shared edit log: the number of edits before it. The edit after
 /// position `p` has transaction id `p + 1`, as HDFS numbers transactions from 1.
@@ -80,6 +63,8 @@ impl fmt::Display for DatanodeId {
         write_id(f, "dn", self.0)
     }
 }
+
+crate::events::event_id!(DatanodeId, "dn", |id| id.0);
 
 /// A block id. Blocks are identified by id alone (`Block.equals` compares ids): two
 /// reports of the same id with different generation stamps are the same block.
@@ -143,12 +128,18 @@ pub enum ReplicaState {
 
 impl fmt::Display for ReplicaState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.write_str(self.text())
+    }
+}
+
+impl EventText for ReplicaState {
+    fn text(&self) -> &'static str {
+        match self {
             ReplicaState::Finalized => "FINALIZED",
             ReplicaState::Rbw => "RBW",
             ReplicaState::Rwr => "RWR",
             ReplicaState::Rur => "RUR",
             ReplicaState::Temporary => "TEMPORARY",
-        })
+        }
     }
 }

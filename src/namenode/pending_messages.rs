@@ -39,6 +39,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
 use super::{Block, BlockId, DatanodeId, ReplicaState, StorageId};
+use crate::events::EventText;
 
 /// What a queued report says about the replica.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -52,9 +53,15 @@ pub enum ReportedState {
 impl fmt::Display for ReportedState {
     /// The replica state (`RBW`, `FINALIZED`, …) or `DELETED`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text())
+    }
+}
+
+impl EventText for ReportedState {
+    fn text(&self) -> &'static str {
         match self {
-            ReportedState::Replica(state) => state.fmt(f),
-            ReportedState::Deleted => f.write_str("DELETED"),
+            ReportedState::Replica(state) => state.text(),
+            ReportedState::Deleted => "DELETED",
         }
     }
 }

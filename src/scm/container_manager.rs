@@ -234,7 +234,7 @@ impl StorageContainerManager {
         config.validate()?;
         let loaded = db.load();
         let hardening = behavior.hardening(config.hardening);
-        tracing::debug!(
+        crate::events::debug!(
             node = %id,
             index = loaded.index,
             containers = loaded.containers.len(),
@@ -319,16 +319,16 @@ impl StorageContainerManager {
     pub fn allocate_container(&self) -> Result<ContainerId, ScmError> {
         let context = self.context();
         if !context.is_leader || !self.ratis_leader_ready.load(Ordering::Acquire) {
-            tracing::debug!(node = %self.id, why = "not leader", "allocation refused");
+            crate::events::debug!(node = %self.id, why = "not leader", "allocation refused");
             return Err(ScmError::NotLeader { scm: self.id });
         }
         if context.in_safe_mode {
-            tracing::debug!(node = %self.id, why = "in safe mode", "allocation refused");
+            crate::events::debug!(node = %self.id, why = "in safe mode", "allocation refused");
             return Err(ScmError::InSafeMode);
         }
         let mut gate = self.allocation.lock();
         if self.behavior.gates_allocation() && gate.rebuilt_for_term != Some(context.term) {
-            tracing::debug!(
+            crate::events::debug!(
                 node = %self.id,
                 term = context.term,
                 why = "rebuild not done",
@@ -341,7 +341,7 @@ impl StorageContainerManager {
             .choose(self.config.pipelines.len())
             .and_then(|index| self.config.pipelines.get(index))
         else {
-            tracing::debug!(node = %self.id, why = "no open pipeline", "allocation refused");
+            crate::events::debug!(node = %self.id, why = "no open pipeline", "allocation refused");
             return Err(ScmError::NoPipelineWithSpace);
         };
         let container = self
@@ -355,7 +355,7 @@ impl StorageContainerManager {
         match submitted {
             Ok(index) => {
                 self.catch_up();
-                tracing::debug!(
+                crate::events::debug!(
                     node = %self.id,
                     container = container.0,
                     pipeline = %pipeline.id,
@@ -367,7 +367,7 @@ impl StorageContainerManager {
             }
             Err(reason) => {
                 // The reservation stays: the entry may still commit.
-                tracing::debug!(
+                crate::events::debug!(
                     node = %self.id,
                     container = container.0,
                     why = "submit not confirmed",
@@ -386,7 +386,7 @@ impl StorageContainerManager {
         let mut nodes: Vec<Arc<DatanodeInfo>> = Vec::with_capacity(pipeline.nodes.len());
         for &datanode in &pipeline.nodes {
             let Ok(node) = self.nodes.get(datanode) else {
-                tracing::debug!(
+                crate::events::debug!(
                     node = %self.id,
                     pipeline = %pipeline.id,
                     datanode = %datanode,
@@ -418,7 +418,7 @@ impl StorageContainerManager {
                 tracker.remove_pending_allocation(node, container);
             }
             match check {
-                SpaceCheck::Checked { slots, pending, .. } => tracing::debug!(
+                SpaceCheck::Checked { slots, pending, .. } => crate::events::debug!(
                     node = %self.id,
                     container = container.0,
                     pipeline = %pipeline.id,
@@ -428,7 +428,7 @@ impl StorageContainerManager {
                     why = "no slot",
                     "allocation refused"
                 ),
-                SpaceCheck::NoReport => tracing::debug!(
+                SpaceCheck::NoReport => crate::events::debug!(
                     node = %self.id,
                     container = container.0,
                     pipeline = %pipeline.id,
@@ -439,7 +439,7 @@ impl StorageContainerManager {
             }
             return None;
         }
-        tracing::debug!(
+        crate::events::debug!(
             node = %self.id,
             container = container.0,
             pipeline = %pipeline.id,
@@ -459,7 +459,7 @@ impl StorageContainerManager {
         let mut table = self.table.write();
         let CatchUp { snapshot, entries } = self.log.catch_up(table.applied.index);
         if let Some(snapshot) = snapshot {
-            tracing::debug!(
+            crate::events::debug!(
                 node = %self.id,
                 index = snapshot.index,
                 containers = snapshot.containers.len(),
@@ -478,7 +478,7 @@ impl StorageContainerManager {
             self.db.apply(index, &entry);
         }
         if !added.is_empty() {
-            tracing::debug!(
+            crate::events::debug!(
                 node = %self.id,
                 index = table.applied.index,
                 containers = %Listed(&added),
@@ -511,7 +511,7 @@ impl StorageContainerManager {
             })
             .collect();
         drop(table);
-        tracing::debug!(node = %self.id, unwritten = %Listed(&unwritten), "containers read");
+        crate::events::debug!(node = %self.id, unwritten = %Listed(&unwritten), "containers read");
         containers
     }
 

@@ -210,7 +210,7 @@ impl HdfsDataNode {
                 .is_some_and(|(replica, _)| replica.gs == block.gs);
             if matches {
                 state.replicas.remove(&block.id);
-                tracing::debug!(
+                crate::events::debug!(
                     node = %self.storage.datanode,
                     block = block.id.0,
                     gs = block.gs,

@@ -99,7 +99,7 @@ impl SimulatedRatis {
     pub fn lose_leader(&self) {
         let mut state = self.state.lock();
         if let Some(leader) = state.leader.take() {
-            tracing::debug!(leader = %leader, term = state.term, "leader lost");
+            crate::events::debug!(leader = %leader, term = state.term, "leader lost");
         }
     }
 
@@ -113,14 +113,14 @@ impl SimulatedRatis {
             state.snapshot.apply(index, &entry);
         }
         if compacted {
-            tracing::debug!(index = state.snapshot.index, "log compacted");
+            crate::events::debug!(index = state.snapshot.index, "log compacted");
         }
     }
 
     /// The next submit meets `fault`.
     pub fn inject(&self, fault: SubmitFault) {
         self.state.lock().faults.push_back(fault);
-        tracing::debug!(fault = ?fault, "submit fault injected");
+        crate::events::debug!(fault = ?fault, "submit fault injected");
     }
 
     /// Index of the last committed entry.
@@ -141,14 +141,14 @@ impl ReplicatedLog for SimulatedRatis {
         match state.faults.pop_front() {
             None => Ok(index),
             Some(SubmitFault::TimeoutAfterCommit) => {
-                tracing::debug!(from = %from, index, "committed, timeout answered");
+                crate::events::debug!(from = %from, index, "committed, timeout answered");
                 Err(SubmitError::Timeout)
             }
             Some(SubmitFault::NotLeaderAfterCommit) => {
                 // The leader stepped down with the entry in its log; a next leader commits
                 // it. Until an election there is no leader.
                 state.leader = None;
-                tracing::debug!(
+                crate::events::debug!(
                     from = %from,
                     index,
                     "committed, not-leader answered, leader lost"

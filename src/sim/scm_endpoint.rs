@@ -63,14 +63,14 @@ impl InProcessScm {
         let mut state = self.state.lock();
         state.believes_leader = true;
         state.term = term;
-        tracing::debug!(node = %self.id, term, "became leader");
+        crate::events::debug!(node = %self.id, term, "became leader");
     }
 
     /// Ratis told this SCM it lost leadership (`notifyNotLeader`); its queues stay.
     pub fn step_down(&self) {
         let mut state = self.state.lock();
         if std::mem::replace(&mut state.believes_leader, false) {
-            tracing::debug!(node = %self.id, term = state.term, "stepped down");
+            crate::events::debug!(node = %self.id, term = state.term, "stepped down");
         }
     }
 

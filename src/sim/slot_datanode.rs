@@ -126,7 +126,7 @@ impl SlotDatanode {
         }
         if (created.len() as u64) < self.slots {
             created.insert(container);
-            tracing::debug!(
+            crate::events::debug!(
                 node = %self.id,
                 container = container.0,
                 slots = self.slots,
@@ -136,7 +136,7 @@ impl SlotDatanode {
             true
         } else {
             self.refused.lock().push(container);
-            tracing::debug!(
+            crate::events::debug!(
                 node = %self.id,
                 container = container.0,
                 slots = self.slots,

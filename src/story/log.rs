@@ -76,12 +76,12 @@ pub fn encode_line(event: &Event, time_ms: Option<u64>, out: &mut String) {
 /// a string.
 fn push_value(out: &mut String, value: &FieldValue) {
     match value {
-        FieldValue::U64(n) => super::site::push_u64(out, *n),
+        FieldValue::U64(n) => super::value::push_u64(out, *n),
         FieldValue::I64(n) => {
             if *n < 0 {
                 out.push('-');
             }
-            super::site::push_u64(out, n.unsigned_abs());
+            super::value::push_u64(out, n.unsigned_abs());
         }
         FieldValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         FieldValue::Text(text) => json::push_string(out, text),

@@ -81,6 +81,7 @@ pub use log::{
 pub use recorder::{EventSink, MAX_EVENTS, Recorder};
 pub use table::{StepTable, fields_text};
 pub(crate) use value::trailing_number as list_item_id;
+pub(crate) use value::write_arg;
 pub use value::{FieldValue, ID_FIELDS};
 
 /// Runs `f` with a fresh [`Recorder`] installed on this thread and returns what `f`

@@ -14,15 +14,13 @@ use tracing::{Event as TracingEvent, Metadata, Subscriber};
 use super::event::{Event, Story};
 use super::matching;
 use super::site::{self, Routing, Site, Sites};
+use crate::events::{self, Arg, EventHook, Site as CallSite, TARGET_PREFIX};
 use crate::sync::thread;
 use crate::unmodelled::Shared;
 
 /// Events kept per execution; older ones are left out (and counted) past this bound, so a
 /// long run's story keeps its end, where the violation is.
 pub const MAX_EVENTS: usize = 4_096;
-
-/// The crate whose events are recorded (its components' `tracing` targets start with it).
-const TARGET_PREFIX: &str = "hadoop_ref::";
 
 /// Where a [`Recorder`] hands every event as it records it, in the order of their steps
 /// (under the recorder's lock, outside any checker's model: keep it short, never block).
@@ -75,11 +73,14 @@ pub trait EventSink: Send {
     }
 
     /// Whether the sink already holds an event equal to the next one of a call site whose
-    /// route is `route`, as `same` tells (equal in all but the thread): if it does, it
-    /// takes that event as the next one and returns true, and a recorder that keeps
-    /// nothing hands it nothing more for it, not even writing the event out. A sink that
-    /// remembers the sequences it judged (a repeated sequence's next event is one of its
-    /// own) spares the recorder writing each event of a repeat. `false` by default.
+    /// route is `route`, as `same` tells (equal in its step, node and fields): if it does,
+    /// it takes that event as the next one and returns true, and a recorder that keeps
+    /// nothing hands it nothing more for it, not even writing the event out. `same` does
+    /// not compare the name and component: a sink that answers `true` gives each kind of
+    /// event (component and name) a route of its own, and holds an event of that route
+    /// only. A sink that remembers the sequences it judged (a repeated sequence's next
+    /// event is one of its own) spares the recorder writing each event of a repeat.
+    /// `false` by default.
     fn met(&mut self, route: u32, same: &mut dyn FnMut(&Event) -> bool) -> bool {
         let _ = (route, same);
         false
@@ -217,9 +218,13 @@ impl Recorder {
         self
     }
 
-    /// Runs `f` with this recorder as the calling thread's default subscriber.
+    /// Runs `f` with this recorder taking the calling thread's events: as its event hook
+    /// ([`crate::events`]) and its default `tracing` subscriber (for events that come
+    /// through `tracing`).
     pub fn install<T>(&self, f: impl FnOnce() -> T) -> T {
-        super::interest::with_scoped_default(self.clone(), f)
+        events::with_hook(events::hook(self.clone()), || {
+            super::interest::with_scoped_default(self.clone(), f)
+        })
     }
 
     /// The events recorded so far, leaving the recorder empty for the next execution.
@@ -237,9 +242,9 @@ impl Recorder {
 }
 
 impl Kept {
-    /// Numbers `event` (of call site `site`) and hands it to the sinks that take it, then
-    /// keeps it (within the bound).
-    fn push(&mut self, mut event: Event, site: &'static Metadata<'static>) {
+    /// Numbers `event` (of the call site keyed `site`) and hands it to the sinks that take
+    /// it, then keeps it (within the bound).
+    fn push(&mut self, mut event: Event, site: usize) {
         event.step = self.left_out + self.events.len() + 1;
         let sinks = &mut self.sinks;
         let routing = self.sites.routing(site, &event, |component, name| {
@@ -257,7 +262,7 @@ impl Kept {
     /// that already holds an event equal to it ([`EventSink::met`]) as that event, to the
     /// others as its call site's event refilled with it ([`Sites`]). The event of a site no
     /// sink takes is only numbered, and one every taker already holds is not written out.
-    fn stream(&mut self, event: &TracingEvent<'_>) {
+    fn stream(&mut self, call: &CallSite<'_>, args: &[Arg<'_>]) {
         self.left_out += 1;
         let Kept {
             sinks,
@@ -267,8 +272,7 @@ impl Kept {
             ..
         } = self;
         let step = *left_out;
-        let component = component_of_str(event.metadata().target());
-        let (site, filled) = sites.site(event, component, |component, name| {
+        let (site, filled) = sites.site(call, args, |component, name| {
             routing_of(sinks, component, name)
         });
         let mut takers = site.routing.takers;
@@ -276,11 +280,11 @@ impl Kept {
             return;
         }
         if !filled {
-            takers &= !met_by(sinks, site, event, step);
+            takers &= !met_by(sinks, site, call, args, step);
             if takers == 0 && sinks.len() <= ROUTED_SINKS {
                 return;
             }
-            site.refill(event);
+            site.refill(call, args);
         }
         // The thread is found out only for an event a sink takes written out.
         let label = label_of(labels, thread::current_key());
@@ -291,22 +295,19 @@ impl Kept {
     }
 }
 
-/// The sinks taking `site`'s events that already hold an event equal to `event` (step
+/// The sinks taking `site`'s events that already hold an event equal to `args` (step
 /// `step`) in all but its thread, and take it as that event ([`EventSink::met`]): a bit
 /// set of their indices, as [`Routing::takers`].
 fn met_by(
     sinks: &mut [Box<dyn EventSink>],
     site: &Site,
-    event: &TracingEvent<'_>,
+    call: &CallSite<'_>,
+    args: &[Arg<'_>],
     step: usize,
 ) -> u64 {
-    let (name, component) = (&site.event.name, &site.event.component);
-    let mut same = |held: &Event| {
-        held.step == step
-            && held.name == *name
-            && held.component == *component
-            && matching::same_node_and_fields(event, held)
-    };
+    // The name and component are the route's (see `EventSink::met`).
+    let mut same =
+        |held: &Event| held.step == step && matching::same_node_and_fields(call, args, held);
     let mut met = 0;
     for (at, sink) in sinks.iter_mut().enumerate().take(ROUTED_SINKS) {
         let taker = site.routing.takers & (1 << at) != 0;
@@ -367,18 +368,9 @@ impl Subscriber for Recorder {
     fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
 
     fn event(&self, event: &TracingEvent<'_>) {
-        if !event.metadata().target().starts_with(TARGET_PREFIX) {
-            return;
+        if event.metadata().target().starts_with(TARGET_PREFIX) {
+            events::with_tracing_event(event, |site, args| self.record(site, args));
         }
-        self.kept.with(|kept| {
-            if kept.capacity == 0 {
-                kept.stream(event);
-                return;
-            }
-            let label = label_of(&mut kept.labels, thread::current_key()).into_owned();
-            let recorded = event_with_label(event, label);
-            kept.push(recorded, event.metadata());
-        });
     }
 
     fn enter(&self, _span: &Id) {}
@@ -386,26 +378,40 @@ impl Subscriber for Recorder {
     fn exit(&self, _span: &Id) {}
 }
 
+impl EventHook for Recorder {
+    fn event(&self, site: &CallSite<'_>, args: &[Arg<'_>]) {
+        if site.target.starts_with(TARGET_PREFIX) {
+            self.record(site, args);
+        }
+    }
+}
+
+impl Recorder {
+    /// Records one event of this crate: the values `args` of call site `site`.
+    fn record(&self, site: &CallSite<'_>, args: &[Arg<'_>]) {
+        self.kept.with(|kept| {
+            if kept.capacity == 0 {
+                kept.stream(site, args);
+                return;
+            }
+            let label = label_of(&mut kept.labels, thread::current_key()).into_owned();
+            let recorded = Event {
+                thread: label,
+                ..site::event_of(site, args)
+            };
+            kept.push(recorded, site.key);
+        });
+    }
+}
+
 /// A `tracing` event of this crate as a story's event (its step left 0), with the thread
 /// that emits it; `None` for another crate's event.
 pub(super) fn event_of(event: &TracingEvent<'_>) -> Option<Event> {
-    let metadata = event.metadata();
-    if !metadata.target().starts_with(TARGET_PREFIX) {
+    if !event.metadata().target().starts_with(TARGET_PREFIX) {
         return None;
     }
-    Some(event_with_label(event, thread::current_label()))
-}
-
-/// [`event_of`] for an event of this crate emitted by the thread labelled `thread`.
-fn event_with_label(event: &TracingEvent<'_>, thread: String) -> Event {
-    let component = component_of_str(event.metadata().target());
-    Event {
-        thread,
-        ..site::event_of(event, component)
-    }
-}
-
-/// `hadoop_ref::datanode::state_context` → `datanode::state_context`, borrowed.
-fn component_of_str(target: &str) -> &str {
-    target.strip_prefix(TARGET_PREFIX).unwrap_or(target)
+    Some(events::with_tracing_event(event, |site, args| Event {
+        thread: thread::current_label(),
+        ..site::event_of(site, args)
+    }))
 }

@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use crate::events::Arg;
+
 /// One field's value.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum FieldValue {
@@ -77,6 +79,18 @@ impl FieldValue {
         }
     }
 
+    /// Sets the value to `arg`'s, as a recorder records it: an integer or a flag as a
+    /// value, anything else as its text (a `Text` keeps its allocation).
+    pub(crate) fn assign(&mut self, arg: &Arg<'_>) {
+        *self = match *arg {
+            Arg::U64(n) => FieldValue::U64(n),
+            Arg::I64(n) => FieldValue::signed(n),
+            Arg::Bool(b) => FieldValue::Bool(b),
+            Arg::Absent => FieldValue::default(),
+            _ => return write_arg(self.emptied_text(), arg),
+        };
+    }
+
     /// The text of a `Text` value.
     pub fn as_text(&self) -> Option<&str> {
         match self {
@@ -121,6 +135,21 @@ impl FieldValue {
         }
         FieldValue::Text(text.to_owned())
     }
+}
+
+/// Appends `arg`'s text to `out`: a text, an integer and an id's prefix and number
+/// without the formatting machinery.
+pub(crate) fn write_arg(out: &mut (impl fmt::Write + ?Sized), arg: &Arg<'_>) {
+    // Writing into the crate's buffers cannot fail.
+    let _ = match *arg {
+        Arg::Str(value) => out.write_str(value),
+        Arg::U64(n) => {
+            push_u64(out, n);
+            Ok(())
+        }
+        Arg::Id { prefix, number } => out.write_str(prefix).map(|()| push_u64(out, number)),
+        _ => write!(out, "{arg}"),
+    };
 }
 
 /// The fields that hold one identifier, recorded as its number: a text log's `c3` or
@@ -190,4 +219,23 @@ impl From<String> for FieldValue {
     fn from(text: String) -> Self {
         FieldValue::Text(text)
     }
+}
+
+/// Appends `value` in decimal, as its `Display` (and `Debug`) writes it, without the
+/// formatting machinery: the recorder's and the coverage hook's integer fields.
+pub(crate) fn push_u64(out: &mut (impl fmt::Write + ?Sized), value: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = value;
+    loop {
+        at -= 1;
+        // A digit is below 10: the cast keeps it.
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    // ASCII digits are UTF-8; writing to a String cannot fail.
+    let _ = out.write_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }

@@ -10,8 +10,9 @@ pub mod atomic {
     pub use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 }
 
-/// Threads (`std::thread`). A spawned thread inherits its parent's `tracing` dispatcher, so
-/// a collector installed around a run sees the events of every thread the run starts.
+/// Threads (`std::thread`). A spawned thread inherits its parent's event hook and `tracing`
+/// dispatcher, so a collector installed around a run sees the events of every thread the
+/// run starts.
 pub mod thread {
     pub use std::thread::{JoinHandle, sleep, yield_now};
 
@@ -21,8 +22,8 @@ pub mod thread {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        let dispatch = tracing::dispatcher::get_default(Clone::clone);
-        std::thread::spawn(move || tracing::dispatcher::with_default(&dispatch, f))
+        let inherited = Inherited::current();
+        std::thread::spawn(move || inherited.run(f))
     }
 
     /// Spawns a thread with a name (a failure's story names threads by it). Panics if
@@ -32,11 +33,37 @@ pub mod thread {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        let dispatch = tracing::dispatcher::get_default(Clone::clone);
+        let inherited = Inherited::current();
         std::thread::Builder::new()
             .name(name.to_owned())
-            .spawn(move || tracing::dispatcher::with_default(&dispatch, f))
+            .spawn(move || inherited.run(f))
             .unwrap_or_else(|error| panic!("failed to spawn thread {name}: {error}"))
+    }
+
+    /// What a spawned thread takes from its parent: the event hook and the `tracing`
+    /// dispatcher.
+    struct Inherited {
+        hook: Option<crate::events::SharedHook>,
+        dispatch: tracing::Dispatch,
+    }
+
+    impl Inherited {
+        fn current() -> Self {
+            Self {
+                hook: crate::events::current_hook(),
+                dispatch: tracing::dispatcher::get_default(Clone::clone),
+            }
+        }
+
+        /// Runs `f` with them.
+        fn run<T>(self, f: impl FnOnce() -> T) -> T {
+            let Self { hook, dispatch } = self;
+            let traced = move || tracing::dispatcher::with_default(&dispatch, f);
+            match hook {
+                Some(hook) => crate::events::with_hook(hook, traced),
+                None => traced(),
+            }
+        }
     }
 
     /// A number that tells the calling thread from the others, without allocating (a hash

@@ -1,5 +1,5 @@
 //! The event catalogue of `docs/event-log.md` cannot drift from the code: every
-//! `tracing` event the library emits (its component, its message, its fields) has its
+//! event the library emits (its component, its message, its fields) has its
 //! row, every row an event, and every field its entry in the field glossary.
 //!
 //! `EVENT_LOG_DOC=write cargo test --test tests event_catalogue` rewrites the catalogue
@@ -15,7 +15,10 @@ const EVENTS_BEGIN: &str = "<!-- events: begin -->";
 const EVENTS_END: &str = "<!-- events: end -->";
 const FIELDS_BEGIN: &str = "<!-- fields: begin -->";
 const FIELDS_END: &str = "<!-- fields: end -->";
-const MACROS: [&str; 5] = [
+const MACROS: [&str; 8] = [
+    "events::debug!(",
+    "events::info!(",
+    "events::warn!(",
     "tracing::debug!(",
     "tracing::info!(",
     "tracing::warn!(",
@@ -155,7 +158,8 @@ fn declared_target(text: &str) -> Option<String> {
     Some(rest.split_once('"')?.0.to_owned())
 }
 
-/// The argument text of every `tracing` event macro call in `text`, outside comments.
+/// The argument text of every event macro call in `text` (the crate's `events` macros or
+/// `tracing`'s), outside comments.
 fn macro_calls(text: &str) -> Vec<String> {
     let code: String = text
         .lines()

@@ -1,12 +1,13 @@
-//! The coverage hook as a `tracing` subscriber: it counts each event of the crate into
-//! its coverage's tally, then hands the event to the story's recorder when the run also
-//! wants one (event logs, monitors).
+//! The coverage hook: it counts each event of the crate into its coverage's tally, then
+//! hands the event to the story's recorder when the run also wants one (event logs,
+//! monitors). It is the run's event hook ([`crate::events`]), and a `tracing` subscriber
+//! for the events that come through `tracing`.
 
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event as TracingEvent, Metadata, Subscriber};
 
 use super::running::Home;
-use super::tally::TARGET_PREFIX;
+use crate::events::{self, Arg, EventHook, Site, TARGET_PREFIX};
 use crate::story::Recorder;
 use crate::sync::thread;
 
@@ -37,15 +38,32 @@ impl Subscriber for Exploring {
     fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
 
     fn event(&self, event: &TracingEvent<'_>) {
-        let thread = thread::current_key();
-        // An event of another thread while an execution holds the tally is not counted.
-        let _counted = self.tally.with(|tally| tally.observe(event, thread));
-        if let Some(recorder) = &self.inner {
-            recorder.event(event);
+        if event.metadata().target().starts_with(TARGET_PREFIX) {
+            events::with_tracing_event(event, |site, args| self.count(site, args));
         }
     }
 
     fn enter(&self, _span: &Id) {}
 
     fn exit(&self, _span: &Id) {}
+}
+
+impl EventHook for Exploring {
+    fn event(&self, site: &Site<'_>, args: &[Arg<'_>]) {
+        if site.target.starts_with(TARGET_PREFIX) {
+            self.count(site, args);
+        }
+    }
+}
+
+impl Exploring {
+    /// Counts one event of the crate, and hands it to the recorder if there is one.
+    fn count(&self, site: &Site<'_>, args: &[Arg<'_>]) {
+        let thread = thread::current_key();
+        // An event of another thread while an execution holds the tally is not counted.
+        let _counted = self.tally.with(|tally| tally.observe(site, args, thread));
+        if let Some(recorder) = &self.inner {
+            EventHook::event(recorder, site, args);
+        }
+    }
 }

@@ -32,6 +32,7 @@ pub use summary::{CoverageSummary, WindowCount};
 pub use tally::MAX_DISTINCT;
 pub use window::{Captured, FieldSource, MAX_WINDOWS, RaceWindow, Seen, WindowState};
 
+use crate::events::SharedHook;
 use crate::story::Recorder;
 use hook::Exploring;
 use running::Home;
@@ -72,17 +73,23 @@ impl Coverage {
             tally: self.tally.clone(),
             inner: recorder,
         };
-        crate::story::with_scoped_default(subscriber, f)
+        crate::events::with_hook(crate::events::hook(subscriber.clone()), || {
+            crate::story::with_scoped_default(subscriber, f)
+        })
     }
 
-    /// The coverage hook as a dispatcher, handing every event on to `recorder` too when
-    /// one is given: for a harness that routes events to it without a scoped default
-    /// (the shuttle runner's relay).
-    pub fn hook(&self, recorder: Option<Recorder>) -> tracing::Dispatch {
-        tracing::Dispatch::new(Exploring {
+    /// The coverage hook as a dispatcher and as an event hook, handing every event on to
+    /// `recorder` too when one is given: for a harness that routes events to it without a
+    /// scoped default (the shuttle runner's relay).
+    pub fn hook(&self, recorder: Option<Recorder>) -> (tracing::Dispatch, SharedHook) {
+        let hook = Exploring {
             tally: self.tally.clone(),
             inner: recorder,
-        })
+        };
+        (
+            tracing::Dispatch::new(hook.clone()),
+            crate::events::hook(hook),
+        )
     }
 
     /// At the start of an execution.

@@ -5,18 +5,13 @@
 //! nodes).
 
 use std::collections::{HashMap, HashSet};
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
-
-use tracing::Event as TracingEvent;
-use tracing::field::{Field, Visit};
 
 use super::summary::{CoverageSummary, WindowCount};
 use super::window::{Captured, MAX_WINDOWS, RaceWindow, Seen, WindowState};
-use crate::story::FieldValue;
-
-/// The crate whose events are counted (its components' `tracing` targets start with it).
-pub(super) const TARGET_PREFIX: &str = "hadoop_ref::";
+use crate::events::{Arg, Site};
+use crate::story::{FieldValue, write_arg};
 
 /// Most distinct sequences and pairs kept per run: past it, new ones are counted as
 /// overflow rather than kept (memory stays bounded on an unbounded soak).
@@ -70,7 +65,7 @@ enum Slot {
 /// An event kind: one call site of the crate, named by its component and message.
 struct Kind {
     id: u32,
-    component: &'static str,
+    component: String,
     name: String,
     /// The windows whose predicates read this kind (bit `i`: window `i`).
     windows: u64,
@@ -176,32 +171,36 @@ impl Tally {
         }
     }
 
-    /// One event of the crate, emitted by thread `thread`. Its node is read at every
-    /// event; the fields the windows read only while one of its kind's windows is open.
-    pub(super) fn observe(&mut self, event: &TracingEvent<'_>, thread: u64) {
+    /// One event of the crate (the values `args` of call site `site`), emitted by thread
+    /// `thread`. Its node is read at every event; the fields the windows read only while
+    /// one of its kind's windows is open.
+    pub(super) fn observe(&mut self, site: &Site<'_>, args: &[Arg<'_>], thread: u64) {
         if !self.active {
             return;
         }
-        let site = std::ptr::from_ref(event.metadata()) as usize;
-        let index = match self.sites.get(&site) {
+        let index = match self.sites.get(&site.key) {
             Some(&index) => index,
-            None => self.learn(site, event),
+            None => self.learn(site),
         };
         let kind = &self.kinds[index];
         let open = kind.windows & !self.hit;
-        self.node.clear();
-        let mut visitor = Visitor {
-            slots: &kind.slots,
-            node: &mut self.node,
-            fields: (open != 0).then_some(&mut self.fields),
-            used: 0,
-        };
-        event.record(&mut visitor);
-        let used = visitor.used;
-        let node = match self.node.text.is_empty() {
-            true => 0,
-            false => self.nodes.intern(&self.node),
-        };
+        let mut node = 0;
+        let mut used = 0;
+        for (at, (slot, arg)) in kind.slots.iter().zip(args).enumerate() {
+            match slot {
+                _ if matches!(arg, Arg::Absent) => {}
+                Slot::Node => node = self.nodes.number(arg, &mut self.node),
+                Slot::Read if open != 0 => {
+                    if used == self.fields.len() {
+                        self.fields.push(("", FieldValue::default()));
+                    }
+                    self.fields[used].0 = site.fields[at];
+                    self.fields[used].1.assign(arg);
+                    used += 1;
+                }
+                Slot::Read | Slot::Skip => {}
+            }
+        }
         self.hash = mix(self.hash, (u64::from(node) << 32) | u64::from(kind.id));
         if let Some((last_thread, last_kind)) = self.last
             && last_thread != thread
@@ -216,9 +215,9 @@ impl Tally {
         }
         let fields = Captured(&self.fields[..used]);
         let seen = Seen::new(
-            kind.component,
+            &kind.component,
             &kind.name,
-            (!self.node.text.is_empty()).then_some((self.node.text.as_str(), u64::from(node))),
+            self.nodes.text(node).map(|text| (text, u64::from(node))),
             thread,
             &fields,
         );
@@ -231,37 +230,32 @@ impl Tally {
 
     /// Learns the kind of a call site on its first event: its message, the windows that
     /// read it, and what to read of each of its fields. Returns its index in `kinds`.
-    fn learn(&mut self, site: usize, event: &TracingEvent<'_>) -> usize {
-        let metadata = event.metadata();
-        let mut name = String::new();
-        event.record(&mut Message(&mut name));
+    fn learn(&mut self, site: &Site<'_>) -> usize {
+        let name = site.name.to_owned();
         let windows = self
             .windows
             .iter()
             .enumerate()
             .filter(|(_, w)| w.reads.contains(&name.as_str()))
             .fold(0u64, |mask, (i, _)| mask | (1 << i));
-        let slots = metadata
-            .fields()
+        let slots = site
+            .fields
             .iter()
-            .map(|field| match field.name() {
-                "message" => Slot::Skip,
+            .map(|&field| match field {
                 "node" => Slot::Node,
                 name if self.wanted.contains(&name) => Slot::Read,
                 _ => Slot::Skip,
             })
             .collect();
         let id = u32::try_from(self.kinds.len() + 1).unwrap_or(u32::MAX);
-        let target = metadata.target();
-        let component = target.strip_prefix(TARGET_PREFIX).unwrap_or(target);
         self.kinds.push(Kind {
             id,
-            component,
+            component: site.component().to_owned(),
             name,
             windows,
             slots,
         });
-        self.sites.insert(site, self.kinds.len() - 1);
+        self.sites.insert(site.key, self.kinds.len() - 1);
         self.kinds.len() - 1
     }
 }
@@ -274,9 +268,42 @@ struct Nodes {
     /// Each node's hash and text, by its number less one.
     hashes: Vec<u64>,
     texts: Vec<String>,
+    /// The nodes named by an id, by its prefix and number: found without writing them.
+    ids: Vec<(&'static str, u64, u32)>,
 }
 
 impl Nodes {
+    /// The number of the node `arg` names (0 for an empty one), given on first sight;
+    /// `scratch` is where its text is written when it is not known by its id.
+    fn number(&mut self, arg: &Arg<'_>, scratch: &mut NodeText) -> u32 {
+        if let Arg::Id { prefix, number } = *arg
+            && let Some(&(_, _, known)) = self.ids.iter().find(|(known_prefix, known_number, _)| {
+                *known_number == number
+                    && (std::ptr::eq(*known_prefix, prefix) || *known_prefix == prefix)
+            })
+        {
+            return known;
+        }
+        scratch.clear();
+        write_arg(scratch, arg);
+        if scratch.text.is_empty() {
+            return 0;
+        }
+        let known = self.intern(scratch);
+        if let Arg::Id { prefix, number } = *arg
+            && self.ids.len() < MAX_NODE_IDS
+        {
+            self.ids.push((prefix, number, known));
+        }
+        known
+    }
+
+    /// The text of node `number` (none for 0).
+    fn text(&self, number: u32) -> Option<&str> {
+        let at = usize::try_from(number).ok()?.checked_sub(1)?;
+        self.texts.get(at).map(String::as_str)
+    }
+
     /// The number of `node`, given on first sight.
     fn intern(&mut self, node: &NodeText) -> u32 {
         let known = self
@@ -292,6 +319,10 @@ impl Nodes {
         u32::try_from(at + 1).unwrap_or(u32::MAX)
     }
 }
+
+/// Node ids a run keeps by their prefix and number (past it, an id is written out and
+/// looked for by its text): the nodes of one cluster, with room to spare.
+const MAX_NODE_IDS: usize = 256;
 
 /// An event's node as it is written, hashed as it is written (FNV-1a).
 #[derive(Default)]
@@ -321,100 +352,4 @@ impl fmt::Write for NodeText {
 
 fn mix(hash: u64, value: u64) -> u64 {
     (hash.rotate_left(5) ^ value).wrapping_mul(MIX_K)
-}
-
-/// Reads an event's message (a call site's name, on its first sight).
-struct Message<'a>(&'a mut String);
-
-impl Visit for Message<'_> {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        if field.name() == "message" {
-            self.0.push_str(value);
-        }
-    }
-
-    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        if field.name() == "message" {
-            // Writing to a String cannot fail.
-            let _ = write!(self.0, "{value:?}");
-        }
-    }
-}
-
-/// Reads an event's node, and the fields its kind's slots say a window reads when those
-/// are wanted, into buffers the tally reuses.
-struct Visitor<'a> {
-    slots: &'a [Slot],
-    node: &'a mut NodeText,
-    fields: Option<&'a mut Vec<(&'static str, FieldValue)>>,
-    used: usize,
-}
-
-impl Visitor<'_> {
-    /// The value slot of `field`, a field a window reads, if its windows are open now.
-    fn value(&mut self, field: &Field) -> Option<&mut FieldValue> {
-        let fields = self.fields.as_deref_mut()?;
-        if self.used == fields.len() {
-            fields.push((field.name(), FieldValue::default()));
-        }
-        let slot = &mut fields[self.used];
-        slot.0 = field.name();
-        self.used += 1;
-        Some(&mut slot.1)
-    }
-
-    /// Writes `field`'s text with `write`: the node's, or a field's a window reads.
-    fn put_text(&mut self, field: &Field, write: impl FnOnce(&mut dyn fmt::Write)) {
-        let value = match self.slots.get(field.index()) {
-            Some(Slot::Node) => return write(self.node),
-            Some(Slot::Read) => self.value(field),
-            Some(Slot::Skip) | None => return,
-        };
-        let Some(value) = value else {
-            return;
-        };
-        write(value.emptied_text());
-    }
-
-    /// Keeps `field`'s value, typed, if a window reads it (a node is written as text).
-    fn put(&mut self, field: &Field, value: FieldValue) {
-        match self.slots.get(field.index()) {
-            Some(Slot::Node) => {
-                let _ = write!(self.node, "{value}");
-            }
-            Some(Slot::Read) => {
-                if let Some(slot) = self.value(field) {
-                    *slot = value;
-                }
-            }
-            Some(Slot::Skip) | None => {}
-        }
-    }
-}
-
-// Writing to the hook's buffers cannot fail. Integers and flags are kept as values.
-impl Visit for Visitor<'_> {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.put_text(field, |out| {
-            let _ = out.write_str(value);
-        });
-    }
-
-    fn record_u64(&mut self, field: &Field, value: u64) {
-        self.put(field, FieldValue::U64(value));
-    }
-
-    fn record_i64(&mut self, field: &Field, value: i64) {
-        self.put(field, FieldValue::signed(value));
-    }
-
-    fn record_bool(&mut self, field: &Field, value: bool) {
-        self.put(field, FieldValue::Bool(value));
-    }
-
-    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        self.put_text(field, |out| {
-            let _ = write!(out, "{value:?}");
-        });
-    }
 }

@@ -82,6 +82,9 @@ pub struct JudgedOnce {
 #[derive(Default)]
 struct Node {
     event: Event,
+    /// The route the recorder gave the event's kind ([`EventSink::route`]; `None` for an
+    /// event handed over without one): a kind's own, so that a node is met by route.
+    route: Option<u32>,
     parent: usize,
     children: Vec<usize>,
     judged: Option<Vec<Judgement>>,
@@ -173,18 +176,18 @@ impl JudgedOnce {
         }
     }
 
-    /// The child of the node the execution is at whose event `same` accepts.
-    fn child_where(&self, mut same: impl FnMut(&Event) -> bool) -> Option<usize> {
+    /// The child of the node the execution is at that `same` accepts.
+    fn child_where(&self, mut same: impl FnMut(&Node) -> bool) -> Option<usize> {
         self.nodes[self.at]
             .children
             .iter()
             .copied()
-            .find(|&child| same(&self.nodes[child].event))
+            .find(|&child| same(&self.nodes[child]))
     }
 
     /// Walks to the child of the current node that `event` is, making it if there is none.
-    fn walk(&mut self, event: &Event) {
-        if let Some(child) = self.child_where(|held| same_for_monitors(held, event)) {
+    fn walk(&mut self, route: Option<u32>, event: &Event) {
+        if let Some(child) = self.child_where(|held| same_for_monitors(&held.event, event)) {
             self.at = child;
             return;
         }
@@ -198,6 +201,7 @@ impl JudgedOnce {
         let child = self.nodes.len();
         self.nodes.push(Node {
             event: event.clone(),
+            route,
             parent: self.at,
             ..Node::default()
         });
@@ -211,7 +215,7 @@ impl EventSink for JudgedOnce {
         if self.direct {
             self.set.observe(event);
         } else {
-            self.walk(event);
+            self.walk(None, event);
         }
     }
 
@@ -227,17 +231,18 @@ impl EventSink for JudgedOnce {
         if self.direct {
             self.set.routed(route, event);
         } else {
-            self.walk(event);
+            self.walk(Some(route), event);
         }
     }
 
-    /// While walking the tree: whether a child of the node the execution is at is the
-    /// event `same` compares with, and if so walks to it.
-    fn met(&mut self, _route: u32, same: &mut dyn FnMut(&Event) -> bool) -> bool {
+    /// While walking the tree: whether a child of the node the execution is at is an
+    /// event of `route` (the set's routes are a kind's own: [`MonitorSet::route`]) that
+    /// `same` compares with, and if so walks to it.
+    fn met(&mut self, route: u32, same: &mut dyn FnMut(&Event) -> bool) -> bool {
         if self.direct {
             return false;
         }
-        let found = self.child_where(same);
+        let found = self.child_where(|node| node.route == Some(route) && same(&node.event));
         if let Some(child) = found {
             self.at = child;
         }

@@ -24,6 +24,7 @@ use tracing::span::{Attributes, Id, Record};
 use tracing::subscriber::Interest;
 use tracing::{Dispatch, Event, Metadata, Subscriber};
 
+use crate::events::{self, SharedHook};
 use crate::story::Recorder;
 
 /// The crate whose events are relayed.
@@ -46,13 +47,19 @@ pub(super) fn relaying() -> bool {
     tracing::dispatcher::get_default(|dispatch| dispatch.is::<Relay>())
 }
 
-/// Runs `f` with `recorder` taking this OS thread's events through the relay.
+/// Runs `f` with `recorder` taking this OS thread's events: as its event hook, and
+/// through the relay.
 pub(super) fn with_recorder<T>(recorder: &Recorder, f: impl FnOnce() -> T) -> T {
-    with_subscriber(Dispatch::new(recorder.clone()), f)
+    let hook = events::hook(recorder.clone());
+    with_subscriber((Dispatch::new(recorder.clone()), hook), f)
 }
 
-/// Runs `f` with `subscriber` taking this OS thread's events through the relay.
-pub(super) fn with_subscriber<T>(subscriber: Dispatch, f: impl FnOnce() -> T) -> T {
+/// Runs `f` with `subscriber` taking this OS thread's events: the event hook as the
+/// thread's, the dispatcher through the relay (the events that come through `tracing`).
+pub(super) fn with_subscriber<T>(
+    (subscriber, hook): (Dispatch, SharedHook),
+    f: impl FnOnce() -> T,
+) -> T {
     /// Unregisters the subscriber, also when `f` unwinds.
     struct Unregister;
     impl Drop for Unregister {
@@ -62,7 +69,7 @@ pub(super) fn with_subscriber<T>(subscriber: Dispatch, f: impl FnOnce() -> T) ->
     }
     TARGET.with(|target| *target.borrow_mut() = Some(subscriber));
     let _unregister = Unregister;
-    f()
+    events::with_hook(hook, f)
 }
 
 /// Whether `metadata` is an event of this crate.

@@ -131,7 +131,7 @@ impl ContainerChecksumTreeManager {
             tree: update(&current),
         };
         if let Err(error) = self.store.write_tree_file(&merkle::encode(&info)) {
-            tracing::debug!(
+            crate::events::debug!(
                 node = %self.datanode,
                 container = self.container.0,
                 by = %by,
@@ -141,7 +141,7 @@ impl ContainerChecksumTreeManager {
             return Err(ContainerError::store(self.container)(error));
         }
         let generation = self.generation.fetch_add(1, Ordering::AcqRel) + 1;
-        tracing::debug!(
+        crate::events::debug!(
             node = %self.datanode,
             container = self.container.0,
             by = %by,
@@ -183,7 +183,7 @@ impl ContainerChecksumTreeManager {
         if missing.is_empty() {
             return Ok(tree.clone());
         }
-        tracing::debug!(
+        crate::events::debug!(
             node = %self.datanode,
             container = self.container.0,
             restored = ?missing.iter().map(|(block, _)| *block).collect::<Vec<_>>(),

@@ -269,7 +269,7 @@ fn delete_transactions(
                     // `deleteUnreferenced`: remove a file if there is one; errors are only
                     // logged in Ozone.
                     let file = store.delete_block_file(block);
-                    tracing::debug!(
+                    crate::events::debug!(
                         node = %container.datanode(),
                         container = id.0,
                         block,
@@ -282,7 +282,7 @@ fn delete_transactions(
                 }
                 Some(meta) => match store.delete_block_file(block) {
                     Ok(file) => {
-                        tracing::debug!(
+                        crate::events::debug!(
                             node = %container.datanode(),
                             container = id.0,
                             block,
@@ -295,7 +295,7 @@ fn delete_transactions(
                         deleted.insert(block, meta);
                     }
                     Err(error) => {
-                        tracing::debug!(
+                        crate::events::debug!(
                             node = %container.datanode(),
                             container = id.0,
                             block,

@@ -172,7 +172,7 @@ impl KeyValueHandler {
     /// waiting, when one already is.
     fn begin_reconciliation(&self, id: ContainerId) -> Result<InFlight, ContainerError> {
         if !self.reconciling.lock().insert(id) {
-            tracing::debug!(
+            crate::events::debug!(
                 node = %self.datanode,
                 container = id.0,
                 why = "one in flight",

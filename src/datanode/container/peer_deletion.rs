@@ -56,7 +56,7 @@ pub(super) fn apply_peer_deletion(
     store
         .delete_block_file(block)
         .map_err(ContainerError::store(id))?;
-    tracing::debug!(
+    crate::events::debug!(
         node = %container.datanode(),
         container = id.0,
         block,

@@ -193,7 +193,7 @@ impl KeyValueContainer {
     pub(super) fn mark_empty(&self) {
         let was_empty = self.data.empty.swap(true, Ordering::SeqCst);
         if !was_empty {
-            tracing::debug!(node = %self.datanode, container = self.id.0, "container marked empty");
+            crate::events::debug!(node = %self.datanode, container = self.id.0, "container marked empty");
         }
     }
 
@@ -330,7 +330,7 @@ impl KeyValueContainer {
                 ..MetadataBatch::default()
             }))?;
             self.data.set_state(to);
-            tracing::debug!(
+            crate::events::debug!(
                 node = %self.datanode,
                 container = self.id.0,
                 ?from,
@@ -393,7 +393,7 @@ impl KeyValueContainer {
             .data
             .data_checksum
             .write(|checksum| checksum.replace(root));
-        tracing::debug!(
+        crate::events::debug!(
             node = %self.datanode,
             container = self.id.0,
             from = %ChecksumText(previous),

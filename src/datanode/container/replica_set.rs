@@ -70,7 +70,7 @@ impl KeyValueHandler {
             volume.stage(id, ContainerState::Open)?;
             volume.publish(id)
         })?;
-        tracing::debug!(node = %self.datanode, container = id.0, "container created");
+        crate::events::debug!(node = %self.datanode, container = id.0, "container created");
         Ok(container)
     }
 

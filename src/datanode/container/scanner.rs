@@ -202,7 +202,7 @@ pub fn scan_container(container: &KeyValueContainer) -> Result<ScanReport, Conta
     if let Ok(report) = &result
         && report.data_scanned
     {
-        tracing::debug!(
+        crate::events::debug!(
             node = %container.datanode(),
             container = container.id().0,
             errors = %ScanErrorsText(&report.errors),

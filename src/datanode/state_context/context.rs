@@ -149,16 +149,16 @@ impl StateContext {
     /// that update it unlocked).
     pub fn update_term_from_heartbeat(&self, term: Term) -> Result<(), DatanodeError> {
         validate_term(term)?;
-        tracing::debug!(target: EVENTS,
-            node = self.node.map(tracing::field::display),
+        crate::events::debug!(target: EVENTS,
+            node = self.node,
             term,
             "heartbeat term received"
         );
         if !self.behavior.reads_heartbeat_term() {
             // The code before HDDS-7621 (and before HDDS-3988) has no term in a heartbeat
             // response: the term is not read, whether or not the context's term is set.
-            tracing::debug!(target: EVENTS,
-                node = self.node.map(tracing::field::display),
+            crate::events::debug!(target: EVENTS,
+                node = self.node,
                 term,
                 "heartbeat term ignored"
             );
@@ -171,15 +171,15 @@ impl StateContext {
             if current != TERM_UNSET {
                 // The unpatched check-then-set: a concurrent higher write can land between
                 // this read and the store below and be overwritten.
-                tracing::debug!(target: EVENTS,
-                    node = self.node.map(tracing::field::display),
+                crate::events::debug!(target: EVENTS,
+                    node = self.node,
                     term = current,
                     "term read without the lock"
                 );
                 if current < term {
                     self.term.store(term, Ordering::Release);
-                    tracing::debug!(target: EVENTS,
-                        node = self.node.map(tracing::field::display),
+                    crate::events::debug!(target: EVENTS,
+                        node = self.node,
                         term,
                         why = "heartbeat",
                         "term set without the lock"
@@ -192,8 +192,8 @@ impl StateContext {
             if self.behavior.ignores_heartbeat_term_before_init() {
                 // The code before the patch returns at once while the term is unset,
                 // without the lock.
-                tracing::debug!(target: EVENTS,
-                    node = self.node.map(tracing::field::display),
+                crate::events::debug!(target: EVENTS,
+                    node = self.node,
                     term,
                     "heartbeat term ignored before init"
                 );
@@ -210,15 +210,15 @@ impl StateContext {
                 }
             }
             None if self.behavior.ignores_heartbeat_term_before_init() => {
-                tracing::debug!(target: EVENTS,
-                    node = self.node.map(tracing::field::display),
+                crate::events::debug!(target: EVENTS,
+                    node = self.node,
                     term,
                     "heartbeat term ignored before init"
                 );
             }
             None => {
-                tracing::debug!(target: EVENTS,
-                    node = self.node.map(tracing::field::display),
+                crate::events::debug!(target: EVENTS,
+                    node = self.node,
                     term,
                     "heartbeat term recorded for init"
                 );
@@ -243,7 +243,7 @@ impl StateContext {
         let mut inner = self.inner.lock();
         if inner.queue.len() >= self.config.command_queue_limit {
             inner.stats.rejected_queue_full += 1;
-            tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = command.kind.name(), container = command.kind.container_number(), force = command.kind.force(), term = command.term, "command refused: queue full");
+            crate::events::debug!(target: EVENTS, node = self.node, command = command.kind.name(), container = command.kind.container_number(), force = command.kind.force(), term = command.term, "command refused: queue full");
             return Err(DatanodeError::CommandQueueFull {
                 limit: self.config.command_queue_limit,
                 dropped: 1,
@@ -257,7 +257,7 @@ impl StateContext {
                 self.set_term_locked(&inner, command.term, "command queued");
             }
         }
-        tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = command.kind.name(), container = command.kind.container_number(), force = command.kind.force(), term = command.term, "command queued");
+        crate::events::debug!(target: EVENTS, node = self.node, command = command.kind.name(), container = command.kind.container_number(), force = command.kind.force(), term = command.term, "command queued");
         inner.queue.push_back(command);
         debug_assert!(inner.queue.len() <= self.config.command_queue_limit);
         Ok(())
@@ -281,7 +281,7 @@ impl StateContext {
                 current = command.term;
             }
             if command.term == current {
-                tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = command.kind.name(), container = command.kind.container_number(), force = command.kind.force(), term = command.term, "command dispatched");
+                crate::events::debug!(target: EVENTS, node = self.node, command = command.kind.name(), container = command.kind.container_number(), force = command.kind.force(), term = command.term, "command dispatched");
                 return Some(DispatchedCommand {
                     command,
                     term_at_dispatch: current,
@@ -291,7 +291,7 @@ impl StateContext {
                 });
             }
             inner.stats.dropped_stale += 1;
-            tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = command.kind.name(), container = command.kind.container_number(), force = command.kind.force(), term = command.term, current, "command dropped as stale");
+            crate::events::debug!(target: EVENTS, node = self.node, command = command.kind.name(), container = command.kind.container_number(), force = command.kind.force(), term = command.term, current, "command dropped as stale");
         }
         None
     }
@@ -302,7 +302,7 @@ impl StateContext {
         inner: &mut MutexGuard<'_, Inner>,
     ) -> Option<DispatchedCommand> {
         let command = inner.queue.pop_front()?;
-        tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display), command = command.kind.name(), container = command.kind.container_number(), force = command.kind.force(), term = command.term, "command dispatched");
+        crate::events::debug!(target: EVENTS, node = self.node, command = command.kind.name(), container = command.kind.container_number(), force = command.kind.force(), term = command.term, "command dispatched");
         Some(DispatchedCommand {
             term_at_dispatch: command.term,
             command,
@@ -334,8 +334,8 @@ impl StateContext {
         for endpoint in &self.endpoints {
             endpoint.set_state(EndpointState::GetVersion);
         }
-        tracing::debug!(target: EVENTS,
-            node = self.node.map(tracing::field::display),
+        crate::events::debug!(target: EVENTS,
+            node = self.node,
             incarnation = inner.incarnation,
             "restarted: term and queue lost"
         );
@@ -411,7 +411,7 @@ impl StateContext {
         let term = inner
             .max_term_seen_before_init
             .map_or(max_queued, |seen| seen.max(max_queued));
-        tracing::debug!(target: EVENTS, node = self.node.map(tracing::field::display),
+        crate::events::debug!(target: EVENTS, node = self.node,
             term,
             highest_queued = max_queued,
             heartbeat_seen = inner.max_term_seen_before_init,
@@ -429,8 +429,8 @@ impl StateContext {
     /// that raised it, for the story of a failure.
     fn set_term_locked(&self, _inner: &MutexGuard<'_, Inner>, term: Term, why: &'static str) {
         self.term.store(term, Ordering::Release);
-        tracing::debug!(target: EVENTS,
-            node = self.node.map(tracing::field::display),
+        crate::events::debug!(target: EVENTS,
+            node = self.node,
             term,
             why,
             "term set"

@@ -22,7 +22,7 @@ impl State {
         if ops.len() > 1
             && let Err((index, error)) = self.shadow_for(ops).dry_run(ops)
         {
-            tracing::debug!(
+            crate::events::debug!(
                 node = self.node(),
                 edits = ops.len(),
                 refused = index,
@@ -83,9 +83,7 @@ impl State {
     /// Replays `ops` on this (shadow) state with no events, stopping at the first edit
     /// that does not fit.
     fn dry_run(mut self, ops: &[EditOp]) -> Result<(), (usize, ReplayError)> {
-        // `Dispatch::none` is registered with no callsite: a new subscriber here would make
-        // `tracing` rebuild every callsite's interest on each dry run.
-        tracing::dispatcher::with_default(&tracing::Dispatch::none(), || {
+        crate::events::silenced(|| {
             for (index, op) in ops.iter().enumerate() {
                 self.apply(op).map_err(|error| (index, error))?;
             }

@@ -99,7 +99,7 @@ impl State {
         let uncredited = counts.is_some_and(|c| {
             c.block_safe == safe_before && present >= self.config.safe_replication
         });
-        tracing::debug!(
+        crate::events::debug!(
             node = self.node(),
             block = id.0,
             gs,

@@ -24,7 +24,7 @@ impl State {
         {
             let left = self.queue.queued(id).count();
             if left > 0 {
-                tracing::debug!(
+                crate::events::debug!(
                     node = self.node(),
                     block = id.0,
                     after = trigger.name(),
@@ -38,7 +38,7 @@ impl State {
         let Some(queued) = self.queue.take_block_queue(id) else {
             return;
         };
-        tracing::debug!(
+        crate::events::debug!(
             node = self.node(),
             block = id.0,
             after = trigger.name(),
@@ -56,7 +56,7 @@ impl State {
         for report in reports {
             match report.state {
                 ReportedState::Deleted => {
-                    tracing::debug!(
+                    crate::events::debug!(
                         node = self.node(),
                         datanode = %report.storage.datanode,
                         block = report.block.id.0,
@@ -69,7 +69,7 @@ impl State {
                 }
                 ReportedState::Replica(_) if !previous_processed => {
                     // Re-queued as "future", unjudged (`queueReportedBlock`).
-                    tracing::debug!(
+                    crate::events::debug!(
                         node = self.node(),
                         datanode = %report.storage.datanode,
                         block = report.block.id.0,

@@ -140,9 +140,11 @@ impl fmt::Display for EditOp {
 
 impl fmt::Display for FileId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "file{}", self.0)
+        crate::hdds::ids::write_id(f, "file", self.0)
     }
 }
+
+crate::events::event_id!(FileId, "file", |id| id.0);
 
 /// An edit that does not fit the namespace it is replayed on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

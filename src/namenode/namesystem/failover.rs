@@ -28,7 +28,7 @@ impl State {
         if self.config.behavior == NamesystemBehavior::LegacyHaStateCheck {
             // `HAState.setStateInternal` switches first, then runs the catch-up.
             self.ha = HaState::Active;
-            tracing::debug!(
+            crate::events::debug!(
                 node = self.node(),
                 why = "HA state switched before the catch-up",
                 "failover: state active"
@@ -39,7 +39,7 @@ impl State {
         let caught_up = remaining.iter().try_for_each(|op| self.apply(op));
         self.catching_up = false;
         caught_up?;
-        tracing::debug!(
+        crate::events::debug!(
             node = self.node(),
             edits = remaining.len(),
             txid = self.last_applied_txid,
@@ -50,7 +50,7 @@ impl State {
         self.ha = HaState::Active;
         self.stale = datanodes.iter().copied().collect();
         self.pending_deletion.clear();
-        tracing::debug!(
+        crate::events::debug!(
             node = self.node(),
             stale_datanodes = datanodes.len(),
             "transition to active"
@@ -58,7 +58,7 @@ impl State {
         let queued = self.queue.take_all();
         let messages = std::mem::take(&mut self.whole_messages);
         if !queued.is_empty() || !messages.is_empty() {
-            tracing::debug!(
+            crate::events::debug!(
                 node = self.node(),
                 after = "failover",
                 count = queued.len() + messages.len(),
@@ -70,7 +70,7 @@ impl State {
             self.process_message(message);
         }
         if self.impending_gs > self.gs_counter {
-            tracing::debug!(
+            crate::events::debug!(
                 node = self.node(),
                 gs = self.impending_gs,
                 from = self.gs_counter,
@@ -89,7 +89,7 @@ impl State {
     /// Becomes standby: postpone on, the deletion and stale sets cleared; stored locations
     /// and the corrupt map are kept.
     pub(super) fn become_standby(&mut self) {
-        tracing::debug!(node = self.node(), "transition to standby");
+        crate::events::debug!(node = self.node(), "transition to standby");
         self.ha = HaState::Standby;
         self.postpone = true;
         self.pending_deletion.clear();

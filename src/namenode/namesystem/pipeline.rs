@@ -33,7 +33,7 @@ impl State {
             .map(|storage| (*storage, (gs, ReplicaState::Rbw)))
             .collect();
         let locations = stored.locations.len();
-        tracing::debug!(
+        crate::events::debug!(
             node = self.node(),
             block = id.0,
             gs,
@@ -79,7 +79,7 @@ impl State {
                 .get(&id)
                 .is_some_and(|b| b.locations.contains(&storage));
             if was_location {
-                tracing::debug!(
+                crate::events::debug!(
                     node = self.node(),
                     datanode = %storage.datanode,
                     block = id.0,

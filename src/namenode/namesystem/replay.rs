@@ -37,7 +37,7 @@ impl State {
         match &result {
             Ok(()) => self.last_applied_txid = txid,
             Err(error) => {
-                tracing::debug!(node = self.node(), txid, op = op.name(), why = %error, "edit refused");
+                crate::events::debug!(node = self.node(), txid, op = op.name(), why = %error, "edit refused");
             }
         }
         result
@@ -52,14 +52,11 @@ impl State {
             }
             _ => (last.map(|b| b.gs), None),
         };
-        tracing::debug!(
+        crate::events::debug!(
             node = self.node(),
             txid,
             op = op.name(),
-            file = op
-                .file()
-                .filter(|_| last.is_none())
-                .map(tracing::field::display),
+            file = op.file().filter(|_| last.is_none()),
             block = last.map(|b| tracing::field::display(b.id)),
             gs,
             replication,

@@ -121,7 +121,7 @@ impl State {
         block: Block,
         why: &'static str,
     ) {
-        tracing::debug!(
+        crate::events::debug!(
             node = self.node(),
             datanode = %storage.datanode,
             block = id.0,
@@ -172,7 +172,7 @@ impl State {
             })
             .collect();
         if !commands.is_empty() {
-            tracing::debug!(
+            crate::events::debug!(
                 node = self.node(),
                 datanode = %datanode,
                 blocks = %BlockList(&commands),

@@ -39,7 +39,7 @@ impl State {
         state: ReportedState,
     ) {
         if self.postpones_whole_message(block.gs) {
-            tracing::debug!(
+            crate::events::debug!(
                 node = self.node(),
                 datanode = %storage.datanode,
                 block = block.id.0,
@@ -69,7 +69,7 @@ impl State {
             .max()
             .unwrap_or(GenerationStamp::MIN);
         if self.postpones_whole_message(target) {
-            tracing::debug!(
+            crate::events::debug!(
                 node = self.node(),
                 datanode = %storage.datanode,
                 replicas = entries.len(),
@@ -112,7 +112,7 @@ impl State {
                 .map(|(id, _)| *id)
                 .collect();
             for id in omitted {
-                tracing::debug!(
+                crate::events::debug!(
                     node = self.node(),
                     datanode = %storage.datanode,
                     block = id.0,
@@ -125,7 +125,7 @@ impl State {
         // A full report to the active clears the datanode's stale flag.
         if self.ha == HaState::Active {
             if self.stale.remove(&storage.datanode) {
-                tracing::debug!(
+                crate::events::debug!(
                     node = self.node(),
                     datanode = %storage.datanode,
                     why = "full report after failover",
@@ -155,7 +155,7 @@ impl State {
         };
         // 1. Future GS (`isGenStampInFuture`), before anything else.
         if postpone && self.is_future(reported.gs) {
-            tracing::debug!(
+            crate::events::debug!(
                 node = self.node(),
                 datanode = %storage.datanode,
                 block = reported.id.0,
@@ -184,7 +184,7 @@ impl State {
         let rules = self.config.replica_rules();
         match check_replica_corrupt(&reported, replica_state, &view, rules) {
             ReplicaVerdict::Corrupt(reason) if postpone => {
-                tracing::debug!(
+                crate::events::debug!(
                     node = self.node(),
                     datanode = %storage.datanode,
                     block = reported.id.0,
@@ -226,7 +226,7 @@ impl State {
         }
         let purged = self.queue.remove_queued_block(storage, reported.id);
         if purged > 0 {
-            tracing::debug!(
+            crate::events::debug!(
                 node = self.node(),
                 datanode = %storage.datanode,
                 block = reported.id.0,
@@ -258,7 +258,7 @@ impl State {
 
     /// The `report processed` event: a report judged (`verdict`) or, DELETED, applied.
     fn trace_processed(&self, report: Report, verdict: Option<&'static str>) {
-        tracing::debug!(
+        crate::events::debug!(
             node = self.node(),
             datanode = %report.storage.datanode,
             block = report.block.id.0,
@@ -358,7 +358,7 @@ impl State {
             state,
         });
         if let Err(full) = queued {
-            tracing::debug!(
+            crate::events::debug!(
                 node = self.node(),
                 datanode = %storage.datanode,
                 block = block.id.0,
@@ -404,9 +404,9 @@ impl State {
         if flagged.get(&storage).map(|(_, reason)| *reason) == Some(CorruptReason::GenstampMismatch)
         {
             flagged.remove(&storage);
-            tracing::debug!(
+            crate::events::debug!(
                 // The map is borrowed: the name is read from its field.
-                node = self.node_name.as_deref(),
+                node = self.config.namenode_id,
                 datanode = %storage.datanode,
                 block = id.0,
                 why = "reported again healthy",
@@ -453,7 +453,7 @@ impl State {
             return;
         };
         stored.locations.insert(storage);
-        tracing::debug!(
+        crate::events::debug!(
             node = self.node(),
             datanode = %storage.datanode,
             block = reported.id.0,
@@ -501,7 +501,7 @@ impl State {
             true => self.queue.remove_all_for_datanode(datanode),
             false => 0,
         };
-        tracing::debug!(node = self.node(), datanode = %datanode, purged, "datanode removed");
+        crate::events::debug!(node = self.node(), datanode = %datanode, purged, "datanode removed");
         purged
     }
 }

@@ -40,7 +40,7 @@ impl State {
     /// The `safe mode counts changed` event, after a change `why` names. A block's
     /// completion shows the counts in its own event instead.
     fn trace_counts(&self, why: &'static str) {
-        tracing::debug!(
+        crate::events::debug!(
             node = self.node(),
             block_safe = self.safe_mode.block_safe,
             block_total = self.safe_mode.block_total,
@@ -110,7 +110,7 @@ impl State {
             return false;
         }
         self.safe_mode.on = false;
-        tracing::debug!(
+        crate::events::debug!(
             node = self.node(),
             block_safe = self.safe_mode.block_safe,
             block_total = self.safe_mode.block_total,

@@ -7,7 +7,6 @@
 //! section, and the jobs (replay, reports, replication, safe mode) are `impl State` blocks
 //! in their own files, which import this file and never each other.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::config::{NamenodeConfig, NamesystemBehavior};
@@ -26,9 +25,6 @@ use crate::namenode::{
 #[derive(Debug)]
 pub(super) struct State {
     pub(super) config: NamenodeConfig,
-    /// The name its protocol events give the node (`nn1`): handed to them as text, so
-    /// an event's subscriber does not format it each time.
-    pub(super) node_name: Option<Cow<'static, str>>,
     pub(super) ha: HaState,
     pub(super) postpone: bool,
     /// The counter of the future test (`BlockIdManager.isGenStampInFuture`).
@@ -118,7 +114,6 @@ impl State {
         };
         let queue = PendingDataNodeMessages::new(purge, config.pending_queue_limit);
         State {
-            node_name: config.namenode_id.map(NameNodeId::name),
             config,
             ha,
             postpone: standby,
@@ -144,8 +139,8 @@ impl State {
     }
 
     /// The node this namesystem's protocol events name (`nn1`), when it has an id.
-    pub(super) fn node(&self) -> Option<&str> {
-        self.node_name.as_deref()
+    pub(super) fn node(&self) -> Option<NameNodeId> {
+        self.config.namenode_id
     }
 
     /// Whether a future or inconsistent *replica* is queued rather than acted upon
@@ -214,7 +209,7 @@ impl State {
     fn trace_read(&self) -> (usize, usize) {
         let recount = self.count_safe_blocks();
         if self.safe_mode.on {
-            tracing::debug!(
+            crate::events::debug!(
                 node = self.node(),
                 block_total = self.safe_mode.block_total,
                 block_safe = self.safe_mode.block_safe,
@@ -229,7 +224,7 @@ impl State {
             let mut blocks: Vec<String> =
                 self.queue.iter().map(|q| q.block.id.to_string()).collect();
             blocks.dedup();
-            tracing::debug!(
+            crate::events::debug!(
                 node = self.node(),
                 queued,
                 blocks = %blocks.join(", "),

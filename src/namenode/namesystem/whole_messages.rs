@@ -54,7 +54,7 @@ impl State {
             .partition_point(|(target, _)| *target <= self.batch_max_gs);
         let ready: Vec<(GenerationStamp, Message)> = self.whole_messages.drain(..ready).collect();
         if !ready.is_empty() {
-            tracing::debug!(
+            crate::events::debug!(
                 node = self.node(),
                 after = "end of batch",
                 count = ready.len(),

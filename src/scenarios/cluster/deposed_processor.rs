@@ -82,7 +82,7 @@ fn notify_deposed(cluster: &MiniOzoneCluster) -> Result<(), Violation> {
 /// Settled: the container at its factor.
 fn judge(cluster: &MiniOzoneCluster, key: &Key) -> Result<(), Violation> {
     cluster_settles_after_healing(cluster, 50)?;
-    tracing::debug!(
+    crate::events::debug!(
         why = "settled: every command delivered",
         "cluster quiescent"
     );

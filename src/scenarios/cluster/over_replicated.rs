@@ -141,7 +141,7 @@ fn judge(
 ) -> Result<(), Violation> {
     heal(cluster, stale_target)?;
     cluster_settles_after_healing(cluster, 50)?;
-    tracing::debug!(
+    crate::events::debug!(
         why = "healed and settled: every link up, every command delivered",
         "cluster quiescent"
     );

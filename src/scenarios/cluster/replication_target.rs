@@ -145,7 +145,7 @@ pub fn replica_copied_across_a_reelection(
     })];
     run_on_threads(&cluster, others, |_| Ok(()))?;
     cluster.run_until_quiescent(SETTLE_TICKS).map_err(setup)?;
-    tracing::debug!(
+    crate::events::debug!(
         why = "settled: nothing in flight, well inside a replicate's deadline",
         "cluster quiescent"
     );

@@ -95,7 +95,7 @@ pub fn deleted_blocks_leave_no_queued_reports<F: NamesystemFactory>(
     }
     join_all(handles)?;
     heal(&pair)?;
-    tracing::debug!(
+    crate::events::debug!(
         why = "heal phase over: every file deleted, every edit tailed, every report landed",
         "cluster quiescent"
     );

@@ -59,7 +59,7 @@ impl StorageContainerManager {
             )
             .map_err(|reason| ScmError::DeleteNotConfirmed { reason })?;
         self.catch_up();
-        tracing::debug!(
+        crate::events::debug!(
             node = %self.id,
             term = context.term,
             txs = %Listed(&tx_ids),
@@ -107,7 +107,7 @@ impl StorageContainerManager {
             // upstream would stamp the newer term).
             let now = self.context();
             if !now.is_leader || now.term != context.term {
-                tracing::debug!(node = %self.id, term = context.term, "block deleting round skipped");
+                crate::events::debug!(node = %self.id, term = context.term, "block deleting round skipped");
                 break;
             }
             let id = self.next_command();
@@ -121,7 +121,7 @@ impl StorageContainerManager {
                 self.deletion_for(context.term).forget(datanode, id);
                 return Err(error);
             }
-            tracing::debug!(
+            crate::events::debug!(
                 node = %self.id,
                 datanode = %datanode,
                 term = context.term,
@@ -183,7 +183,7 @@ impl StorageContainerManager {
 
     /// Removes `tx_ids` from every SCM's table through the log.
     fn remove_delete_transactions(&self, term: Term, tx_ids: Vec<u64>) -> Result<(), ScmError> {
-        tracing::debug!(
+        crate::events::debug!(
             node = %self.id,
             term,
             txs = %Listed(&tx_ids),

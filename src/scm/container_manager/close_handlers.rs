@@ -38,7 +38,7 @@ impl StorageContainerManager {
                 .submit(self.id, self.context().term, entry)
                 .map_err(|reason| ScmError::SubmitNotConfirmed { container, reason })?;
             self.catch_up();
-            tracing::debug!(
+            crate::events::debug!(
                 node = %self.id,
                 container = container.0,
                 state = ?LifeCycleState::Closing,

@@ -124,7 +124,7 @@ impl StorageContainerManager {
         match self.log.submit(self.id, term, entry) {
             Ok(_) => {
                 self.catch_up();
-                tracing::debug!(
+                crate::events::debug!(
                     node = %self.id,
                     container = container.0,
                     state = ?state,
@@ -133,7 +133,7 @@ impl StorageContainerManager {
                 true
             }
             Err(reason) => {
-                tracing::debug!(
+                crate::events::debug!(
                     node = %self.id,
                     container = container.0,
                     ?reason,

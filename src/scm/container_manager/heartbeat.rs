@@ -47,7 +47,7 @@ impl StorageContainerManager {
         let command =
             ScmCommand::new(self.next_command(), context.term, kind).with_deadline_ms(deadline_ms);
         self.commands.add(datanode, command.clone())?;
-        tracing::debug!(
+        crate::events::debug!(
             node = %self.id,
             datanode = %datanode,
             term = context.term,
@@ -127,7 +127,7 @@ impl StorageContainerManager {
             );
         }
         for error in errors {
-            tracing::debug!(node = %self.id, datanode = %datanode, %error, "heartbeat report refused");
+            crate::events::debug!(node = %self.id, datanode = %datanode, %error, "heartbeat report refused");
         }
     }
 }

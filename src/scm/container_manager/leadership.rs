@@ -25,7 +25,7 @@ impl StorageContainerManager {
             context.term = term;
             context.leader_ready = false;
         });
-        tracing::debug!(node = %self.id, term, "became leader");
+        crate::events::debug!(node = %self.id, term, "became leader");
     }
 
     /// Ratis made this SCM leader-ready (`SCMStateMachine.notifyLeaderReady`): it has
@@ -37,7 +37,7 @@ impl StorageContainerManager {
             return;
         };
         self.context.write(|context| context.leader_ready = true);
-        tracing::debug!(node = %self.id, term = context.term, "leader ready");
+        crate::events::debug!(node = %self.id, term = context.term, "leader ready");
         self.notify_status_changed();
     }
 
@@ -70,11 +70,11 @@ impl StorageContainerManager {
             led
         });
         if let Some(term) = led {
-            tracing::debug!(node = %self.id, term, "stepped down");
+            crate::events::debug!(node = %self.id, term, "stepped down");
         }
         let rebuilt_for = self.allocation.lock().rebuilt_for_term.take();
         if let Some(term) = rebuilt_for.filter(|_| self.behavior.gates_allocation()) {
-            tracing::debug!(node = %self.id, term, "allocation gate closed");
+            crate::events::debug!(node = %self.id, term, "allocation gate closed");
         }
         self.notify_status_changed();
     }
@@ -85,7 +85,7 @@ impl StorageContainerManager {
             .context
             .write(|context| std::mem::replace(&mut context.in_safe_mode, false));
         if was_in_safe_mode {
-            tracing::debug!(node = %self.id, "safe mode exited");
+            crate::events::debug!(node = %self.id, "safe mode exited");
         }
         self.notify_status_changed();
     }
@@ -116,7 +116,7 @@ impl StorageContainerManager {
                 }
                 self.rebuild_pending_allocations();
                 gate.rebuilt_for_term = Some(context.term);
-                tracing::debug!(node = %self.id, term = context.term, "allocation gate opened");
+                crate::events::debug!(node = %self.id, term = context.term, "allocation gate opened");
             }
             ScmBehavior::LegacyRebuildWithoutGate => {
                 let term = self.context().term;
@@ -169,7 +169,7 @@ impl StorageContainerManager {
             }
         }
         let dropped: Vec<ContainerId> = dropped.into_iter().collect();
-        tracing::debug!(
+        crate::events::debug!(
             node = %self.id,
             dropped = %Listed(&dropped),
             reserved = %Listed(&reserved),

@@ -119,7 +119,7 @@ impl StorageContainerManager {
             force: true,
         };
         self.send_datanode_command(id, datanode, delete)?;
-        tracing::debug!(
+        crate::events::debug!(
             node = %self.id,
             container = id.0,
             datanode = %datanode,

@@ -57,7 +57,7 @@ impl StorageContainerManager {
                 // Deposed during the pass (`getTermOfLeader` throws): what was queued
                 // stays, the rest of the pass is skipped, as the block deleting service
                 // does.
-                tracing::debug!(node = %self.id, "replication manager pass skipped");
+                crate::events::debug!(node = %self.id, "replication manager pass skipped");
                 Ok(0)
             }
             result => result,
@@ -123,7 +123,7 @@ impl StorageContainerManager {
             if self.config.pending_ops_on_new_term == PendingOpsOnNewTerm::Clear {
                 rm.pending.clear();
             }
-            tracing::debug!(node = %self.id, term = context.term, "replication manager running");
+            crate::events::debug!(node = %self.id, term = context.term, "replication manager running");
         }
         now_ms.saturating_sub(rm.ready_since_ms)
             >= self.config.replication.wait_after_safe_mode_exit_ms
@@ -180,7 +180,7 @@ impl StorageContainerManager {
                 container: id,
                 term,
             });
-            tracing::debug!(
+            crate::events::debug!(
                 node = %self.id,
                 container = id.0,
                 health = processor.name(),
@@ -280,7 +280,7 @@ impl StorageContainerManager {
     fn record_replication_target(&self, container: ContainerId, target: DatanodeId) {
         if let Ok(node) = self.nodes.get(target) {
             self.nodes.tracker().record_allocation(&node, container);
-            tracing::debug!(
+            crate::events::debug!(
                 node = %self.id,
                 container = container.0,
                 datanode = %target,

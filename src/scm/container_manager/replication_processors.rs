@@ -54,7 +54,7 @@ impl StorageContainerManager {
             match self.process_queued(processor, entry) {
                 Ok(commands) => sent += commands,
                 Err(error) => {
-                    tracing::debug!(
+                    crate::events::debug!(
                         node = %self.id,
                         container = entry.container.0,
                         %error,
@@ -106,7 +106,7 @@ impl StorageContainerManager {
             (Processor::Over, true) => self.handle_quasi_closed_stuck_over(&container, &pending)?,
             (Processor::Over, false) => self.handle_over_replicated(&container, &pending)?,
         };
-        tracing::debug!(
+        crate::events::debug!(
             node = %self.id,
             container = entry.container.0,
             health = processor.name(),

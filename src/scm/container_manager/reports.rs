@@ -41,7 +41,7 @@ impl StorageContainerManager {
             } else {
                 Slots(None)
             };
-            tracing::debug!(
+            crate::events::debug!(
                 node = %self.id,
                 datanode = %details.id,
                 change = ?change,
@@ -65,7 +65,7 @@ impl StorageContainerManager {
         // A report that leaves the slots as they were tells no story: it is not logged.
         let was = Slots::of(&replaced, size);
         if was.0 != slots.0 {
-            tracing::debug!(
+            crate::events::debug!(
                 node = %self.id,
                 datanode = %datanode,
                 slots = %slots,
@@ -239,7 +239,7 @@ impl StorageContainerManager {
         pending_removed: &[ContainerId],
     ) {
         if !processed.unknown.is_empty() {
-            tracing::debug!(
+            crate::events::debug!(
                 node = %self.id,
                 datanode = %datanode,
                 confirmed = %Listed(&processed.confirmed),
@@ -248,7 +248,7 @@ impl StorageContainerManager {
                 "container report processed"
             );
         } else if !replicas.is_empty() {
-            tracing::debug!(
+            crate::events::debug!(
                 node = %self.id,
                 datanode = %datanode,
                 confirmed = %Listed(&processed.confirmed),
@@ -263,7 +263,7 @@ impl StorageContainerManager {
     pub fn pending(&self, datanode: DatanodeId) -> Result<BTreeSet<ContainerId>, ScmError> {
         let node = self.nodes.get(datanode)?;
         let pending = self.nodes.tracker().pending(&node);
-        tracing::debug!(
+        crate::events::debug!(
             node = %self.id,
             datanode = %datanode,
             pending = %Listed(&pending.iter().copied().collect::<Vec<_>>()),

@@ -150,7 +150,7 @@ impl StorageContainerManager {
             sources,
         };
         self.send_datanode_command(id, target, replicate)?;
-        tracing::debug!(
+        crate::events::debug!(
             node = %self.id,
             container = id.0,
             datanode = %target,

@@ -72,7 +72,7 @@ pub(super) fn recover(store: &dyn ContainerStore) -> Result<Recovery, StoreError
         }
     }
     if recovery != Recovery::default() {
-        tracing::info!(
+        crate::events::info!(
             orphans = ?recovery.orphan_files_reclaimed,
             deletions = ?recovery.deletions_completed,
             "replica recovered on open"

@@ -122,7 +122,7 @@ fn abort_decided(
     why: &'static str,
     error: &ContainerError,
 ) {
-    tracing::debug!(
+    crate::events::debug!(
         node = %container.datanode(),
         container = container.id().0,
         block,
@@ -149,7 +149,7 @@ fn put_block(
         return Err(error);
     }
     match incomplete {
-        None => tracing::debug!(
+        None => crate::events::debug!(
             node = %container.datanode(),
             container = container.id().0,
             block,
@@ -157,7 +157,7 @@ fn put_block(
             why,
             "commit decided"
         ),
-        Some(error) => tracing::debug!(
+        Some(error) => crate::events::debug!(
             node = %container.datanode(),
             container = container.id().0,
             block,
@@ -189,7 +189,7 @@ fn commit_legacy(
         return BlockRepair::Failed(error);
     }
     if let Err(error) = container.finish_write_chunks(block) {
-        tracing::debug!(
+        crate::events::debug!(
             node = %container.datanode(),
             container = container.id().0,
             block,
@@ -226,7 +226,7 @@ fn remove_pulled<G>(
     if let Ok(committed) = store.get_block(block) {
         let keep = committed.as_ref().map_or(0, BlockData::end);
         let cut = store.truncate_block_file(block, keep).is_ok();
-        tracing::debug!(
+        crate::events::debug!(
             node = %container.datanode(),
             container = container.id().0,
             block,

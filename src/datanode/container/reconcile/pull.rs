@@ -101,7 +101,7 @@ impl<'a> BlockPull<'a> {
         self.attempted_write = true;
         self.container
             .write_chunk_for_closed_container(self.block, offset, &data)?;
-        tracing::debug!(
+        crate::events::debug!(
             target: EVENTS,
             node = %self.container.datanode(),
             container = self.container.id().0,

@@ -70,7 +70,7 @@ impl Reconciliation {
         peers: Vec<Arc<dyn PeerDatanode>>,
     ) -> Result<Self, ContainerError> {
         container.check_closed_for_repair()?;
-        tracing::debug!(
+        crate::events::debug!(
             target: EVENTS,
             node = %container.datanode(),
             container = container.id().0,
@@ -202,7 +202,7 @@ impl Reconciliation {
             .collect();
         work.extend(diff.missing_chunks.clone());
         work.extend(diff.corrupt_chunks.clone());
-        tracing::debug!(
+        crate::events::debug!(
             target: EVENTS,
             node = %self.container.datanode(),
             container = id.0,
@@ -260,7 +260,7 @@ impl Reconciliation {
     }
 
     fn peer_failed(&mut self, peer: crate::hdds::ids::DatanodeId, error: ContainerError) {
-        tracing::debug!(
+        crate::events::debug!(
             target: EVENTS,
             node = %self.container.datanode(),
             container = self.container.id().0,
@@ -272,7 +272,7 @@ impl Reconciliation {
     }
 
     fn finish(&mut self) -> ReconcileReport {
-        tracing::debug!(
+        crate::events::debug!(
             target: EVENTS,
             node = %self.container.datanode(),
             container = self.container.id().0,
