@@ -3,10 +3,11 @@
 //! One per OS thread. A checker's tasks all run on the OS thread that started the run
 //! (loom's and shuttle's executions do), so the run's hook sees every task's events; a
 //! production thread started through the sync facade is handed its parent's
-//! (`crate::sync::thread::spawn`).
+//! (`crate::sync::thread::spawn`). A process may also set one hook for every thread that
+//! has none of its own ([`set_global_hook`]).
 
 use std::cell::{Cell, RefCell};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::arg::Arg;
 use super::site::Site;
@@ -25,8 +26,18 @@ pub type SharedHook = Arc<dyn EventHook>;
 thread_local! {
     /// The hook of this OS thread, if one is installed.
     static HOOK: RefCell<Option<SharedHook>> = const { RefCell::new(None) };
-    /// Whether this thread is inside its hook (an event emitted there is dropped).
+    /// Whether this thread is inside its hook or silenced: an event emitted then is
+    /// dropped.
     static BUSY: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The hook of the threads that have none of their own, once set.
+static GLOBAL: OnceLock<SharedHook> = OnceLock::new();
+
+/// Sets `hook` as the hook of every thread that has none of its own, for the rest of the
+/// process (a production process's event log). Returns it back if one is already set.
+pub fn set_global_hook(hook: SharedHook) -> Result<(), SharedHook> {
+    GLOBAL.set(hook)
 }
 
 /// `hook` as [`with_hook`] takes it.
@@ -45,16 +56,25 @@ pub fn with_hook<T>(hook: SharedHook, f: impl FnOnce() -> T) -> T {
 /// Runs `f` with no hook and no `tracing` subscriber taking the calling thread's events:
 /// a component that must not be seen for a while (the standby's dry run of a batch).
 pub fn silenced<T>(f: impl FnOnce() -> T) -> T {
-    let previous = HOOK.with(|current| current.take());
-    let _restore = Restore(previous);
+    let was_busy = BUSY.replace(true);
+    let _restore = Unsilence(was_busy);
     // `Dispatch::none` is registered with no callsite: a new subscriber here would make
     // `tracing` rebuild every callsite's interest at each silence.
     tracing::dispatcher::with_default(&tracing::Dispatch::none(), f)
 }
 
-/// The calling thread's hook, for a thread it starts ([`with_hook`] there).
+/// The calling thread's own hook, for a thread it starts ([`with_hook`] there).
 pub fn current_hook() -> Option<SharedHook> {
     HOOK.with(|current| current.borrow().clone())
+}
+
+/// Ends a thread's silence (unless it was already silent).
+struct Unsilence(bool);
+
+impl Drop for Unsilence {
+    fn drop(&mut self) {
+        BUSY.set(self.0);
+    }
 }
 
 /// Puts a thread's previous hook back.
@@ -73,7 +93,9 @@ impl Drop for Restore {
 /// another task run and emit its own, and hands them over with [`emit`].
 #[inline]
 pub fn hooked() -> bool {
-    !BUSY.get() && HOOK.with(|current| current.try_borrow().is_ok_and(|hook| hook.is_some()))
+    !BUSY.get()
+        && (GLOBAL.get().is_some()
+            || HOOK.with(|current| current.try_borrow().is_ok_and(|hook| hook.is_some())))
 }
 
 /// Hands an event (call site `site`, values `args`) to the calling thread's hook, if it
@@ -85,7 +107,7 @@ pub fn emit(site: &Site<'_>, args: &[Arg<'_>]) {
         let Ok(current) = current.try_borrow() else {
             return;
         };
-        let Some(hook) = current.as_ref() else {
+        let Some(hook) = current.as_ref().or_else(|| GLOBAL.get()) else {
             return;
         };
         if BUSY.replace(true) {

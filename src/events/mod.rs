@@ -63,7 +63,9 @@ mod tests;
 
 pub(crate) use arg::event_id;
 pub use arg::{Arg, EventId, EventText, EventValue, Shown, ShownDisplay, ShownId, ShownText};
-pub use hook::{EventHook, SharedHook, current_hook, emit, hook, hooked, silenced, with_hook};
+pub use hook::{
+    EventHook, SharedHook, current_hook, emit, hook, hooked, set_global_hook, silenced, with_hook,
+};
 pub(crate) use macros::{debug, info, warn};
 pub use site::{EventSite, Site, TARGET_PREFIX};
 pub use tracing_event::with_tracing_event;

@@ -227,6 +227,16 @@ impl Recorder {
         })
     }
 
+    /// Makes this recorder take the events of every thread of the process that has no
+    /// hook or subscriber of its own: as the process's event hook ([`crate::events`]) and
+    /// its global `tracing` subscriber. Returns false if either was already set (the
+    /// other is set all the same).
+    pub fn install_globally(&self) -> bool {
+        let hooked = events::set_global_hook(events::hook(self.clone())).is_ok();
+        let traced = tracing::subscriber::set_global_default(self.clone()).is_ok();
+        hooked && traced
+    }
+
     /// The events recorded so far, leaving the recorder empty for the next execution.
     /// The sinks stay; the next event is step 1 again.
     pub fn take(&self) -> Story {

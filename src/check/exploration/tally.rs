@@ -13,8 +13,9 @@ use super::window::{Captured, MAX_WINDOWS, RaceWindow, Seen, WindowState};
 use crate::events::{Arg, Site};
 use crate::story::{FieldValue, write_arg};
 
-/// Most distinct sequences and pairs kept per run: past it, new ones are counted as
-/// overflow rather than kept (memory stays bounded on an unbounded soak).
+/// Most distinct sequences kept per run: past it, new ones are counted as overflow rather
+/// than kept (memory stays bounded on an unbounded soak). Pairs of kinds are bounded by
+/// the code's call sites.
 pub const MAX_DISTINCT: usize = 1 << 20;
 
 /// A multiply-rotate hasher for the tally's integer keys (std's SipHash costs more than
@@ -87,7 +88,7 @@ pub(super) struct Tally {
     wanted: Vec<&'static str>,
     executions: u64,
     sequences: HashSet<u64, Fast>,
-    pairs: HashSet<u64, Fast>,
+    pairs: Pairs,
     overflow: u64,
     reached: Vec<u64>,
     hash: u64,
@@ -114,7 +115,7 @@ impl Tally {
                 .collect(),
             executions: 0,
             sequences: HashSet::default(),
-            pairs: HashSet::default(),
+            pairs: Pairs::default(),
             overflow: 0,
             reached: vec![0; windows.len()],
             hash: 0,
@@ -156,7 +157,7 @@ impl Tally {
         CoverageSummary {
             executions: self.executions,
             sequences: self.sequences.len() as u64,
-            racing_pairs: self.pairs.len() as u64,
+            racing_pairs: self.pairs.count,
             overflow: self.overflow,
             windows: self
                 .windows
@@ -204,10 +205,8 @@ impl Tally {
         self.hash = mix(self.hash, (u64::from(node) << 32) | u64::from(kind.id));
         if let Some((last_thread, last_kind)) = self.last
             && last_thread != thread
-            && self.pairs.len() < MAX_DISTINCT
         {
-            self.pairs
-                .insert((u64::from(last_kind) << 32) | u64::from(kind.id));
+            self.pairs.insert(last_kind, kind.id);
         }
         self.last = Some((thread, kind.id));
         if open == 0 {
@@ -257,6 +256,42 @@ impl Tally {
         });
         self.sites.insert(site.key, self.kinds.len() - 1);
         self.kinds.len() - 1
+    }
+}
+
+/// The ordered pairs of kinds seen at a thread switch: a bit per pair, a row per first
+/// kind. Kinds are the crate's call sites, so the rows are bounded by the code (a few
+/// hundred kinds, a few kilobytes).
+#[derive(Default)]
+struct Pairs {
+    rows: Vec<Vec<u64>>,
+    count: u64,
+}
+
+/// Kinds whose pairs are counted (far more than the crate has call sites).
+const MAX_PAIR_KINDS: usize = 4_096;
+
+impl Pairs {
+    /// Counts the pair (`first`, `then`) if it is new.
+    fn insert(&mut self, first: u32, then: u32) {
+        let (Ok(row), Ok(bit)) = (usize::try_from(first), usize::try_from(then)) else {
+            return;
+        };
+        if row >= MAX_PAIR_KINDS || bit >= MAX_PAIR_KINDS {
+            return;
+        }
+        if row >= self.rows.len() {
+            self.rows.resize_with(row + 1, Vec::new);
+        }
+        let words = &mut self.rows[row];
+        if bit / 64 >= words.len() {
+            words.resize(bit / 64 + 1, 0);
+        }
+        let mask = 1u64 << (bit % 64);
+        if words[bit / 64] & mask == 0 {
+            words[bit / 64] |= mask;
+            self.count += 1;
+        }
     }
 }
 
