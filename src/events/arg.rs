@@ -83,7 +83,7 @@ pub trait EventId {
 /// `prefix` then the number `number(id)` gives: `event_id!(DatanodeId, "dn", |id| id.0)`.
 macro_rules! event_id {
     ($type:ty, $prefix:literal, |$id:ident| $number:expr) => {
-        impl $crate::events::EventId for $type {
+        impl $crate::events::arg::EventId for $type {
             const PREFIX: &'static str = $prefix;
 
             fn number(&self) -> u64 {
@@ -92,11 +92,11 @@ macro_rules! event_id {
             }
         }
 
-        impl $crate::events::EventValue for $type {
-            fn arg(&self) -> $crate::events::Arg<'_> {
-                $crate::events::Arg::Id {
+        impl $crate::events::arg::EventValue for $type {
+            fn arg(&self) -> $crate::events::arg::Arg<'_> {
+                $crate::events::arg::Arg::Id {
                     prefix: $prefix,
-                    number: $crate::events::EventId::number(self),
+                    number: $crate::events::arg::EventId::number(self),
                 }
             }
 

@@ -29,7 +29,7 @@ impl EventSite {
 }
 
 /// A call site as a hook is handed it: a static [`EventSite`], or a `tracing` event's
-/// call site read back ([`with_tracing_event`]).
+/// call site read back ([`with_tracing_event`](super::with_tracing_event)).
 #[derive(Debug, Clone, Copy)]
 pub struct Site<'a> {
     /// Names the call site for the life of the process (the address of its static
