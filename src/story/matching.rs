@@ -19,7 +19,12 @@ use crate::events::{Arg, Site as CallSite};
 /// Whether the values `args` of call site `site` make `held`'s node and fields: the same
 /// node (or none), and the same fields in the same order, each with the name and value a
 /// recorder would write.
+///
+/// `held` is an event of the same call site (`EventSink::met`), so where the call left no
+/// value out its field names are the site's, in its order: they are compared only where
+/// one is left out (and the held event may have left out another).
 pub(super) fn same_node_and_fields(site: &CallSite<'_>, args: &[Arg<'_>], held: &Event) -> bool {
+    let names = args.iter().any(|arg| matches!(arg, Arg::Absent));
     let mut fields = 0;
     let mut node = false;
     for (&name, arg) in site.fields.iter().zip(args) {
@@ -40,7 +45,7 @@ pub(super) fn same_node_and_fields(site: &CallSite<'_>, args: &[Arg<'_>], held: 
         let Some((held_name, value)) = held.fields.get(fields) else {
             return false;
         };
-        if held_name != name || !same_value(arg, value) {
+        if (names && held_name != name) || !same_value(arg, value) {
             return false;
         }
         fields += 1;

@@ -2,16 +2,17 @@
 //! and printed as a step table ending at the violation, or drawn as an HTML swimlane
 //! timeline ([`timeline`]).
 //!
-//! Components emit `tracing` events at their protocol steps (a heartbeat's term, a command
-//! queued or dropped, a report processed, an edit applied, …) and know nothing of this
-//! module. A [`Recorder`] keeps them, in the order they happened, with the thread that
-//! emitted each. A checker run installs it around the whole run and takes each
-//! execution's story ([`Recorder::install`], [`Recorder::take`]): loom runs all of an
-//! execution's threads on the OS thread that installed it, and shuttle starts every task
-//! with the dispatcher its run was started under. In production, [`record`] installs it
-//! around a closure and the facade's [`crate::sync::thread::spawn`] hands it to every
-//! thread the closure starts. With no recorder installed nothing is recorded, and an event
-//! costs `tracing`'s check of its call site.
+//! Components emit events at their protocol steps (a heartbeat's term, a command queued or
+//! dropped, a report processed, an edit applied, …) through [`crate::events`] and know
+//! nothing of this module. A [`Recorder`] keeps them, in the order they happened, with the
+//! thread that emitted each. A checker run installs it around the whole run and takes each
+//! execution's story ([`Recorder::install`], [`Recorder::take`]): as the thread's event
+//! hook, which loom's and shuttle's executions share (they run every task on the OS thread
+//! that installed it), and as its `tracing` subscriber, for events that come through
+//! `tracing`. In production, [`record`] installs it around a closure and the facade's
+//! [`crate::sync::thread::spawn`] hands it to every thread the closure starts. With no
+//! recorder installed nothing is recorded, and an event costs a look at the thread's hook
+//! and `tracing`'s check of its call site.
 //!
 //! A recorder also hands every event, as it is recorded, to its [sinks](EventSink): the
 //! event log writer ([`EventLogWriter`], the NDJSON format of [`log`]) and the online

@@ -1,5 +1,6 @@
-//! The [`Recorder`]: a `tracing` subscriber that keeps this crate's events per execution,
-//! bounded, and hands each to its [sinks](EventSink) as it records it.
+//! The [`Recorder`]: the event hook (and `tracing` subscriber) that keeps this crate's
+//! events per execution, bounded, and hands each to its [sinks](EventSink) as it records
+//! it.
 //!
 //! A sink says which events it takes ([`EventSink::wants`]); the recorder asks once per
 //! call site and hands each event only to the sinks that take it. A recorder that keeps
@@ -65,22 +66,33 @@ pub trait EventSink: Send {
         self.wants(component, name).then_some(0)
     }
 
-    /// One event, of a call site whose [`route`](EventSink::route) was `route` (by
-    /// default, [`event`](EventSink::event)).
+    /// The sink's route for the events of call site `site` (its key,
+    /// [`crate::events::Site::key`]) of `component` named `name`, or `None` if it does not
+    /// take them: what a recorder asks, once per call site. By default the route of the
+    /// kind ([`route`](EventSink::route)); a sink that answers [`met`](EventSink::met) gives
+    /// each call site a route of its own.
+    fn route_site(&mut self, site: usize, component: &str, name: &str) -> Option<u32> {
+        let _ = site;
+        self.route(component, name)
+    }
+
+    /// One event, of a call site whose [`route_site`](EventSink::route_site) was `route`
+    /// (by default, [`event`](EventSink::event)).
     fn routed(&mut self, route: u32, event: &Event) {
         let _ = route;
         self.event(event);
     }
 
     /// Whether the sink already holds an event equal to the next one of a call site whose
-    /// route is `route`, as `same` tells (equal in its step, node and fields): if it does,
-    /// it takes that event as the next one and returns true, and a recorder that keeps
-    /// nothing hands it nothing more for it, not even writing the event out. `same` does
-    /// not compare the name and component: a sink that answers `true` gives each kind of
-    /// event (component and name) a route of its own, and holds an event of that route
-    /// only. A sink that remembers the sequences it judged (a repeated sequence's next
-    /// event is one of its own) spares the recorder writing each event of a repeat.
-    /// `false` by default.
+    /// route is `route`, as `same` tells: if it does, it takes that event as the next one
+    /// and returns true, and a recorder that keeps nothing hands it nothing more for it,
+    /// not even writing the event out. A sink that answers `true` gives each call site a
+    /// route of its own ([`route_site`](EventSink::route_site)) and holds an event of that
+    /// route only, so `same` compares the step, the node and the field values, not the
+    /// name and component (the site's) nor, where the call left no value out, the field
+    /// names (the site's, in its order). A sink that remembers the sequences it judged (a
+    /// repeated sequence's next event is one of its own) spares the recorder writing each
+    /// event of a repeat. `false` by default.
     fn met(&mut self, route: u32, same: &mut dyn FnMut(&Event) -> bool) -> bool {
         let _ = (route, same);
         false
@@ -99,6 +111,10 @@ impl<S: EventSink + ?Sized> EventSink for Box<S> {
 
     fn route(&mut self, component: &str, name: &str) -> Option<u32> {
         (**self).route(component, name)
+    }
+
+    fn route_site(&mut self, site: usize, component: &str, name: &str) -> Option<u32> {
+        (**self).route_site(site, component, name)
     }
 
     fn routed(&mut self, route: u32, event: &Event) {
@@ -124,6 +140,10 @@ impl<S: EventSink> EventSink for Shared<S> {
         self.with(|sink| sink.route(component, name))
     }
 
+    fn route_site(&mut self, site: usize, component: &str, name: &str) -> Option<u32> {
+        self.with(|sink| sink.route_site(site, component, name))
+    }
+
     fn routed(&mut self, route: u32, event: &Event) {
         self.with(|sink| sink.routed(route, event));
     }
@@ -133,7 +153,8 @@ impl<S: EventSink> EventSink for Shared<S> {
     }
 }
 
-/// A `tracing` subscriber that keeps this crate's events (see the `story` module's docs).
+/// Keeps this crate's events, as the thread's event hook or a `tracing` subscriber (see the
+/// `story` module's docs).
 #[derive(Debug, Clone, Default)]
 pub struct Recorder {
     kept: Shared<Kept>,
@@ -258,7 +279,7 @@ impl Kept {
         event.step = self.left_out + self.events.len() + 1;
         let sinks = &mut self.sinks;
         let routing = self.sites.routing(site, &event, |component, name| {
-            routing_of(sinks, component, name)
+            routing_of(sinks, site, component, name)
         });
         hand(sinks, routing, routing.takers, &event);
         if self.events.len() >= self.capacity {
@@ -283,7 +304,7 @@ impl Kept {
         } = self;
         let step = *left_out;
         let (site, filled) = sites.site(call, args, |component, name| {
-            routing_of(sinks, component, name)
+            routing_of(sinks, call.key, component, name)
         });
         let mut takers = site.routing.takers;
         if takers == 0 {
@@ -315,7 +336,7 @@ fn met_by(
     args: &[Arg<'_>],
     step: usize,
 ) -> u64 {
-    // The name and component are the route's (see `EventSink::met`).
+    // The name, the component and the field names are the route's (`EventSink::met`).
     let mut same =
         |held: &Event| held.step == step && matching::same_node_and_fields(call, args, held);
     let mut met = 0;
@@ -331,14 +352,20 @@ fn met_by(
 /// Sinks whose answers a recorder keeps; any further sink takes every event.
 const ROUTED_SINKS: usize = 64;
 
-/// The `sinks` that take the events of `component` named `name`, and their routes.
-fn routing_of(sinks: &mut [Box<dyn EventSink>], component: &str, name: &str) -> Routing {
+/// The `sinks` that take the events of call site `site`, of `component` named `name`, and
+/// their routes.
+fn routing_of(
+    sinks: &mut [Box<dyn EventSink>],
+    site: usize,
+    component: &str,
+    name: &str,
+) -> Routing {
     let mut routing = Routing {
         takers: 0,
         routes: vec![0; sinks.len().min(ROUTED_SINKS)],
     };
     for (at, sink) in sinks.iter_mut().enumerate().take(ROUTED_SINKS) {
-        if let Some(route) = sink.route(component, name) {
+        if let Some(route) = sink.route_site(site, component, name) {
             routing.takers |= 1 << at;
             routing.routes[at] = route;
         }

@@ -12,13 +12,16 @@
 //! with the case ([`RaceWindow`], `check::catalogue`) is a predicate over the events, fed
 //! as they happen; a run counts the executions that reached it.
 //!
-//! The hook is a `tracing` subscriber of its own: it never builds the story's events (no
-//! allocation per event once a run has seen its kinds and nodes). A run installs it scoped
-//! ([`Coverage::install`]), or, in a process that relays every event to the subscriber its
-//! run registered (the soak tool's, `check::shuttle::relay_events_globally`), registers it
-//! there ([`Coverage::hook`]): a scoped default costs at every context switch, where
-//! shuttle parks and reinstates each task's default. Both count alike (the standby's dry
-//! run of a batch silences its events under a scoped `Dispatch::none` either way). It is
+//! The hook is an event hook of its own (`crate::events`): it reads each call's values as
+//! they are and never builds the story's events (no allocation per event once a run has
+//! seen its kinds and nodes). A run installs it scoped ([`Coverage::install`]: the
+//! thread's hook, and its scoped `tracing` default for events that come through
+//! `tracing`), or, in a process that relays `tracing` events to the subscriber its run
+//! registered (the soak tool's, `check::shuttle::relay_events_globally`), registers it
+//! there and as the thread's hook ([`Coverage::hook`]): a scoped default costs at every
+//! context switch, where shuttle parks and reinstates each task's default. Both count
+//! alike (the standby's dry run of a batch silences its events either way,
+//! `events::silenced`). It is
 //! not the event monitors' coverage (`check::monitor`), which says which events an
 //! upstream log can show.
 

@@ -48,6 +48,7 @@ use std::fmt;
 
 use super::MonitorSet;
 use super::judgement::Judgement;
+use crate::story::fast_hash::FastMap;
 use crate::story::{Event, EventSink};
 
 /// Events the tree of judged sequences keeps, over all its sequences.
@@ -75,6 +76,13 @@ pub struct JudgedOnce {
     remembering: bool,
     executions: u64,
     repeats: u64,
+    /// The route given each call site ([`EventSink::route_site`]), by its key: its index
+    /// in `site_routes`.
+    sites: FastMap<usize, u32>,
+    /// The set's route of each call site's kind, by the site's route.
+    site_routes: Vec<u32>,
+    /// The routes given by kind ([`EventSink::route`]).
+    kinds: Vec<(String, String, u32)>,
 }
 
 /// One event of the tree: the event, the node before it and those after it, and the
@@ -82,8 +90,8 @@ pub struct JudgedOnce {
 #[derive(Default)]
 struct Node {
     event: Event,
-    /// The route the recorder gave the event's kind ([`EventSink::route`]; `None` for an
-    /// event handed over without one): a kind's own, so that a node is met by route.
+    /// The route of the event's call site ([`EventSink::route_site`]; `None` for an event
+    /// handed over without one): a site's own, so that a node is met by route.
     route: Option<u32>,
     parent: usize,
     children: Vec<usize>,
@@ -113,6 +121,9 @@ impl JudgedOnce {
             remembering: true,
             executions: 0,
             repeats: 0,
+            sites: FastMap::default(),
+            site_routes: Vec::new(),
+            kinds: Vec::new(),
         }
     }
 
@@ -185,6 +196,13 @@ impl JudgedOnce {
             .find(|&child| same(&self.nodes[child]))
     }
 
+    /// A new route, standing for the set's route `kind`.
+    fn new_route(&mut self, kind: u32) -> Option<u32> {
+        let route = u32::try_from(self.site_routes.len()).ok()?;
+        self.site_routes.push(kind);
+        Some(route)
+    }
+
     /// Walks to the child of the current node that `event` is, making it if there is none.
     fn walk(&mut self, route: Option<u32>, event: &Event) {
         if let Some(child) = self.child_where(|held| same_for_monitors(&held.event, event)) {
@@ -223,20 +241,49 @@ impl EventSink for JudgedOnce {
         self.set.wants(component, name)
     }
 
+    /// A route of the kind's own, as for a call site of its own (asked by whoever routes
+    /// by kind, not by call site).
     fn route(&mut self, component: &str, name: &str) -> Option<u32> {
-        self.set.route(component, name)
+        let kind = self.set.route(component, name)?;
+        let known = self
+            .kinds
+            .iter()
+            .find(|(c, n, _)| c == component && n == name);
+        if let Some(&(_, _, route)) = known {
+            return Some(route);
+        }
+        let route = self.new_route(kind)?;
+        self.kinds
+            .push((component.to_owned(), name.to_owned(), route));
+        Some(route)
+    }
+
+    /// A route of the call site's own (its kind's route in the set behind it), so that
+    /// [`met`](EventSink::met) meets an event of the same call site only.
+    fn route_site(&mut self, site: usize, component: &str, name: &str) -> Option<u32> {
+        let kind = self.set.route(component, name)?;
+        if let Some(&route) = self.sites.get(&site) {
+            return Some(route);
+        }
+        let route = self.new_route(kind)?;
+        self.sites.insert(site, route);
+        Some(route)
     }
 
     fn routed(&mut self, route: u32, event: &Event) {
-        if self.direct {
-            self.set.routed(route, event);
-        } else {
-            self.walk(Some(route), event);
+        let kind = usize::try_from(route)
+            .ok()
+            .and_then(|at| self.site_routes.get(at));
+        match (kind, self.direct) {
+            (Some(&kind), true) => self.set.routed(kind, event),
+            (Some(_), false) => self.walk(Some(route), event),
+            (None, true) => self.set.observe(event),
+            (None, false) => self.walk(None, event),
         }
     }
 
     /// While walking the tree: whether a child of the node the execution is at is an
-    /// event of `route` (the set's routes are a kind's own: [`MonitorSet::route`]) that
+    /// event of `route` (a call site's own, [`route_site`](EventSink::route_site)) that
     /// `same` compares with, and if so walks to it.
     fn met(&mut self, route: u32, same: &mut dyn FnMut(&Event) -> bool) -> bool {
         if self.direct {
