@@ -13,6 +13,7 @@
 use std::fmt::{self, Write as _};
 
 use super::event::Event;
+use super::site::{Place, places};
 use super::value::FieldValue;
 use crate::events::{Arg, Site as CallSite};
 
@@ -27,21 +28,21 @@ pub(super) fn same_node_and_fields(site: &CallSite<'_>, args: &[Arg<'_>], held: 
     let names = args.iter().any(|arg| matches!(arg, Arg::Absent));
     let mut fields = 0;
     let mut node = false;
-    for (&name, arg) in site.fields.iter().zip(args) {
-        if matches!(arg, Arg::Absent) {
-            continue;
-        }
-        if name == "node" {
-            node = true;
-            if !held
-                .node
-                .as_deref()
-                .is_some_and(|held| same_text(arg, held))
-            {
-                return false;
+    for place in places(site, args) {
+        let (name, arg) = match place {
+            Place::Node(arg) => {
+                node = true;
+                if !held
+                    .node
+                    .as_deref()
+                    .is_some_and(|held| same_text(arg, held))
+                {
+                    return false;
+                }
+                continue;
             }
-            continue;
-        }
+            Place::Field(name, arg) => (name, arg),
+        };
         let Some((held_name, value)) = held.fields.get(fields) else {
             return false;
         };

@@ -110,17 +110,17 @@ impl Site {
 fn fill(event: &mut Event, site: &CallSite<'_>, args: &[Arg<'_>]) {
     let mut fields = 0;
     let mut node = false;
-    for (&name, arg) in site.fields.iter().zip(args) {
-        if matches!(arg, Arg::Absent) {
-            continue;
-        }
-        if name == "node" {
-            node = true;
-            let text = event.node.get_or_insert_with(String::new);
-            text.clear();
-            write_arg(text, arg);
-            continue;
-        }
+    for place in places(site, args) {
+        let (name, arg) = match place {
+            Place::Node(arg) => {
+                node = true;
+                let text = event.node.get_or_insert_with(String::new);
+                text.clear();
+                write_arg(text, arg);
+                continue;
+            }
+            Place::Field(name, arg) => (name, arg),
+        };
         if fields == event.fields.len() {
             event.fields.push((name.to_owned(), FieldValue::default()));
         } else if event.fields[fields].0 != name {
@@ -134,4 +134,28 @@ fn fill(event: &mut Event, site: &CallSite<'_>, args: &[Arg<'_>]) {
     if !node {
         event.node = None;
     }
+}
+
+/// Where one of a call's values goes in a story's event: its node, or its next field.
+pub(super) enum Place<'s, 'a> {
+    /// The `node` value.
+    Node(&'s Arg<'a>),
+    /// Another value, with its field's name.
+    Field(&'static str, &'s Arg<'a>),
+}
+
+/// The places of call site `site`'s values `args`, in the call's order, leaving out those
+/// the call left absent.
+pub(super) fn places<'s, 'a>(
+    site: &'s CallSite<'_>,
+    args: &'s [Arg<'a>],
+) -> impl Iterator<Item = Place<'s, 'a>> {
+    site.fields
+        .iter()
+        .zip(args)
+        .filter(|(_, arg)| !matches!(arg, Arg::Absent))
+        .map(|(&name, arg)| match name {
+            "node" => Place::Node(arg),
+            _ => Place::Field(name, arg),
+        })
 }
