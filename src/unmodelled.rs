@@ -295,7 +295,21 @@ impl<T> Once<T> {
     pub fn get_or_init(&self, init: impl FnOnce() -> T) -> &T {
         self.0.get_or_init(init)
     }
+
+    /// The value, if it is made.
+    pub fn get(&self) -> Option<&T> {
+        self.0.get()
+    }
+
+    /// Makes the value `value`, or hands it back if it is made already.
+    pub fn set(&self, value: T) -> Result<(), T> {
+        self.0.set(value)
+    }
 }
+
+/// A handle on a value shared by reference count across OS threads, outside any
+/// checker's model (`std`'s `Arc`): a harness's hook handed to the threads a run starts.
+pub type Handle<T> = Arc<T>;
 
 impl<T> Default for Once<T> {
     fn default() -> Self {

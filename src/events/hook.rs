@@ -6,8 +6,8 @@
 //! (`crate::sync::thread::spawn`). A process may also set one hook for every thread that
 //! has none of its own ([`set_global_hook`]).
 
+use crate::unmodelled::{Handle, Once};
 use std::cell::{Cell, RefCell};
-use std::sync::{Arc, OnceLock};
 
 use super::arg::Arg;
 use super::site::Site;
@@ -21,7 +21,7 @@ pub trait EventHook: Send + Sync {
 }
 
 /// A hook as a thread holds it (shared with the threads it starts).
-pub type SharedHook = Arc<dyn EventHook>;
+pub type SharedHook = Handle<dyn EventHook>;
 
 thread_local! {
     /// The hook of this OS thread, if one is installed.
@@ -32,7 +32,7 @@ thread_local! {
 }
 
 /// The hook of the threads that have none of their own, once set.
-static GLOBAL: OnceLock<SharedHook> = OnceLock::new();
+static GLOBAL: Once<SharedHook> = Once::new();
 
 /// Sets `hook` as the hook of every thread that has none of its own, for the rest of the
 /// process (a production process's event log). Returns it back if one is already set.
@@ -42,7 +42,7 @@ pub fn set_global_hook(hook: SharedHook) -> Result<(), SharedHook> {
 
 /// `hook` as [`with_hook`] takes it.
 pub fn hook(hook: impl EventHook + 'static) -> SharedHook {
-    Arc::new(hook)
+    Handle::new(hook)
 }
 
 /// Runs `f` with `hook` taking the calling thread's events, and the hook it had before

@@ -62,10 +62,8 @@ mod tracing_event;
 mod tests;
 
 pub(crate) use arg::event_id;
-pub use arg::{Arg, EventId, EventText, EventValue, Shown, ShownDisplay, ShownId, ShownText};
-pub use hook::{
-    EventHook, SharedHook, current_hook, emit, hook, hooked, set_global_hook, silenced, with_hook,
-};
+pub use arg::{Arg, EventId, EventText, EventValue};
+pub use hook::{EventHook, SharedHook, current_hook, hook, set_global_hook, silenced, with_hook};
 pub(crate) use macros::{debug, info, warn};
 pub use site::{EventSite, Site, TARGET_PREFIX};
 pub use tracing_event::with_tracing_event;

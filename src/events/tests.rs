@@ -1,12 +1,11 @@
 //! The event macros' two paths: typed to the thread's hook, `tracing` without one.
 
-use std::sync::Mutex;
+use super::{Arg, EventHook, Site, hook, with_hook};
+use crate::unmodelled::Shared;
 
-use super::{Arg, EventHook, Site, with_hook};
-
-/// Keeps each event's name and values, written out.
-#[derive(Default)]
-struct Kept(Mutex<Vec<String>>);
+/// Keeps each event's name and values, written out, for the test to read.
+#[derive(Clone, Default)]
+struct Kept(Shared<Vec<String>>);
 
 impl EventHook for Kept {
     fn event(&self, site: &Site<'_>, args: &[Arg<'_>]) {
@@ -17,7 +16,7 @@ impl EventHook for Kept {
             .map(|(name, arg)| format!("{name}={}:{arg}", kind(arg)))
             .collect();
         let line = format!("{} [{}]", site.name, values.join(" "));
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(line);
+        self.0.with(|lines| lines.push(line));
     }
 }
 
@@ -36,10 +35,9 @@ fn kind(arg: &Arg<'_>) -> &'static str {
 }
 
 fn kept_while(f: impl FnOnce()) -> Vec<String> {
-    let kept = std::sync::Arc::new(Kept::default());
-    with_hook(kept.clone(), f);
-    let lines = kept.0.lock().unwrap_or_else(|e| e.into_inner());
-    lines.clone()
+    let kept = Kept::default();
+    with_hook(hook(kept.clone()), f);
+    kept.0.with(|lines| lines.clone())
 }
 
 /// A datanode's id, as the protocol's ids are written (`dn3`).
@@ -123,10 +121,9 @@ fn an_event_the_hook_emits_is_dropped() {
             super::debug!("echo");
         }
     }
-    let echo = std::sync::Arc::new(Echo(Kept::default()));
-    with_hook(echo.clone(), || super::debug!("first"));
-    let lines = echo.0.0.lock().unwrap_or_else(|e| e.into_inner());
-    assert_eq!(*lines, ["first []"]);
+    let kept = Kept::default();
+    with_hook(hook(Echo(kept.clone())), || super::debug!("first"));
+    assert_eq!(kept.0.with(|lines| lines.clone()), ["first []"]);
 }
 
 #[test]
